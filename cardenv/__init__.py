@@ -1,0 +1,13 @@
+"""cardenv: reinforcement-learning environments for two regional Chinese card games.
+
+- ``cardenv.dagong_v0``: Xianning Dagong (咸宁打拱), a 2-deck climbing game.
+
+Importing ``cardenv`` registers the environments with PettingZoo's registry, so that
+``pettingzoo.make("aec", "cardenv/dagong_v0")`` works after ``import cardenv``.
+"""
+
+from pettingzoo import register as _register
+
+__version__ = "0.1.0"
+
+_register("aec", "cardenv/dagong_v0", entry_point="cardenv.dagong_v0:env")

@@ -1,0 +1,150 @@
+"""A PettingZoo AEC environment over any cardenv rules engine.
+
+The engine supplies a *game* (``new_state(seed)``, ``num_actions``, ``num_players``, the layout)
+and *states* with ``current_player``, ``is_over``, ``legal_mask()``, ``apply(action)``,
+``observation(seat)``, ``global_state()``, ``last_rewards`` and a text renderer. Everything
+PettingZoo-specific (agents, spaces, rewards bookkeeping, dead steps, rendering modes) is written
+here once, for both games.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from cardenv.core.errors import ConfigError
+
+
+class CardGameEnv(AECEnv):
+    """Four seats ``player_0..player_3`` in play order; Dict observations with an int8 mask.
+
+    Subclasses set ``metadata`` and pass the game and a text renderer to ``__init__``.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
+
+    def __init__(self, game, render_text: Callable[[Any], str], render_mode: str | None = None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                              f"None, got {render_mode!r}")
+        self.game = game
+        self.render_mode = render_mode
+        self._render_text = render_text
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        layout = game.layout
+        n = game.num_actions
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(low=0.0, high=layout.observation_high, dtype=np.float32),
+            "action_mask": spaces.Box(low=0, high=1, shape=(n,), dtype=np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
+        self.state_space = spaces.Box(low=0.0, high=layout.state_high, dtype=np.float32)
+        self._zero_mask = np.zeros(n, dtype=np.int8)
+        self.game_state = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """A new episode from ``seed``; ``options={"state": d}`` resumes the serialized state ``d``
+        (``state.to_dict()``) instead. Rules options belong to the constructor."""
+        options = dict(options or {})
+        saved = options.pop("state", None)
+        if options:
+            warnings.warn(f"reset() ignores unknown options {sorted(options)}; rules options "
+                          "belong to the constructor", stacklevel=2)
+        if saved is not None:
+            self.game_state = self.game.state_from_dict(saved)
+            if self.game_state.game.options != self.game.options:
+                raise ConfigError(f"the saved state was played with options "
+                                  f"{self.game_state.game.options}, this env has "
+                                  f"{self.game.options}")
+        else:
+            self.game_state = self.game.new_state(seed)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._rewarded = False
+        if self.game_state.is_over:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[0]
+        else:
+            self.agent_selection = self.possible_agents[self.game_state.current_player]
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        state = self.game_state
+        seat = self._seat[agent]
+        if agent == self.agent_selection and not state.is_over:
+            mask = state.legal_mask().view(np.int8)
+        else:
+            mask = self._zero_mask.copy()
+        return {"observation": state.observation(seat), "action_mask": mask}
+
+    def describe_action(self, action: int) -> str:
+        """Human string of an action id, e.g. ``"bomb 6x9 with 2 jokers"``."""
+        return self.game.describe_action(action)
+
+    def state(self) -> np.ndarray:
+        """The global state (every hand included), for centralised critics."""
+        return self.game_state.global_state()
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.game_state
+        state.apply(action)  # raises IllegalActionError (a ValueError) and changes nothing
+        self._cumulative_rewards[agent] = 0
+        rewards = state.last_rewards
+        if any(rewards):
+            self.rewards = {a: rewards[i] for i, a in enumerate(self.possible_agents)}
+            self._rewarded = True
+            self._accumulate_rewards()
+        elif self._rewarded:
+            self.rewards = dict.fromkeys(self.agents, 0)
+            self._rewarded = False
+        if state.is_over:
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = self.possible_agents[
+                (self._seat[agent] + 1) % len(self.possible_agents)]
+        else:
+            self.agent_selection = self.possible_agents[state.current_player]
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
+                                  "'ansi' or 'human' to the constructor")
+            return None
+        text = self._render_text(self.game_state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def wrap(env: AECEnv) -> AECEnv:
+    """PettingZoo's classic wrappers: an illegal move ends the game with -1 for the offender."""
+    env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)

@@ -1,0 +1,50 @@
+"""The Dagong deal and the call (叫牌, B3).
+
+Two decks (108 cards) are shuffled and dealt one card at a time in play order starting with the
+dealer, 27 each. The called card decides the dealer's hidden partner: the holder of its twin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardenv.core.cards import NUM_KINDS
+
+DECKS = 2
+DECK = np.repeat(np.arange(NUM_KINDS), DECKS)
+
+
+def deal(rng: np.random.Generator, dealer: int) -> tuple[np.ndarray, list[list[int]]]:
+    """Shuffle and deal: ``(hands (4, 54) counts, the cards each seat received in order)``."""
+    order = rng.permutation(DECK)
+    received = [[int(k) for k in order[(seat - dealer) % 4::4]] for seat in range(4)]
+    hands = np.zeros((4, NUM_KINDS), dtype=np.int16)
+    for seat in range(4):
+        np.add.at(hands[seat], received[seat], 1)
+    return hands, received
+
+
+def first_hand_call(rng: np.random.Generator, dealer_hand) -> int:
+    """Hand 1: a random card kind of which the dealer holds exactly one copy (jokers included)."""
+    singles = [k for k in range(NUM_KINDS) if dealer_hand[k] == 1]
+    return int(singles[rng.integers(len(singles))])
+
+
+def later_hand_call(dealer_received: list[int]) -> tuple[int, bool]:
+    """Later hands: ``(called kind, forced_solo)``.
+
+    The call is the first card dealt to the dealer. Whenever the dealer comes to hold both copies
+    of the current call, the call moves to the next card the dealer receives [D-B3]; if the deal
+    ends with the dealer holding both copies of the call, ``forced_solo`` is ``True`` and the
+    dealer plays alone against three (the last call is still shown).
+    """
+    held = [0] * NUM_KINDS
+    call = None
+    moving = True
+    for card in dealer_received:
+        held[card] += 1
+        if moving:
+            call, moving = card, False
+        if held[call] == 2:
+            moving = True
+    return call, moving

@@ -1,0 +1,514 @@
+"""The Dagong rules engine: ``DagongGame`` (options) and ``DagongState`` (one position).
+
+Pure Python + numpy; knows nothing of PettingZoo. A state moves by ``apply(action)`` with ids
+from ``catalogue``; chance (the shuffle, the first dealer, the first hand's call) comes from the
+state's own seeded generator, so ``DagongGame(...).replay(seed, actions)`` rebuilds any game.
+
+Phases of a hand: ``"solo"`` (each player in turn from the dealer may declare 硬牌) then
+``"play"``; after the last hand of the episode the state is ``"over"``. Several hands
+(option ``hands``) follow each other under the later-hand rules: the previous 一游 deals and
+the call is the dealer's first dealt card.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardenv.core.cards import KIND_POINTS, NUM_KINDS, parse_cards
+from cardenv.core.errors import IllegalActionError, StateError
+from cardenv.core.options import Option, boolean, int_range, positive_int, resolve
+from cardenv.dagong import catalogue as cat
+from cardenv.dagong import legality
+from cardenv.dagong.deal import deal, first_hand_call, later_hand_call
+from cardenv.dagong.observation import LAYOUT, MAX_HANDS, OBS_SIZE, STATE_SIZE
+from cardenv.dagong.scoring import HandResult, settle
+from cardenv.dagong.selection import select_cards
+
+OPTIONS = {
+    "hands": Option(1, int_range(1, MAX_HANDS), f"an int in 1..{MAX_HANDS}",
+                    "hands per episode; hand 1 uses the first-hand call, later hands the "
+                    "later-hand rules (dealer = previous 一游, call = dealer's first card)"),
+    "solo_multiplier": Option(2, positive_int, "an int >= 1",
+                              "硬牌 payoff per opponent [D-B4]"),
+    "allow_solo": Option(True, boolean, "True or False",
+                         "whether players may declare 硬牌 (a dealer holding both called cards "
+                         "still plays alone)"),
+    "xiqian": Option(True, boolean, "True or False", "whether 喜钱 is paid for dealt hands"),
+}
+
+PHASES = ("solo", "play", "over")
+SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
+_SOLO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
+_SOLO_MASK[[cat.SOLO_DECLINE, cat.SOLO_DECLARE]] = True
+_NO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
+_FORMAT = "cardenv.dagong.state/1"
+
+
+class DagongGame:
+    """Options and constants of Dagong; makes and replays states.
+
+    Args:
+        hands: hands per episode (default 1).
+        solo_multiplier: 硬牌 payoff per opponent (default 2).
+        allow_solo: whether 硬牌 may be declared (default True).
+        xiqian: whether 喜钱 is paid (default True).
+
+    Raises ``ConfigError`` (a ``ValueError``) for an unknown option or a bad value.
+    """
+
+    num_players = 4
+    num_actions = cat.NUM_ACTIONS
+    layout = LAYOUT
+    observation_size = OBS_SIZE
+    state_size = STATE_SIZE
+
+    def __init__(self, **options):
+        self.options = resolve(OPTIONS, options, "dagong")
+
+    @staticmethod
+    def describe_action(action: int) -> str:
+        """Human string of an action id (``catalogue.ACTIONS[action].text``)."""
+        if not 0 <= int(action) < cat.NUM_ACTIONS:
+            raise ValueError(f"action must be in 0..{cat.NUM_ACTIONS - 1}, got {action!r}")
+        return cat.ACTIONS[int(action)].text
+
+    def new_state(self, seed: int | None = None) -> "DagongState":
+        """A new episode, shuffled and dealt from ``seed`` (fresh entropy if ``None``)."""
+        return DagongState(self, seed)
+
+    def replay(self, seed: int, actions) -> "DagongState":
+        """The state reached from ``seed`` by ``actions`` (raises if one is illegal)."""
+        state = self.new_state(seed)
+        for a in actions:
+            state.apply(int(a))
+        return state
+
+    def state_from_dict(self, data: dict) -> "DagongState":
+        """A state from ``DagongState.to_dict()`` output (its own options are used)."""
+        return DagongState.from_dict(data)
+
+    def state_from_hands(self, hands, dealer: int, called, *, seed: int = 0) -> "DagongState":
+        """A hand dealt by hand, for puzzles, tests and analysis.
+
+        Args:
+            hands: four hands, each a list of card kinds or a string such as ``"♠10 10H SJ"``.
+                Any sizes are allowed (a full deal is 27 each); no kind may appear more than
+                twice in all. The points in play are the points dealt.
+            dealer: the dealer's seat.
+            called: the called card (kind or string). If the dealer holds one copy, the holder
+                of the other is the partner; if the dealer holds both, it plays alone.
+            seed: seeds the generator used by later hands, if the game has ``hands > 1``.
+        """
+        kinds = [parse_cards(h) if isinstance(h, str) else [int(k) for k in h] for h in hands]
+        if isinstance(called, str):
+            parsed = parse_cards(called)
+            if len(parsed) != 1:
+                raise ValueError(f"called must be one card, got {called!r}")
+            called = parsed[0]
+        if len(kinds) != 4:
+            raise ValueError(f"need four hands, got {len(kinds)}")
+        if not (isinstance(dealer, int) and 0 <= dealer < 4):
+            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        counts = np.zeros((4, NUM_KINDS), dtype=np.int16)
+        for seat, cards in enumerate(kinds):
+            if not cards:
+                raise ValueError(f"hand {seat} is empty")
+            if any(not 0 <= k < NUM_KINDS for k in cards):
+                raise ValueError(f"hand {seat} holds a kind outside 0..53")
+            np.add.at(counts[seat], cards, 1)
+        if counts.sum(axis=0).max() > 2:
+            raise ValueError("a card kind appears more than twice (two decks)")
+        held = int(counts[dealer, called])
+        if held == 0 or (held == 1 and counts[:, called].sum() < 2):
+            raise ValueError("the dealer must hold the called card and its twin must be dealt "
+                             "(or the dealer holds both copies and plays alone)")
+        state = DagongState(self, seed)
+        state._setup_hand(counts, kinds, dealer, int(called), forced_solo=held == 2)
+        return state
+
+    def __repr__(self):
+        return f"DagongGame({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
+
+
+class DagongState:
+    """One position of a Dagong episode. Create with ``DagongGame.new_state(seed)``."""
+
+    def __init__(self, game: DagongGame, seed: int | None, *, _blank: bool = False):
+        self.game = game
+        if _blank:
+            return
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (2 ** 63))
+        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
+        self.seed = int(seed)
+        self.rng = np.random.default_rng(self.seed)
+        self.buffer = np.zeros(STATE_SIZE, dtype=np.int16)
+        self.v = LAYOUT.views(self.buffer)
+        self.hand_index = 0
+        self.results: list[HandResult] = []
+        self.returns = [0, 0, 0, 0]
+        self.last_rewards = [0, 0, 0, 0]
+        self.history: list[int] = []
+        self._start_hand(dealer=int(self.rng.integers(4)), first=True)
+
+    # --- queries ---------------------------------------------------------------------------
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    @property
+    def current_player(self) -> int:
+        """Seat to act, or -1 when the episode is over."""
+        return -1 if self.phase == "over" else self.current
+
+    @property
+    def hands(self) -> np.ndarray:
+        """``(4, 54)`` copy counts of each seat's hand (a view: do not write)."""
+        return self.v["hand"]
+
+    def legal_mask(self) -> np.ndarray:
+        """Boolean mask over the ``N`` actions for the player to act (a new array)."""
+        if self.phase == "play":
+            return self._feasible_now() & cat.BEATS[self._beats_row()]
+        return _SOLO_MASK.copy() if self.phase == "solo" else _NO_MASK.copy()
+
+    def _feasible_now(self) -> np.ndarray:
+        # A seat's feasible plays change only when its own hand does, so they are cached.
+        feas = self._feasible[self.current]
+        if feas is None:
+            feas = self._feasible[self.current] = legality.feasible(
+                self.v["hand"][self.current], self.called)
+        return feas
+
+    def _beats_row(self) -> int:
+        return cat.LEAD_ROW if self.standing < 0 else cat.combo_of(self.standing)
+
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal for the player to act, without building the mask."""
+        if not 0 <= action < cat.NUM_ACTIONS:
+            return False
+        if self.phase == "play":
+            return bool(self._feasible_now()[action] and cat.BEATS[self._beats_row(), action])
+        return self.phase == "solo" and bool(_SOLO_MASK[action])
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.legal_mask()).tolist()
+
+    def observation(self, seat: int) -> np.ndarray:
+        """What ``seat`` may know, as float32 (layout: ``observation.LAYOUT``)."""
+        return self.buffer[LAYOUT.observation_index[seat]].astype(np.float32)
+
+    def global_state(self) -> np.ndarray:
+        """The full state (every hand included) as float32, for centralised critics."""
+        return self.buffer.astype(np.float32)
+
+    def team_of(self, seat: int) -> frozenset[int]:
+        """The seats on ``seat``'s side this hand (true sides, hidden or not)."""
+        if self.solo is not None:
+            return frozenset({seat}) if seat == self.solo else \
+                frozenset(s for s in range(4) if s != self.solo)
+        dealer_side = frozenset({self.dealer, self.partner})
+        return dealer_side if seat in dealer_side else frozenset(range(4)) - dealer_side
+
+    # --- moves -----------------------------------------------------------------------------
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the current player.
+
+        Raises ``IllegalActionError`` (a ``ValueError``) naming the action and the legal ones if
+        it is not legal; the state is then unchanged.
+        """
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"action must be an int in 0..{cat.NUM_ACTIONS - 1}, got "
+                                     f"{action!r}")
+        action = int(action)
+        if self.phase == "over":
+            raise IllegalActionError("the episode is over; no action is legal")
+        if not self.is_legal(action):
+            raise IllegalActionError(self._illegal_message(action, self.legal_mask()))
+        self.last_rewards = [0, 0, 0, 0]
+        if self.phase == "solo":
+            self._apply_solo(action)
+        elif action == cat.PASS:
+            self._apply_pass()
+        else:
+            self._apply_play(action)
+        self.history.append(action)
+
+    def _illegal_message(self, action, mask) -> str:
+        what = cat.ACTIONS[action].text if 0 <= action < cat.NUM_ACTIONS else "out of range"
+        legal = np.flatnonzero(mask)
+        shown = ", ".join(f"{a} ({cat.ACTIONS[a].text})" for a in legal[:12])
+        more = f", ... and {len(legal) - 12} more: {legal[12:].tolist()}" if len(legal) > 12 else ""
+        return (f"illegal action {action} ({what}) for {SEAT_NAMES[self.current]} in the "
+                f"{self.phase} phase; legal actions: {shown}{more}")
+
+    def _apply_solo(self, action: int) -> None:
+        if action == cat.SOLO_DECLARE:
+            self.solo = self.current
+            self.v["solo"][self.current] = 1
+            self._begin_play()
+            return
+        nxt = (self.current + 1) % 4
+        if nxt == self.dealer:
+            self._begin_play()
+        else:
+            self._set_current(nxt)
+
+    def _begin_play(self) -> None:
+        self.phase = "play"
+        self.v["solo_phase"][0] = 0
+        self._set_current(self.dealer)
+
+    def _apply_play(self, action: int) -> None:
+        seat = self.current
+        info = cat.ACTIONS[action]
+        v = self.v
+        hand = v["hand"][seat]
+        cards = select_cards(hand.tolist(), action, self.called)
+        counts = np.bincount(cards, minlength=NUM_KINDS)
+        hand -= counts
+        v["played"][seat] += counts
+        self._feasible[seat] = None
+        self.standing, self.standing_seat = action, seat
+        self.trick_points += int(KIND_POINTS @ counts)
+        self.passed = [False] * 4
+        self._write_standing(info, counts)
+        if info.type == cat.YAOBAI and seat not in self.yaobai:
+            self.yaobai.add(seat)
+            v["yaobai"][seat] = 1
+        if info.called and seat == self.partner and not self.revealed:
+            self.revealed = True
+            v["revealed"][0] = 1
+            v["partner"][:] = 0
+            v["partner"][:, self.partner] = 1
+        self.cards_left[seat] -= len(cards)
+        v["cards_left"][seat] = self.cards_left[seat]
+        if self.cards_left[seat] == 0:
+            v["place"][seat, len(self.out)] = 1
+            self.out.append(seat)
+            if self._hand_is_decided():
+                self._end_hand()
+                return
+        self._set_current(self._next_active(seat))
+
+    def _apply_pass(self) -> None:
+        seat = self.current
+        self.passed[seat] = True
+        self.v["passed"][seat] = 1
+        if all(self.passed[s] for s in range(4)
+               if s != self.standing_seat and self.cards_left[s] > 0):
+            self._end_trick()
+        else:
+            self._set_current(self._next_active(seat))
+
+    def _end_trick(self) -> None:
+        winner = self.standing_seat
+        self._award_trick()
+        if self.cards_left[winner] > 0:
+            leader = winner
+        elif self.revealed and self.solo is None:  # 接风 to the known partner
+            leader = next(s for s in self.team_of(winner) if s != winner)
+        else:  # 接风 to the next player still holding cards
+            leader = self._next_active(winner)
+        self._set_current(leader)
+
+    def _award_trick(self) -> None:
+        seat = self.standing_seat
+        self.won[seat] += self.trick_points
+        self.v["points"][seat] = self.won[seat]
+        self.trick_points = 0
+        self.standing, self.standing_seat = -1, -1
+        self.passed = [False] * 4
+        for name in ("standing_cards", "standing_seat", "standing_type", "standing_rank",
+                     "standing_length", "passed"):
+            self.v[name][...] = 0
+        self.v["trick_points"][0] = 0
+
+    def _hand_is_decided(self) -> bool:
+        if self.solo is not None:
+            return True
+        if len(self.out) == 2:
+            return self.out[1] in self.team_of(self.out[0])  # 绑
+        return len(self.out) == 3
+
+    def _end_hand(self) -> None:
+        self._award_trick()  # the play that ended the hand stands
+        places = list(self.out)
+        last_points = 0
+        if len(places) == 3:
+            last = next(s for s in range(4) if s not in places)
+            places.append(last)
+            self.v["place"][last, 3] = 1
+            last_points = int(KIND_POINTS @ self.v["hand"][last])
+        result = settle(
+            dealer=self.dealer, partner=self.partner, called=self.called, solo=self.solo,
+            forced_solo=self.forced_solo, places=places, trick_points=list(self.won),
+            last_hand_points=last_points, yaobai_seats=set(self.yaobai),
+            dealt_hands=self.dealt, solo_multiplier=self.game.options["solo_multiplier"],
+            xiqian=self.game.options["xiqian"], total_points=self.total_points)
+        self.results.append(result)
+        self.last_rewards = list(result.rewards)
+        self.returns = [a + b for a, b in zip(self.returns, result.rewards)]
+        if self.hand_index + 1 < self.game.options["hands"]:
+            self.hand_index += 1
+            self._start_hand(dealer=places[0], first=False)
+        else:
+            self.phase = "over"
+            self.v["to_play"][:] = 0
+
+    # --- hand set-up and helpers -------------------------------------------------------------
+
+    def _start_hand(self, dealer: int, first: bool) -> None:
+        hands, deal_order = deal(self.rng, dealer)
+        if first:
+            called, forced_solo = first_hand_call(self.rng, hands[dealer]), False
+        else:
+            called, forced_solo = later_hand_call(deal_order[dealer])
+        self._setup_hand(hands, deal_order, dealer, called, forced_solo)
+
+    def _setup_hand(self, hands, deal_order, dealer, called, forced_solo) -> None:
+        self.buffer[:] = 0
+        self.v["hand"][:] = hands
+        self.dealt = np.array(hands, dtype=np.int16)
+        self.deal_order = [list(cards) for cards in deal_order]
+        self.total_points = int(KIND_POINTS @ self.dealt.sum(axis=0))
+        self.dealer, self.called, self.forced_solo = dealer, called, forced_solo
+        self.partner = None if forced_solo else next(
+            s for s in range(4) if s != dealer and hands[s][called] > 0)
+        self.solo = dealer if forced_solo else None
+        self.revealed = False
+        self.standing, self.standing_seat, self.trick_points = -1, -1, 0
+        self.passed = [False] * 4
+        self.cards_left = [int(n) for n in self.dealt.sum(axis=1)]
+        self.out: list[int] = []
+        self.won = [0, 0, 0, 0]
+        self.yaobai: set[int] = set()
+        self._feasible = [None] * 4
+        v = self.v
+        v["called"][called] = 1
+        v["dealer"][dealer] = 1
+        v["cards_left"][:] = self.cards_left
+        v["hands_left"][0] = self.game.options["hands"] - self.hand_index - 1
+        if self.partner is not None:
+            v["partner"][self.partner, self.partner] = 1
+        if forced_solo:
+            v["solo"][dealer] = 1
+            v["forced_solo"][0] = 1
+        self.current = dealer
+        if self.game.options["allow_solo"] and not forced_solo:
+            self.phase = "solo"
+            v["solo_phase"][0] = 1
+        else:
+            self.phase = "play"
+        self._set_current(dealer)
+
+    def _set_current(self, seat: int) -> None:
+        self.v["to_play"][self.current] = 0
+        self.current = seat
+        self.v["to_play"][seat] = 1
+
+    def _next_active(self, seat: int) -> int:
+        for step in range(1, 5):
+            s = (seat + step) % 4
+            if self.cards_left[s] > 0:
+                return s
+        raise AssertionError("no player holds cards")
+
+    def _write_standing(self, info: cat.ActionInfo, counts: np.ndarray) -> None:
+        v = self.v
+        v["standing_cards"][:] = counts
+        for name in ("standing_seat", "standing_type", "standing_rank", "passed"):
+            v[name][:] = 0
+        v["standing_seat"][self.standing_seat] = 1
+        v["standing_type"][cat.PLAY_TYPES.index(info.type)] = 1
+        if info.key_rank is not None:
+            v["standing_rank"][info.key_rank] = 1
+        v["standing_length"][0] = info.length
+        v["trick_points"][0] = self.trick_points
+
+    # --- copies and serialization -------------------------------------------------------------
+
+    _SCALARS = ("seed", "hand_index", "phase", "dealer", "partner", "called", "forced_solo",
+                "solo", "revealed", "current", "standing", "standing_seat", "trick_points",
+                "total_points")
+    _LISTS = ("returns", "last_rewards", "history", "passed", "cards_left", "out", "won")
+
+    def clone(self) -> "DagongState":
+        """An independent copy (the random generator included)."""
+        new = DagongState(self.game, None, _blank=True)
+        for name in self._SCALARS:
+            setattr(new, name, getattr(self, name))
+        for name in self._LISTS:
+            setattr(new, name, list(getattr(self, name)))
+        new.yaobai = set(self.yaobai)
+        new.results = list(self.results)
+        new.deal_order = self.deal_order
+        new.buffer = self.buffer.copy()
+        new.v = LAYOUT.views(new.buffer)
+        new.dealt = self.dealt.copy()
+        new.rng = np.random.default_rng()
+        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new._feasible = list(self._feasible)  # cached masks are immutable once computed
+        return new
+
+    def to_dict(self) -> dict:
+        """A JSON-compatible dict of the whole state (options and random generator included)."""
+        data = {"format": _FORMAT, "options": dict(self.game.options)}
+        for name in self._SCALARS:
+            data[name] = getattr(self, name)
+        for name in self._LISTS:
+            data[name] = list(getattr(self, name))
+        data["yaobai"] = sorted(self.yaobai)
+        data["deal_order"] = [list(cards) for cards in self.deal_order]
+        data["results"] = [r.to_dict() for r in self.results]
+        data["buffer"] = self.buffer.tolist()
+        data["dealt"] = self.dealt.tolist()
+        data["rng"] = self.rng.bit_generator.state
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "DagongState":
+        """Rebuild a state from ``to_dict`` output; ``StateError`` if it is malformed."""
+        if not isinstance(data, dict) or data.get("format") != _FORMAT:
+            raise StateError(f"not a serialized Dagong state (expected format {_FORMAT!r})")
+        missing = [k for k in (*cls._SCALARS, *cls._LISTS, "options", "yaobai", "results",
+                               "buffer", "dealt", "rng", "deal_order") if k not in data]
+        if missing:
+            raise StateError(f"serialized Dagong state lacks {missing}")
+        state = cls(DagongGame(**data["options"]), None, _blank=True)
+        for name in cls._SCALARS:
+            setattr(state, name, data[name])
+        for name in cls._LISTS:
+            setattr(state, name, list(data[name]))
+        state.yaobai = set(data["yaobai"])
+        state.deal_order = [list(cards) for cards in data["deal_order"]]
+        state.results = [HandResult(**r) for r in data["results"]]
+        try:
+            state.buffer = np.array(data["buffer"], dtype=np.int16)
+            state.dealt = np.array(data["dealt"], dtype=np.int16)
+        except (TypeError, ValueError) as exc:
+            raise StateError(f"serialized Dagong state has a bad array: {exc}") from None
+        if state.buffer.shape != (STATE_SIZE,) or state.dealt.shape != (4, NUM_KINDS):
+            raise StateError("serialized Dagong state has arrays of the wrong shape")
+        state.v = LAYOUT.views(state.buffer)
+        if state.phase not in PHASES:
+            raise StateError(f"unknown phase {state.phase!r}")
+        if np.any(state.v["hand"] < 0) or not np.array_equal(
+                state.v["hand"].sum(0) + state.v["played"].sum(0), state.dealt.sum(0)):
+            raise StateError("serialized Dagong state does not conserve the dealt cards")
+        if list(state.v["hand"].sum(1)) != state.cards_left:
+            raise StateError("serialized Dagong state: cards_left disagrees with the hands")
+        state.rng = np.random.default_rng()
+        try:
+            state.rng.bit_generator.state = data["rng"]
+        except (TypeError, ValueError, KeyError) as exc:
+            raise StateError(f"serialized Dagong state has a bad generator state: {exc}") from None
+        state._feasible = [None] * 4
+        return state
+
+    def __repr__(self):
+        return (f"DagongState(hand {self.hand_index + 1}/{self.game.options['hands']}, "
+                f"phase={self.phase}, to_play={self.current_player})")

@@ -1,0 +1,113 @@
+# noqa: D212, D415
+"""
+# Xianning Dagong (咸宁打拱)
+
+| Creation           | `cardenv.dagong_v0.env()` or `pettingzoo.make("aec", "cardenv/dagong_v0")` |
+|--------------------|------------------------------------------------------------------------------|
+| Actions            | Discrete                                                                     |
+| Parallel API       | No                                                                           |
+| Agents             | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (play order)     |
+| Action Shape       | Discrete(2419)                                                               |
+| Action Values      | [0, 2418]                                                                    |
+| Observation Shape  | `observation`: (460,) float32, `action_mask`: (2419,) int8                   |
+| State Shape        | (634,) float32                                                               |
+
+A 2-deck climbing game for four players: jokers are wildcards, bombs run from 4 to 12 cards,
+510K and 摇摆 are bombs too, the dealer calls a card and whoever holds its twin is the hidden
+partner (找朋友) -- or a player goes alone (硬牌). The rules, every decision taken where the
+sources are silent, and every option: `docs/rules/dagong.md`.
+
+### Arguments
+
+``env(render_mode=None, **options)`` / ``raw_env(...)`` with the rules options of
+``cardenv.dagong.DagongGame``: ``hands=1`` (hands per episode; hands after the first use the
+later-hand rules), ``solo_multiplier=2``, ``allow_solo=True``, ``xiqian=True``. An unknown
+option or a bad value raises ``ConfigError`` (a ``ValueError``).
+
+### Observation Space
+
+A dict: ``observation`` (what the seat may know, below) and ``action_mask``. Seats in the table
+are relative to the observer: 0 = itself, 1 = the next player, 2 = the opposite seat, 3 = the
+previous player. Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and suits ♦♣♥♠ =
+0..3; 52 = small joker, 53 = big joker.
+
+| Index | Piece | Shape | Max | Description |
+|---|---|---|---|---|
+| 0..53 | `hand` | 54 | 2 | own hand: copies (0..2) of each card kind |
+| 54..269 | `played` | 4x54 | 2 | cards each seat has played this hand, per kind |
+| 270..323 | `called` | 54 | 1 | one-hot kind of the called card (叫牌) |
+| 324..327 | `dealer` | 4 | 1 | one-hot: the dealer (庄家) |
+| 328..331 | `partner` | 4 | 1 | one-hot: the dealer's hidden partner, where this seat knows it (the partner itself from the deal -- so a 1 at relative index 0 means 'I am the partner' -- everyone once it is revealed) |
+| 332..332 | `revealed` | 1 | 1 | 1 once the partner has played the called card (明鸡) |
+| 333..336 | `solo` | 4 | 1 | one-hot: the player going alone (硬牌, or a dealer who holds both called cards) |
+| 337..337 | `forced_solo` | 1 | 1 | 1 if the dealer plays alone because it holds both copies of the called card |
+| 338..338 | `solo_phase` | 1 | 1 | 1 while players are deciding on 硬牌 |
+| 339..342 | `cards_left` | 4 | 27 | cards left in each seat's hand (0..27) |
+| 343..396 | `standing_cards` | 54 | 2 | the play to beat, per kind (zeros when leading) |
+| 397..400 | `standing_seat` | 4 | 1 | one-hot: who made the play to beat |
+| 401..411 | `standing_type` | 11 | 1 | one-hot type of the play to beat: single, pair, triple, pair_run, triple_run, bomb, 510k, tianzha, 7xi, 8xi, yaobai |
+| 412..424 | `standing_rank` | 13 | 1 | one-hot key rank of the play to beat (a run's top rank; none for 510K and 天炸) |
+| 425..425 | `standing_length` | 1 | 27 | number of cards in the play to beat |
+| 426..429 | `passed` | 4 | 1 | 1 for each seat that has passed since the play to beat |
+| 430..430 | `trick_points` | 1 | 200 | points in the cards played in the current trick |
+| 431..434 | `points` | 4 | 200 | points each seat has won in tricks this hand |
+| 435..450 | `place` | 4x4 | 1 | one-hot finishing place per seat (一游..末游) once out |
+| 451..454 | `to_play` | 4 | 1 | one-hot: whose turn it is |
+| 455..458 | `yaobai` | 4 | 1 | 1 for each seat that has played a 摇摆 this hand |
+| 459..459 | `hands_left` | 1 | 10000 | hands still to play in the episode after this one |
+
+Nothing hidden is in it: other hands, and who the partner is before 明鸡 (except for the
+partner itself), are absent. ``env.state()`` returns the full state (all four hands, the same
+pieces in absolute seat order) for centralised critics.
+
+#### Legal Actions Mask
+
+``action_mask[a] == 1`` iff action ``a`` is legal for the agent to act; all zeros for every
+other agent. With ``env()``, an illegal action ends the game with -1 for the offender
+(PettingZoo's ``TerminateIllegalWrapper``); ``raw_env()`` raises ``IllegalActionError`` (a
+``ValueError``) naming the action and the legal ones, and changes nothing.
+
+### Action Space
+
+0 = pass, 1 = decline 硬牌, 2 = declare 硬牌, then 1208 combinations (type, ranks covered, jokers
+used, 510K suit) that keep the called card back, then the same 1208 that play one card of the
+called kind. ``cardenv.dagong.ACTIONS[a]`` describes action ``a`` (type, length, key rank,
+ranks, jokers, suit, ``called``, ``text`` such as ``"bomb 6x9 with 2 jokers"``);
+``cardenv.dagong.action_id(...)`` is the inverse. See ``cardenv/dagong/catalogue.py``.
+
+### Rewards
+
+When a hand ends, each seat receives its payoff for the hand (B4): ±1 for a find-a-friend win
+or loss, ×2 for 绑 and 清, ×4 for 光头, solo ±3×`solo_multiplier` (each opponent ∓
+`solo_multiplier`), doubled once when a winner played a 摇摆; plus the 喜钱 balance for the
+dealt hands. Rewards sum to zero. Between hand ends every reward is 0.
+
+### Version History
+
+* v0: initial release (cardenv 0.1.0)
+"""
+
+from __future__ import annotations
+
+from cardenv.core.aec import CardGameEnv, wrap
+from cardenv.dagong.game import DagongGame
+from cardenv.dagong.render import render_text
+
+
+def env(**kwargs):
+    """``raw_env`` in PettingZoo's classic wrappers (illegal move: game over, -1 for the offender)."""
+    return wrap(raw_env(**kwargs))
+
+
+class raw_env(CardGameEnv):
+    """The Dagong AEC environment without wrappers; see the module docstring."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "dagong_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, **options):
+        super().__init__(DagongGame(**options), render_text, render_mode)

@@ -1,0 +1,74 @@
+"""The call (叫牌), the hidden partner and the later-hand rules (brief B3, [D-B3])."""
+
+import numpy as np
+import pytest
+
+from cardenv.core.cards import BIG_JOKER, parse_cards
+from cardenv.dagong import DagongGame
+from cardenv.dagong.deal import later_hand_call
+from tests.dagong.util import random_playout
+
+A, B, C, D, E = parse_cards("♠3 ♥7 ♦K ♣9 ♠A")
+
+
+@pytest.mark.parametrize("received, call, forced, clause", [
+    ([A, B, C], A, False, "B3: the first card dealt to the dealer"),
+    ([A, B, A, C, D], C, False, "B3: twin received -> first card after the twin"),
+    ([A, A, B], B, False, "B3: twin as the second card"),
+    ([A, B, A, B, C], C, False, "[D-B3]: the new call is already doubled -> move again"),
+    ([A, B, A], A, True, "[D-B3]: twin is the last card -> dealer holds both, plays alone"),
+    ([A, B, A, C, C], C, True, "[D-B3]: the moved call's twin ends the deal"),
+    ([BIG_JOKER, B, BIG_JOKER, E], E, False, "B3: jokers included"),
+    ([BIG_JOKER, B, C], BIG_JOKER, False, "B3: a joker may be the call"),
+])
+def test_later_hand_call(received, call, forced, clause):
+    assert later_hand_call(received) == (call, forced), clause
+
+
+def test_first_hand_call_is_a_dealer_singleton_and_twin_holder_is_partner():
+    """B3: hand 1 shows a card the dealer holds one copy of; its twin's holder is the partner."""
+    game = DagongGame()
+    for seed in range(200):
+        s = game.new_state(seed)
+        assert s.hands[s.dealer, s.called] == 1
+        assert s.partner != s.dealer and s.hands[s.partner, s.called] == 1
+        assert not s.forced_solo and s.solo is None
+        # the partner alone knows, from the deal (observation piece `partner`, relative index 0)
+        obs = [s.observation(seat) for seat in range(4)]
+        from cardenv.dagong.observation import LAYOUT
+        start = dict((n, a) for n, a, *_ in LAYOUT.observation_pieces())["partner"]
+        for seat in range(4):
+            assert obs[seat][start] == (1.0 if seat == s.partner else 0.0)
+
+
+def test_first_dealer_is_random_seat():
+    dealers = {DagongGame().new_state(seed).dealer for seed in range(40)}
+    assert dealers == {0, 1, 2, 3}
+
+
+def test_later_hands_use_later_rules():
+    """B3: later hands: dealer = previous 一游, call = the dealer's first card (twin rule)."""
+    game = DagongGame(hands=4)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for seed in range(30):
+        s = game.new_state(seed)
+        while not s.is_over:
+            hand = s.hand_index
+            legal = np.flatnonzero(s.legal_mask())
+            s.apply(int(legal[rng.integers(len(legal))]))
+            if not s.is_over and s.hand_index != hand:
+                assert s.dealer == s.results[-1].places[0]
+                assert (s.called, s.forced_solo) == later_hand_call(s.deal_order[s.dealer])
+                checked += 1
+    assert checked >= 60
+
+
+def test_forced_solo_when_dealer_holds_both():
+    """[D-B3]: a dealer holding both called cards plays alone, and nobody declares 硬牌."""
+    game = DagongGame()
+    s = game.state_from_hands(["♠3 ♠3 ♥4", "♦5", "♦6", "♦7"], dealer=0, called="♠3")
+    assert s.forced_solo and s.solo == 0 and s.partner is None
+    assert s.phase == "play"
+    random_playout(s, np.random.default_rng(0))
+    assert s.results[0].reason == "solo"

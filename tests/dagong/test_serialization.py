@@ -1,0 +1,83 @@
+"""clone(), to_dict()/from_dict() through JSON, and replays of seeded games."""
+
+import json
+
+import numpy as np
+import pytest
+
+from cardenv.core.errors import StateError
+from cardenv.dagong import DagongGame, DagongState
+from tests.dagong.util import random_playout
+
+
+def advance(state, rng, steps):
+    for _ in range(steps):
+        if state.is_over:
+            break
+        legal = np.flatnonzero(state.legal_mask())
+        state.apply(int(legal[rng.integers(legal.size)]))
+
+
+@pytest.mark.parametrize("hands", [1, 3])
+def test_json_round_trip_and_continuation(hands):
+    game = DagongGame(hands=hands)
+    for seed in range(20):
+        s = game.new_state(seed)
+        advance(s, np.random.default_rng(seed), 60 + seed * 7)
+        restored = DagongState.from_dict(json.loads(json.dumps(s.to_dict())))
+        assert restored.to_dict() == s.to_dict()
+        for seat in range(4):
+            assert np.array_equal(restored.observation(seat), s.observation(seat))
+        assert np.array_equal(restored.legal_mask(), s.legal_mask())
+        # the same moves from both give the same futures (later deals included)
+        random_playout(s, np.random.default_rng(99))
+        random_playout(restored, np.random.default_rng(99))
+        assert restored.to_dict() == s.to_dict()
+
+
+def test_clone_is_independent():
+    s = DagongGame(hands=2).new_state(7)
+    advance(s, np.random.default_rng(0), 30)
+    before = s.to_dict()
+    c = s.clone()
+    assert c.to_dict() == before
+    random_playout(c, np.random.default_rng(1))
+    assert s.to_dict() == before
+    random_playout(s, np.random.default_rng(1))
+    assert s.to_dict() == c.to_dict()
+
+
+def test_replay_reproduces_a_seeded_game():
+    game = DagongGame(hands=2)
+    s = game.new_state(2024)
+    random_playout(s, np.random.default_rng(5))
+    again = game.replay(2024, s.history)
+    assert again.to_dict() == s.to_dict()
+    assert again.results[-1].rewards == s.results[-1].rewards
+
+
+def test_same_seed_same_deal_different_seed_different_deal():
+    game = DagongGame()
+    assert np.array_equal(game.new_state(1).hands, game.new_state(1).hands)
+    assert not np.array_equal(game.new_state(1).hands, game.new_state(2).hands)
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: d.pop("buffer"), "lacks"),
+    (lambda d: d.update(format="something else"), "not a serialized Dagong state"),
+    (lambda d: d.update(buffer=d["buffer"][:-1]), "wrong shape"),
+    (lambda d: d.update(phase="bidding"), "unknown phase"),
+    (lambda d: d["buffer"].__setitem__(0, d["buffer"][0] + 1), "conserve"),
+    (lambda d: d.update(rng={"bit_generator": "nonsense"}), "generator"),
+    (lambda d: d.update(options={"hands": 0}), "invalid"),
+])
+def test_malformed_state_is_rejected(damage, message):
+    data = DagongGame().new_state(3).to_dict()
+    damage(data)
+    with pytest.raises(ValueError, match=message):
+        DagongState.from_dict(data)
+
+
+def test_from_dict_rejects_non_dicts():
+    with pytest.raises(StateError):
+        DagongState.from_dict([1, 2, 3])
