@@ -97,7 +97,11 @@ class CardGameEnv(AECEnv):
 
     def describe_action(self, action: int) -> str:
         """Human string of an action id, e.g. ``"bomb 6x9 with 2 jokers"``."""
-        return self.game.describe_action(action)
+        return self.game.action_info(action).text
+
+    def action_info(self, action: int):
+        """Structured description of an action id (type, ranks, jokers, suit, text, ...)."""
+        return self.game.action_info(action)
 
     def state(self) -> np.ndarray:
         """The global state (every hand included), for centralised critics."""

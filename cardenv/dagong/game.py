@@ -66,11 +66,12 @@ class DagongGame:
         self.options = resolve(OPTIONS, options, "dagong")
 
     @staticmethod
-    def describe_action(action: int) -> str:
-        """Human string of an action id (``catalogue.ACTIONS[action].text``)."""
-        if not 0 <= int(action) < cat.NUM_ACTIONS:
-            raise ValueError(f"action must be in 0..{cat.NUM_ACTIONS - 1}, got {action!r}")
-        return cat.ACTIONS[int(action)].text
+    def action_info(action: int) -> cat.ActionInfo:
+        """Structured description of an action id (``catalogue.ACTIONS[action]``)."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
+                or not 0 <= action < cat.NUM_ACTIONS:
+            raise ValueError(f"action must be an int in 0..{cat.NUM_ACTIONS - 1}, got {action!r}")
+        return cat.ACTIONS[int(action)]
 
     def new_state(self, seed: int | None = None) -> "DagongState":
         """A new episode, shuffled and dealt from ``seed`` (fresh entropy if ``None``)."""

@@ -201,3 +201,22 @@ def test_observation_does_not_leak_hidden_cards():
             checked += 1
         assert np.array_equal(a.observation(seat), b.observation(seat))
     assert checked > 300
+
+
+def test_rules_doc_has_the_observation_table():
+    import pathlib
+
+    doc = pathlib.Path(__file__).resolve().parents[2] / "docs" / "rules" / "dagong.md"
+    assert LAYOUT.markdown_table() in doc.read_text(encoding="utf-8")
+
+
+def test_action_descriptions_from_the_env():
+    env = dagong_v0.env()
+    info = env.unwrapped.action_info(cat.action_id("bomb", 6, 6, 2))
+    assert (info.type, info.length, info.key_rank, info.jokers) == ("bomb", 6, 6, 2)
+    assert env.unwrapped.describe_action(info.id) == "bomb 6x9 with 2 jokers"
+    assert env.unwrapped.describe_action(0) == "pass"
+    assert env.unwrapped.describe_action(cat.action_id("510k", 3, None, 0, suit=3)) == "正510K ♠"
+    assert env.unwrapped.describe_action(cat.action_id("pair", 2, 4)) == "pair 7"
+    with pytest.raises(ValueError, match="0..2418"):
+        env.unwrapped.describe_action(2419)
