@@ -1,8 +1,12 @@
 """A PettingZoo AEC environment over any cardenv rules engine.
 
-The engine supplies a *game* (``new_state(seed)``, ``num_actions``, ``num_players``, the layout)
-and *states* with ``current_player``, ``is_over``, ``legal_mask()``, ``apply(action)``,
-``observation(seat)``, ``global_state()``, ``last_rewards`` and a text renderer. Everything
+The engine supplies a *game* (``new_state(seed)``, ``num_actions``, ``num_players``, the layout,
+``action_info``) and *states* with ``current_player``, ``is_over``, ``legal_mask()``,
+``apply(action)``, ``observation(seat)``, ``global_state()``, ``last_rewards``, ``results`` (one
+result per finished hand, with ``to_dict()``) and a text renderer.
+
+When a hand ends, every agent's ``infos`` holds ``{"hand_over": True, "hand_result": {...}}``
+for that step (the result as a dict); otherwise ``infos`` are empty. Everything
 PettingZoo-specific (agents, spaces, rewards bookkeeping, dead steps, rendering modes) is written
 here once, for both games.
 """
@@ -79,7 +83,8 @@ class CardGameEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
-        self._rewarded = False
+        self._hand_just_ended = False
+        self._hands_reported = len(self.game_state.results)
         if self.game_state.is_over:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[0]
@@ -115,14 +120,17 @@ class CardGameEnv(AECEnv):
         state = self.game_state
         state.apply(action)  # raises IllegalActionError (a ValueError) and changes nothing
         self._cumulative_rewards[agent] = 0
-        rewards = state.last_rewards
-        if any(rewards):
-            self.rewards = {a: rewards[i] for i, a in enumerate(self.possible_agents)}
-            self._rewarded = True
+        if len(state.results) != self._hands_reported:  # this action ended a hand
+            self._hands_reported = len(state.results)
+            self.rewards = {a: state.last_rewards[i] for i, a in enumerate(self.possible_agents)}
             self._accumulate_rewards()
-        elif self._rewarded:
+            result = state.results[-1].to_dict()
+            self.infos = {a: {"hand_over": True, "hand_result": result} for a in self.agents}
+            self._hand_just_ended = True
+        elif self._hand_just_ended:
             self.rewards = dict.fromkeys(self.agents, 0)
-            self._rewarded = False
+            self.infos = {a: {} for a in self.agents}
+            self._hand_just_ended = False
         if state.is_over:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[

@@ -21,11 +21,6 @@ def positive_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def int_range(low: int, high: int) -> Callable[[Any], bool]:
-    return lambda value: (isinstance(value, int) and not isinstance(value, bool)
-                          and low <= value <= high)
-
-
 def boolean(value) -> bool:
     return isinstance(value, bool)
 

@@ -303,7 +303,11 @@ def action_id(type: str, length: int, key_rank: int | None = None, jokers: int =
     ``key_rank`` is the face index (0..12 = 3..2) of the single rank or of a run's top rank;
     ``None`` for 510K and 天炸. For 510K give ``suit`` (正) or leave it ``None`` (杂).
     """
-    return _ID_BY_KEY[_key(type, length, key_rank, jokers, suit, joker_as, called)]
+    key = _key(type, length, key_rank, jokers, suit, joker_as, called)
+    if key not in _ID_BY_KEY:
+        raise KeyError(f"no Dagong action is a {type} of {length} cards, key rank {key_rank}, "
+                       f"{jokers} jokers, suit {suit}, joker_as {joker_as}, called={called}")
+    return _ID_BY_KEY[key]
 
 
 def combo_of(action: int) -> int:

@@ -16,16 +16,16 @@ import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, parse_cards
 from cardenv.core.errors import IllegalActionError, StateError
-from cardenv.core.options import Option, boolean, int_range, positive_int, resolve
+from cardenv.core.options import Option, boolean, positive_int, resolve
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import legality
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_call
-from cardenv.dagong.observation import LAYOUT, MAX_HANDS, OBS_SIZE, STATE_SIZE
+from cardenv.dagong.observation import LAYOUT, OBS_SIZE, STATE_SIZE
 from cardenv.dagong.scoring import HandResult, settle
 from cardenv.dagong.selection import select_cards
 
 OPTIONS = {
-    "hands": Option(1, int_range(1, MAX_HANDS), f"an int in 1..{MAX_HANDS}",
+    "hands": Option(1, positive_int, "an int >= 1",
                     "hands per episode; hand 1 uses the first-hand call, later hands the "
                     "later-hand rules (dealer = previous 一游, call = dealer's first card)"),
     "solo_multiplier": Option(2, positive_int, "an int >= 1",
@@ -78,7 +78,11 @@ class DagongGame:
         return DagongState(self, seed)
 
     def replay(self, seed: int, actions) -> "DagongState":
-        """The state reached from ``seed`` by ``actions`` (raises if one is illegal)."""
+        """The state reached by ``actions`` (e.g. ``state.history``) from ``new_state(seed)``.
+
+        Raises ``IllegalActionError`` if an action is illegal. A position built with
+        ``state_from_hands`` is rebuilt by calling it again and applying its history.
+        """
         state = self.new_state(seed)
         for a in actions:
             state.apply(int(a))
@@ -108,8 +112,10 @@ class DagongGame:
             called = parsed[0]
         if len(kinds) != 4:
             raise ValueError(f"need four hands, got {len(kinds)}")
-        if not (isinstance(dealer, int) and 0 <= dealer < 4):
+        if isinstance(dealer, (bool, np.bool_)) or not isinstance(dealer, (int, np.integer)) \
+                or not 0 <= dealer < 4:
             raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
+        dealer = int(dealer)
         counts = np.zeros((4, NUM_KINDS), dtype=np.int16)
         for seat, cards in enumerate(kinds):
             if not cards:
@@ -166,8 +172,10 @@ class DagongState:
 
     @property
     def hands(self) -> np.ndarray:
-        """``(4, 54)`` copy counts of each seat's hand (a view: do not write)."""
-        return self.v["hand"]
+        """``(4, 54)`` copy counts of each seat's hand (a read-only view)."""
+        view = self.v["hand"].view()
+        view.flags.writeable = False
+        return view
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over the ``N`` actions for the player to act (a new array)."""
@@ -392,7 +400,7 @@ class DagongState:
         v["called"][called] = 1
         v["dealer"][dealer] = 1
         v["cards_left"][:] = self.cards_left
-        v["hands_left"][0] = self.game.options["hands"] - self.hand_index - 1
+        v["more_hands"][0] = self.hand_index + 1 < self.game.options["hands"]
         if self.partner is not None:
             v["partner"][self.partner, self.partner] = 1
         if forced_solo:

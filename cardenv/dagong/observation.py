@@ -11,7 +11,6 @@ from __future__ import annotations
 from cardenv.core.layout import Layout, Piece
 from cardenv.dagong.catalogue import PLAY_TYPES
 
-MAX_HANDS = 10_000  # bound of the hands_left entry; option `hands` may not exceed it
 
 PIECES = [
     Piece("hand", (4, 54), "own", "own hand: copies (0..2) of each card kind", 2),
@@ -42,8 +41,7 @@ PIECES = [
     Piece("place", (4, 4), "seats", "one-hot finishing place per seat (一游..末游) once out"),
     Piece("to_play", (4,), "seats", "one-hot: whose turn it is"),
     Piece("yaobai", (4,), "seats", "1 for each seat that has played a 摇摆 this hand"),
-    Piece("hands_left", (1,), "public", "hands still to play in the episode after this one",
-          MAX_HANDS),
+    Piece("more_hands", (1,), "public", "1 if another hand follows this one in the episode"),
 ]
 
 LAYOUT = Layout(PIECES)

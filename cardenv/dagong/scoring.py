@@ -28,7 +28,8 @@ class HandResult:
         points: points after the end-of-hand transfers (末游's won points to 一游, the points
             left in 末游's hand to 三游); equal to ``trick_points`` when the hand ended early.
         winners: the winning seats.
-        multiplier: the base payoff multiplier before 摇摆 doubling.
+        base_multiplier: the multiplier of the result (1, 2 or 4; solo_multiplier for 硬牌).
+        multiplier: the multiplier paid: ``base_multiplier``, doubled if ``yaobai_doubled``.
         reason: ``"score"`` (more points), ``"tie"`` (100:100, the side holding 末游 loses),
             ``"qing"`` (清, all 200), ``"bang"`` (绑), ``"guangtou"`` (光头), ``"solo"``.
         yaobai_doubled: a winner played a 摇摆, so the multiplier doubled.
@@ -46,6 +47,7 @@ class HandResult:
     trick_points: list[int]
     points: list[int]
     winners: list[int]
+    base_multiplier: int
     multiplier: int
     reason: str
     yaobai_doubled: bool
@@ -135,5 +137,6 @@ def settle(*, dealer: int, partner: int | None, called: int, solo: int | None, f
     return HandResult(
         dealer=dealer, partner=partner, called=called, solo=solo, forced_solo=forced_solo,
         places=list(places), trick_points=list(trick_points), points=points,
-        winners=winners, multiplier=multiplier, reason=reason, yaobai_doubled=doubled,
+        winners=winners, base_multiplier=multiplier, multiplier=unit, reason=reason,
+        yaobai_doubled=doubled,
         payoff=payoff, xiqian=balance, rewards=[p + x for p, x in zip(payoff, balance)])

@@ -54,7 +54,7 @@ previous player. Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and suit
 | 435..450 | `place` | 4x4 | 1 | one-hot finishing place per seat (一游..末游) once out |
 | 451..454 | `to_play` | 4 | 1 | one-hot: whose turn it is |
 | 455..458 | `yaobai` | 4 | 1 | 1 for each seat that has played a 摇摆 this hand |
-| 459..459 | `hands_left` | 1 | 10000 | hands still to play in the episode after this one |
+| 459..459 | `more_hands` | 1 | 1 | 1 if another hand follows this one in the episode |
 
 Nothing hidden is in it: other hands, and who the partner is before 明鸡 (except for the
 partner itself), are absent. ``env.state()`` returns the full state (all four hands, the same
@@ -80,7 +80,10 @@ ranks, jokers, suit, ``called``, ``text`` such as ``"bomb 6x9 with 2 jokers"``);
 When a hand ends, each seat receives its payoff for the hand (B4): ±1 for a find-a-friend win
 or loss, ×2 for 绑 and 清, ×4 for 光头, solo ±3×`solo_multiplier` (each opponent ∓
 `solo_multiplier`), doubled once when a winner played a 摇摆; plus the 喜钱 balance for the
-dealt hands. Rewards sum to zero. Between hand ends every reward is 0.
+dealt hands. Rewards sum to zero. Between hand ends every reward is 0. On the step that ends a
+hand, every agent's ``info`` is ``{"hand_over": True, "hand_result": {...}}`` (places, points,
+winners, reason, multiplier, payoff, 喜钱; see ``cardenv.dagong.HandResult``). An illegal move
+under ``env()`` gives the offender -1 and the others 0, PettingZoo's convention (not zero-sum).
 
 ### Version History
 

@@ -72,3 +72,18 @@ def test_forced_solo_when_dealer_holds_both():
     assert s.phase == "play"
     random_playout(s, np.random.default_rng(0))
     assert s.results[0].reason == "solo"
+
+
+def test_state_from_hands_validates_input():
+    game = DagongGame()
+    hands = ["♠3 ♦5", "♣2", "♠3", "♠4"]
+    assert game.state_from_hands(hands, dealer=np.int64(0), called="♠3").dealer == 0
+    for bad in (True, 4, -1, "0", 1.0):
+        with pytest.raises(ValueError, match="dealer must be a seat"):
+            game.state_from_hands(hands, dealer=bad, called="♠3")
+    with pytest.raises(ValueError, match="more than twice"):
+        game.state_from_hands(["♠3 ♠3", "♠3", "♦4", "♦5"], dealer=1, called="♠3")
+    with pytest.raises(ValueError, match="twin"):
+        game.state_from_hands(["♠3", "♦4", "♦5", "♦6"], dealer=0, called="♠3")
+    with pytest.raises(ValueError, match="empty"):
+        game.state_from_hands(["♠3", "♠3", "", "♦6"], dealer=0, called="♠3")

@@ -220,3 +220,25 @@ def test_action_descriptions_from_the_env():
     assert env.unwrapped.describe_action(cat.action_id("pair", 2, 4)) == "pair 7"
     with pytest.raises(ValueError, match="0..2418"):
         env.unwrapped.describe_action(2419)
+
+
+def test_hand_end_is_reported_in_infos():
+    env = dagong_v0.env(hands=2)
+    env.reset(seed=8)
+    rng = np.random.default_rng(8)
+    reported = []
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        infos = env.unwrapped.infos
+        if any(infos.values()):
+            assert all(i["hand_over"] for i in infos.values())
+            result = infos["player_0"]["hand_result"]
+            assert [env.unwrapped.rewards[a] for a in env.possible_agents] == result["rewards"]
+            reported.append(result)
+        else:
+            assert not any(env.unwrapped.rewards.values())
+    assert reported == [r.to_dict() for r in env.unwrapped.game_state.results]

@@ -81,3 +81,9 @@ def test_malformed_state_is_rejected(damage, message):
 def test_from_dict_rejects_non_dicts():
     with pytest.raises(StateError):
         DagongState.from_dict([1, 2, 3])
+
+
+def test_hands_is_read_only():
+    s = DagongGame().new_state(0)
+    with pytest.raises(ValueError, match="read-only"):
+        s.hands[0, 0] = 2
