@@ -53,6 +53,8 @@ class Layout:
             self.offsets[p.name] = offset
             offset += p.size
         self.size = offset
+        self._spans = [(p.name, self.offsets[p.name], self.offsets[p.name] + p.size, p.shape)
+                       for p in pieces]
         self.observation_index = np.stack([self._gather(seat) for seat in range(NUM_SEATS)])
         self.observation_size = self.observation_index.shape[1]
         self.state_high = np.concatenate(
@@ -61,8 +63,7 @@ class Layout:
 
     def views(self, buffer: np.ndarray) -> dict[str, np.ndarray]:
         """Named views (no copies) of a flat buffer of size ``self.size``."""
-        return {p.name: buffer[self.offsets[p.name]:self.offsets[p.name] + p.size].reshape(p.shape)
-                for p in self.pieces}
+        return {name: buffer[start:stop].reshape(shape) for name, start, stop, shape in self._spans}
 
     def _gather(self, seat: int) -> np.ndarray:
         parts = []

@@ -3,8 +3,9 @@
 An action names *what* is played, not which physical cards: a combination type, the ranks it
 covers and how many jokers it uses (plus the suit and the joker's place for a 510K). The
 natural cards it consumes follow from the hand (see ``selection.py``). Every play exists twice:
-once keeping any card of the called kind back and once playing one of them (``called=True``),
-so the hidden partner can choose when to reveal itself (明鸡).
+once keeping every card of the called kind back and once playing the called card
+(``called=True``: one copy, a second only when a dealer holding both needs it for that play), so
+the hidden partner chooses when to reveal itself (明鸡).
 
 Layout (``N = 3 + 2 * M``, ``M = NUM_COMBOS`` = 1208, so ``N = 2419``):
 
@@ -14,7 +15,7 @@ ids                        meaning
 0                          pass (only when following a standing play)
 1, 2                       硬牌 decision: decline / declare going solo
 3 .. 3+M-1                 the M combinations, keeping the called card back
-3+M .. 3+2M-1              the same M combinations, playing one card of the called kind
+3+M .. 3+2M-1              the same M combinations, playing the called card
 =========================  =======================================================================
 
 The M combinations, in order (blocks are regular so that ``legality.py`` fills them by slices):

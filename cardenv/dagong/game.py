@@ -44,6 +44,12 @@ _NO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
 _FORMAT = "cardenv.dagong.state/1"
 
 
+def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    bits = np.random.PCG64(0)  # seeded: avoids gathering OS entropy for a state we overwrite
+    bits.state = rng.bit_generator.state
+    return np.random.Generator(bits)
+
+
 class DagongGame:
     """Options and constants of Dagong; makes and replays states.
 
@@ -129,7 +135,7 @@ class DagongGame:
         if held == 0 or (held == 1 and counts[:, called].sum() < 2):
             raise ValueError("the dealer must hold the called card and its twin must be dealt "
                              "(or the dealer holds both copies and plays alone)")
-        state = DagongState(self, seed)
+        state = DagongState(self, seed, _deal=False)
         state._setup_hand(counts, kinds, dealer, int(called), forced_solo=held == 2)
         return state
 
@@ -140,7 +146,8 @@ class DagongGame:
 class DagongState:
     """One position of a Dagong episode. Create with ``DagongGame.new_state(seed)``."""
 
-    def __init__(self, game: DagongGame, seed: int | None, *, _blank: bool = False):
+    def __init__(self, game: DagongGame, seed: int | None, *, _blank: bool = False,
+                 _deal: bool = True):
         self.game = game
         if _blank:
             return
@@ -157,7 +164,8 @@ class DagongState:
         self.returns = [0, 0, 0, 0]
         self.last_rewards = [0, 0, 0, 0]
         self.history: list[int] = []
-        self._start_hand(dealer=int(self.rng.integers(4)), first=True)
+        if _deal:
+            self._start_hand(dealer=int(self.rng.integers(4)), first=True)
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -458,8 +466,7 @@ class DagongState:
         new.buffer = self.buffer.copy()
         new.v = LAYOUT.views(new.buffer)
         new.dealt = self.dealt.copy()
-        new.rng = np.random.default_rng()
-        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new.rng = _copy_generator(self.rng)
         new._feasible = list(self._feasible)  # cached masks are immutable once computed
         return new
 
@@ -510,7 +517,7 @@ class DagongState:
             raise StateError("serialized Dagong state does not conserve the dealt cards")
         if list(state.v["hand"].sum(1)) != state.cards_left:
             raise StateError("serialized Dagong state: cards_left disagrees with the hands")
-        state.rng = np.random.default_rng()
+        state.rng = np.random.Generator(np.random.PCG64(0))
         try:
             state.rng.bit_generator.state = data["rng"]
         except (TypeError, ValueError, KeyError) as exc:
