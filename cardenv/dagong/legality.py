@@ -147,33 +147,39 @@ def _feature_requirements():
 FEATURE_REPEATS, NEED, JOKERS = _feature_requirements()
 
 
-def _feature_matrix():
-    """Linear map from per-rank levels [nat, min(nat,2), min(nat,3), nat>=4] (13 x 4) to features."""
-    fm = np.zeros((13, 4, NUM_FEATURES), dtype=np.float32)
-    fm[np.arange(13), 0, _F_NAT + np.arange(13)] = 1
-    for level, base, windows in ((1, _F_PAIR, cat.PAIR_RUN_WINDOWS),
-                                 (2, _F_TRIPLE, cat.TRIPLE_RUN_WINDOWS),
-                                 (3, _F_YAOBAI, cat.YAOBAI_WINDOWS)):
-        for i, (start, length) in enumerate(windows):
-            fm[start:start + length, level, base + i] = 1
-    return fm.reshape(13 * 4, NUM_FEATURES)
+# Window bounds of the run features, for cumulative sums over the ranks 3..A.
+_PAIR_START, _PAIR_END = (np.array(x) for x in zip(*[(s, s + n) for s, n in cat.PAIR_RUN_WINDOWS]))
+_TRIPLE_START, _TRIPLE_END = (np.array(x) for x in zip(*[(s, s + n)
+                                                         for s, n in cat.TRIPLE_RUN_WINDOWS]))
+_YAOBAI_START, _YAOBAI_END = (np.array(x) for x in zip(*[(s, s + n)
+                                                         for s, n in cat.YAOBAI_WINDOWS]))
 
 
-_FEATURE_MATRIX = _feature_matrix()
-_n = np.arange(9)
-_LEVELS = np.stack([_n, np.minimum(_n, 2), np.minimum(_n, 3), _n >= 4], axis=1).astype(np.float32)
+def _rank_feature_table():
+    """_RANK_FEATURES[r, n]: what rank r holding n naturals adds to each feature (one hand)."""
+    table = np.zeros((13, 9, NUM_FEATURES), dtype=np.uint8)
+    for r in range(13):
+        for n in range(9):
+            table[r, n, _F_NAT + r] = n
+            for base, windows, value in ((_F_PAIR, cat.PAIR_RUN_WINDOWS, min(n, 2)),
+                                         (_F_TRIPLE, cat.TRIPLE_RUN_WINDOWS, min(n, 3)),
+                                         (_F_YAOBAI, cat.YAOBAI_WINDOWS, int(n >= 4))):
+                for i, (start, length) in enumerate(windows):
+                    if start <= r < start + length:
+                        table[r, n, base + i] = value
+    return table
 
-# Rank totals by one float matmul (BLAS), far faster than a strided reshape-sum.
-_RANK_MATRIX = np.zeros((NUM_KINDS, 14), dtype=np.float32)
-_RANK_MATRIX[np.arange(NUM_NATURAL), np.arange(NUM_NATURAL) // 4] = 1
-_RANK_MATRIX[NUM_NATURAL:, 13] = 1
 
+_RANK_FEATURES = _rank_feature_table()
+_RANKS = np.arange(13)
 
 # T510 row of a hand: sum over held 5/10/K kinds of a per-kind weight (= 2 * its suit bit in its
 # slot's position), plus 1 if a joker is available.
-_K510_WEIGHTS = np.zeros(NUM_KINDS, dtype=np.float32)
+_K510_FLAT = K510_KINDS.ravel()
+_K510_WEIGHTS = np.zeros(NUM_KINDS, dtype=np.int64)
 for _slot, _shift in enumerate((256, 16, 1)):
     _K510_WEIGHTS[K510_KINDS[_slot]] = 2 * _shift * np.array([1, 2, 4, 8])
+_K510_FLAT_WEIGHTS = _K510_WEIGHTS[_K510_FLAT]
 
 # For the "play it" half of 510K: the called card's slot may only use the called card itself.
 _SLOT_KEEP = np.ones((NUM_KINDS, NUM_KINDS), dtype=bool)
@@ -186,20 +192,38 @@ for _k in range(NUM_NATURAL):
 _JOKER_OK = np.arange(JMAX + 1)[:, None] >= JOKERS[None, :].astype(np.intp)
 
 
+# No float matrix products here: numpy would hand them to a multithreaded BLAS, which slows
+# down by an order of magnitude when another process keeps a core busy.
+
+
 def _k510_rows(presence, jok):
-    key = (presence @ _K510_WEIGHTS).astype(np.intp) + (jok > 0)
+    """T510 rows from the presence of the twelve 5/10/K kinds ``(b, 12)`` and joker counts."""
+    key = (presence * _K510_FLAT_WEIGHTS).sum(axis=1) + (jok > 0)
     return np.take(T510, key, axis=0)
 
 
+def _window_sums(values, start, end):
+    cs = np.zeros((values.shape[0], values.shape[1] + 1), dtype=np.int16)
+    np.cumsum(values, axis=1, out=cs[:, 1:])
+    return np.take(cs, end, axis=1) - np.take(cs, start, axis=1)
+
+
 def _combo_feasibility(hands: np.ndarray) -> np.ndarray:
-    """``(b, M)``: which combinations each float32 hand can build (the called card ignored)."""
+    """``(b, M)``: which combinations each hand (int counts) can build (called card ignored)."""
     b = hands.shape[0]
-    totals = (hands @ _RANK_MATRIX).astype(np.intp)
-    jok = totals[:, 13]
-    levels = np.take(_LEVELS, totals[:, :13], axis=0).reshape(b, 13 * 4)
-    out = np.repeat((levels @ _FEATURE_MATRIX).astype(np.uint8), FEATURE_REPEATS, axis=1) >= NEED
+    nat = hands[:, 0:52:4] + hands[:, 1:52:4] + hands[:, 2:52:4] + hands[:, 3:52:4]
+    jok = hands[:, NUM_NATURAL] + hands[:, NUM_NATURAL + 1]
+    run = nat[:, :cat.RUN_RANKS]
+    features = np.empty((b, NUM_FEATURES), dtype=np.uint8)
+    features[:, _F_NAT:_F_ANY] = nat
+    features[:, _F_ANY] = 0
+    features[:, _F_PAIR:_F_TRIPLE] = _window_sums(np.minimum(run, 2), _PAIR_START, _PAIR_END)
+    features[:, _F_TRIPLE:_F_YAOBAI] = _window_sums(np.minimum(run, 3), _TRIPLE_START,
+                                                    _TRIPLE_END)
+    features[:, _F_YAOBAI:] = _window_sums(run >= 4, _YAOBAI_START, _YAOBAI_END)
+    out = np.repeat(features, FEATURE_REPEATS, axis=1) >= NEED
     out &= np.take(_JOKER_OK, jok, axis=0)
-    out[:, B_510] = _k510_rows(hands > 0, jok)
+    out[:, B_510] = _k510_rows(hands[:, _K510_FLAT] > 0, jok)
     return out
 
 
@@ -208,7 +232,8 @@ def _called_510(hands: np.ndarray, called: np.ndarray) -> np.ndarray:
     presence = hands > 0
     presence &= _SLOT_KEEP[called]
     presence |= _SLOT_ONLY[called]
-    return _k510_rows(presence, hands[:, NUM_NATURAL:].sum(axis=1)) & INCL510[called]
+    return _k510_rows(presence[:, _K510_FLAT], hands[:, NUM_NATURAL:].sum(axis=1)) \
+        & INCL510[called]
 
 
 def feasible(hands, called) -> np.ndarray:
@@ -222,7 +247,7 @@ def feasible(hands, called) -> np.ndarray:
         called: ``(B,)`` or scalar card kind of the called card (what the "incl. called card"
             half of the catalogue refers to).
     """
-    hands = np.asarray(hands, dtype=np.float32)
+    hands = np.asarray(hands).astype(np.int16, copy=False)
     if hands.ndim == 1:
         return _feasible_one(hands, int(called))
     b = hands.shape[0]
@@ -266,11 +291,11 @@ def _k510_key(hand: list, jokers: int, called: int | None = None) -> int:
     return key + (jokers > 0)
 
 
-def _combo_feasibility_one(hand: np.ndarray, hand_list: list) -> np.ndarray:
-    totals = (hand @ _RANK_MATRIX).astype(np.intp)
-    jokers = int(totals[13])
-    levels = _LEVELS[totals[:13]].ravel()
-    out = np.repeat((levels @ _FEATURE_MATRIX).astype(np.uint8), FEATURE_REPEATS) >= NEED
+def _combo_feasibility_one(hand_list: list) -> np.ndarray:
+    nat = [sum(hand_list[4 * r:4 * r + 4]) for r in range(13)]
+    jokers = hand_list[NUM_NATURAL] + hand_list[NUM_NATURAL + 1]
+    features = _RANK_FEATURES[_RANKS, nat].sum(axis=0, dtype=np.uint8)
+    out = np.repeat(features, FEATURE_REPEATS) >= NEED
     out &= _JOKER_ROWS[jokers]
     out[B_510] = T510[_k510_key(hand_list, jokers)]
     return out
@@ -279,17 +304,15 @@ def _combo_feasibility_one(hand: np.ndarray, hand_list: list) -> np.ndarray:
 def _feasible_one(hand: np.ndarray, called: int) -> np.ndarray:
     """``feasible`` for one hand (the env's hot path)."""
     hand_list = hand.tolist()
-    hand = hand.astype(np.float32)
     out = np.zeros(N, dtype=bool)
     out[cat.PASS] = True
     if hand_list[called] > 0:
         with_called = out[cat.CALLED_OFFSET:]
-        np.logical_and(_combo_feasibility_one(hand, hand_list), INCL[called], out=with_called)
+        np.logical_and(_combo_feasibility_one(hand_list), INCL[called], out=with_called)
         jokers = hand_list[NUM_NATURAL] + hand_list[NUM_NATURAL + 1]
         with_called[B_510] = T510[_k510_key(hand_list, jokers, called)] & INCL510[called]
-        hand[called] = 0
         hand_list[called] = 0
-    out[cat.FIRST_PLAY:cat.CALLED_OFFSET] = _combo_feasibility_one(hand, hand_list)
+    out[cat.FIRST_PLAY:cat.CALLED_OFFSET] = _combo_feasibility_one(hand_list)
     return out
 
 
