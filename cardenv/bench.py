@@ -1,11 +1,12 @@
-"""Speed benchmarks that print figures: ``python -m cardenv.bench dagong``.
+"""Speed benchmarks that print figures: ``python -m cardenv.bench dagong`` (or ``dabang``).
 
 For a game it measures, in one process:
 
 - steps/s of uniformly random masked play through ``raw_env()`` and through ``env()`` (the
   PettingZoo wrappers), and hands/s;
-- microseconds per state of the batched legal-action mask (``legality.play_mask``) at batch 1,
-  64 and 1024, on positions sampled from random games;
+- microseconds per state of the batched legality core at batch 1, 64 and 1024, on positions
+  sampled from random games: Dagong's ``legality.play_mask``, Dabang's ``follow.play_mask``
+  (play positions, leads and follows at every step);
 - the reference: RLCard's Dou Dizhu steps/s under the same random play, when ``rlcard`` is
   installed (``pip install -e ".[bench]"``), and the ratios.
 
@@ -22,7 +23,7 @@ import time
 
 import numpy as np
 
-GAMES = ("dagong",)
+GAMES = ("dagong", "dabang")
 
 
 def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, float]:
@@ -43,7 +44,7 @@ def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float
             legal = obs["action_mask"].view(bool).nonzero()[0]
             env.step(int(legal[int(rng.random() * len(legal))]))
             steps += 1
-        hands += env.unwrapped.game.options.get("hands", 1)
+        hands += len(env.unwrapped.game_state.results)
     elapsed = time.perf_counter() - start
     return steps / elapsed, hands / elapsed
 
@@ -87,16 +88,56 @@ def dagong_positions(count: int, seed: int = 0):
     return np.array(hands), np.array(standing), np.array(called)
 
 
-def mask_microseconds(positions, batch: int, seconds: float) -> float:
+def dabang_positions(count: int, seed: int = 0):
+    """Arguments of ``follow.play_mask`` for ``count`` play steps met in random Dabang games."""
+    from cardenv.dabang import DabangGame
+    from cardenv.dabang.catalogue import NUM_KINDS
+
+    rng = np.random.default_rng(seed)
+    game = DabangGame()
+    rows = []
+    episode = 0
+    while len(rows) < count:
+        state = game.new_state(seed + episode)
+        episode += 1
+        while not state.is_over and len(rows) < count:
+            if state.phase == "play":
+                partial = np.zeros(NUM_KINDS, dtype=np.int64)
+                for kind, c in state.partial.items():
+                    partial[kind] = c
+                rows.append((state.hands[state.current].copy(), partial, state.led_kind,
+                             state.k, state.trump, state.level))
+            legal = state.legal_actions()
+            state.apply(legal[rng.integers(len(legal))])
+    hands, partial, led, k, trump, level = (np.array(x) for x in zip(*rows))
+    return hands, partial, led, k, trump, level, True
+
+
+def _dagong_mask(positions, i, j):
     from cardenv.dagong import legality
 
     hands, standing, called = positions
-    n = len(hands) // batch * batch
+    legality.play_mask(hands[i:j], standing[i:j], called[i:j])
+
+
+def _dabang_mask(positions, i, j):
+    from cardenv.dabang import follow
+
+    *arrays, dead = positions
+    follow.play_mask(*(a[i:j] for a in arrays), dead)
+
+
+POSITIONS = {"dagong": (dagong_positions, _dagong_mask), "dabang": (dabang_positions, _dabang_mask)}
+
+
+def mask_microseconds(game: str, positions, batch: int, seconds: float) -> float:
+    mask = POSITIONS[game][1]
+    n = len(positions[0]) // batch * batch
     calls = states = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
         for i in range(0, n, batch):
-            legality.play_mask(hands[i:i + batch], standing[i:i + batch], called[i:i + batch])
+            mask(positions, i, i + batch)
             calls += 1
             states += batch
         if calls > 5 and time.perf_counter() - start >= seconds:
@@ -104,35 +145,37 @@ def mask_microseconds(positions, batch: int, seconds: float) -> float:
     return (time.perf_counter() - start) / states * 1e6
 
 
+def _row(label: str, value: str) -> None:
+    print(f"  {label:<31}: {value}")
+
+
 def bench(game: str, seconds: float) -> dict:
     module = importlib.import_module(f"cardenv.{game}_v0")
     results = {}
     print(f"cardenv.bench {game}: {seconds:g} s per measurement, numpy {np.__version__}, "
           f"Python {sys.version.split()[0]}")
-    results["raw_env_steps_per_s"], results["raw_env_hands_per_s"] = \
-        env_steps_per_second(module.raw_env, seconds)
-    print(f"  raw_env() random masked play : {results['raw_env_steps_per_s']:10,.0f} steps/s "
-          f"({results['raw_env_hands_per_s']:,.1f} hands/s)")
+    steps, hands = env_steps_per_second(module.raw_env, seconds)
+    results.update(raw_env_steps_per_s=steps, raw_env_hands_per_s=hands)
+    _row("raw_env() random masked play", f"{steps:10,.0f} steps/s ({hands:,.1f} hands/s)")
     results["env_steps_per_s"], _ = env_steps_per_second(module.env, seconds)
-    print(f"  env()     random masked play : {results['env_steps_per_s']:10,.0f} steps/s")
-    positions = dagong_positions(4096)
+    _row("env() random masked play", f"{results['env_steps_per_s']:10,.0f} steps/s")
+    positions = POSITIONS[game][0](4096)
+    what = "mask" if game == "dagong" else "follow mask"
     for batch in (1, 64, 1024):
-        us = mask_microseconds(positions, batch, seconds / 2)
+        us = mask_microseconds(game, positions, batch, seconds / 2)
         results[f"mask_us_per_state_b{batch}"] = us
-        print(f"  batched mask, batch {batch:>4}     : {us:10.2f} us/state")
+        _row(f"batched {what}, batch {batch}", f"{us:10.2f} us/state")
     reference = rlcard_steps_per_second(seconds)
     if reference is None:
-        print("  RLCard Dou Dizhu             : rlcard not installed (pip install -e '.[bench]')")
+        _row("RLCard Dou Dizhu", "rlcard not installed (pip install -e '.[bench]')")
     else:
         results["rlcard_doudizhu_steps_per_s"] = reference
-        ratio = results["raw_env_steps_per_s"] / reference
-        results["raw_env_vs_rlcard"] = ratio
-        print(f"  RLCard Dou Dizhu (reference) : {reference:10,.0f} steps/s")
-        print(f"  raw_env / RLCard             : {ratio:10.2f}x   (target >= 5x)")
-        print(f"  env / RLCard                 : "
-              f"{results['env_steps_per_s'] / reference:10.2f}x")
-    print(f"  batch-1024 mask target <= 5 us/state: "
-          f"{'met' if results['mask_us_per_state_b1024'] <= 5 else 'MISSED'}")
+        results["raw_env_vs_rlcard"] = results["raw_env_steps_per_s"] / reference
+        _row("RLCard Dou Dizhu (reference)", f"{reference:10,.0f} steps/s")
+        _row("raw_env / RLCard", f"{results['raw_env_vs_rlcard']:10.2f}x   (target >= 5x)")
+        _row("env / RLCard", f"{results['env_steps_per_s'] / reference:10.2f}x")
+    met = results["mask_us_per_state_b1024"] <= 5
+    _row("batch-1024 target <= 5 us/state", "met" if met else "MISSED")
     return results
 
 

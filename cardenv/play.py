@@ -1,4 +1,4 @@
-"""Watch and tally random games: ``python -m cardenv.play dagong``.
+"""Watch and tally random games: ``python -m cardenv.play dagong`` (or ``dabang``).
 
 Plays one game with uniformly random legal moves, rendering every move, then plays ``--games``
 more silently and prints how they ended. A quick way to see an environment work end to end.
@@ -55,7 +55,7 @@ def main(argv=None) -> None:
         random_episode(env, args.seed + 1 + i, rng, show=False)
         state = env.game_state
         steps += len(state.history)
-        reasons.update(r.reason for r in state.results)
+        reasons.update(r.label for r in state.results)
         if (i + 1) % max(1, args.games // 10) == 0:
             print(f"\r{i + 1}/{args.games} games", end="", file=sys.stderr, flush=True)
     if args.games:

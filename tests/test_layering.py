@@ -4,7 +4,7 @@ import ast
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "cardenv"
-ENGINE = [*ROOT.glob("dagong/*.py"), *(ROOT / "core" / n for n in
+ENGINE = [*ROOT.glob("dagong/*.py"), *ROOT.glob("dabang/*.py"), *(ROOT / "core" / n for n in
           ("cards.py", "errors.py", "layout.py", "options.py"))]
 
 

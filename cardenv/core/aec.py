@@ -132,7 +132,10 @@ class CardGameEnv(AECEnv):
             self.infos = {a: {} for a in self.agents}
             self._hand_just_ended = False
         if state.is_over:
-            self.terminations = dict.fromkeys(self.agents, True)
+            if getattr(state, "truncated", False):
+                self.truncations = dict.fromkeys(self.agents, True)
+            else:
+                self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = self.possible_agents[
                 (self._seat[agent] + 1) % len(self.possible_agents)]
         else:

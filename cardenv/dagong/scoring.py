@@ -55,6 +55,11 @@ class HandResult:
     xiqian: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
     rewards: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
 
+    @property
+    def label(self) -> str:
+        """One word for how the hand ended (its ``reason``)."""
+        return self.reason
+
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -1,0 +1,13 @@
+"""The Huludao Dabang rules engine (numpy only; no PettingZoo).
+
+- ``DabangGame`` / ``DabangState``: options, positions, moves, serialization (``game.py``).
+- ``ACTIONS``: the action catalogue (``catalogue.py``).
+- ``follow.play_mask``, ``follow.trick_winner``: vectorized play legality and trick comparison;
+  ``strength``: card strength and suit under a trump suit and level.
+"""
+
+from cardenv.dabang.catalogue import ACTIONS, NUM_ACTIONS, ActionInfo
+from cardenv.dabang.game import DabangGame, DabangState
+from cardenv.dabang.scoring import HandResult
+
+__all__ = ["ACTIONS", "NUM_ACTIONS", "ActionInfo", "DabangGame", "DabangState", "HandResult"]

@@ -1,0 +1,50 @@
+"""The Dabang tensor state and observation layout, declared once (see ``core.layout``).
+
+Seats in ``seats``-rule pieces are relative: 0 = the observer, 1 = its 下家 (next player, an
+opponent), 2 = its partner, 3 = its 上家 (previous player, an opponent). Card kinds as in
+``core.cards`` (rank * 4 + suit, ranks 3..2 = 0..12, suits ♦♣♥♠ = 0..3, 52 = SJ, 53 = BJ).
+"""
+
+from __future__ import annotations
+
+from cardenv.core.layout import Layout, Piece
+
+PHASES = ("declare", "bury", "koujoker", "takeback", "play")
+DECLARATIONS = ("grab", "level_1", "level_2", "level_3", "level_4", "small_jokers", "big_jokers")
+
+PIECES = [
+    Piece("hand", (4, 54), "own", "own hand: copies (0..4) of each card kind", 4),
+    Piece("selection", (4, 54), "own",
+          "cards chosen so far in the follow being built (still counted in `hand`)", 4),
+    Piece("kitty_known", (4, 54), "own",
+          "kitty cards this seat knows to lie in the kitty now (the dealer after burying; "
+          "everyone once the kitty is shown; flipped or drawn cards)", 4),
+    Piece("tribute_known", (4, 54), "own",
+          "tribute cards this seat saw change hands (the giver and the dealer only)", 4),
+    Piece("played", (4, 54), "seats", "cards each seat has played this hand", 4),
+    Piece("trick", (4, 54), "seats", "cards each seat has played in the current trick", 4),
+    Piece("levels", (4,), "seats", "each seat's team level (3..10)", 10),
+    Piece("dealer", (4,), "seats", "one-hot: the dealer (zeros until known in a first hand)"),
+    Piece("trump", (4,), "public", "one-hot trump suit ♦♣♥♠ (zeros until decided)"),
+    Piece("level", (8,), "public", "one-hot level of the hand: 3..10 (the level card's rank)"),
+    Piece("first_hand", (1,), "public", "1 in a match's first hand (big-joker grab rules)"),
+    Piece("declarer", (4,), "seats", "one-hot: who made the standing declaration"),
+    Piece("declaration", (len(DECLARATIONS),), "public",
+          "one-hot standing declaration: " + ", ".join(DECLARATIONS)),
+    Piece("declared_suit", (4,), "public", "one-hot suit of the standing declaration"),
+    Piece("phase", (len(PHASES),), "public", "one-hot phase: " + ", ".join(PHASES)),
+    Piece("to_play", (4,), "seats", "one-hot: whose decision it is"),
+    Piece("leader", (4,), "seats", "one-hot: who led the current trick"),
+    Piece("led_count", (1,), "public", "cards in the current lead (0 before the lead)", 4),
+    Piece("points", (4,), "seats", "points each seat has won in tricks this hand", 400),
+    Piece("cards_left", (4,), "seats", "cards in each seat's hand", 120),
+    Piece("tribute", (1,), "public", "cards paid in tribute (喝血) this hand", 60),
+    Piece("kitty_shown", (1,), "public", "1 once the kitty's content is public"),
+    Piece("gangguo", (1,), "public", "1 if the kitty is 干锅 this hand"),
+    Piece("koujoker", (4,), "seats", "jokers each seat has buried by 扣王 this hand", 8),
+    Piece("kitty", (54,), "hidden", "the kitty's actual content (global state only)", 4),
+]
+
+LAYOUT = Layout(PIECES)
+OBS_SIZE = LAYOUT.observation_size
+STATE_SIZE = LAYOUT.size

@@ -1,0 +1,129 @@
+# noqa: D212, D415
+"""
+# Huludao Dabang (葫芦岛打棒)
+
+| Creation           | `cardenv.dabang_v0.env()` or `pettingzoo.make("aec", "cardenv/dabang_v0")` |
+|--------------------|------------------------------------------------------------------------------|
+| Actions            | Discrete                                                                     |
+| Parallel API       | No                                                                           |
+| Agents             | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (play order)     |
+| Teams              | player_0 + player_2, player_1 + player_3                                     |
+| Action Shape       | Discrete(350)                                                                |
+| Action Values      | [0, 349]                                                                     |
+| Observation Shape  | `observation`: (713,) float32, `action_mask`: (350,) int8                    |
+| State Shape        | (1415,) float32                                                              |
+
+A 4-deck trick-taking "upgrade" game: trump is declared during the deal, the dealer's 上家 pays
+tribute (喝血), the dealer buries a new kitty and the others may bury jokers into it (扣王);
+leads are 1..4 identical cards, followers must follow suit and, under the 死棒 rule, shape. The
+attackers need 160 of the 400 points; winning the last trick doubles the kitty's points. Teams
+climb from level 3; the first to pass 10 wins the match. The rules, every decision taken where
+the sources are silent, and every option: `docs/rules/dabang.md`.
+
+### Arguments
+
+``env(render_mode=None, **options)`` / ``raw_env(...)`` with the rules options of
+``cardenv.dabang.DabangGame``: ``episode="hand"`` (or ``"match"``), ``max_hands=None`` (match
+episodes), ``levels=(3, 3)``, ``dealer=None``, ``blood=0`` (start from a match state),
+``bidding="during_deal"``, ``follow="dead"``, ``joker_levels=True``, ``keep_dealer="partner"``,
+``four_joker_win="big_or_small"``, ``deal_value=0.5``. An unknown option or a bad value raises
+``ConfigError`` (a ``ValueError``).
+
+### Observation Space
+
+A dict: ``observation`` (what the seat may know, below) and ``action_mask``. Seats in the table
+are relative to the observer: 0 = itself, 1 = the next player (an opponent), 2 = its partner,
+3 = the previous player (an opponent). Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and
+suits ♦♣♥♠ = 0..3; 52 = small joker, 53 = big joker.
+
+| Index | Piece | Shape | Max | Description |
+|---|---|---|---|---|
+| 0..53 | `hand` | 54 | 4 | own hand: copies (0..4) of each card kind |
+| 54..107 | `selection` | 54 | 4 | cards chosen so far in the follow being built (still counted in `hand`) |
+| 108..161 | `kitty_known` | 54 | 4 | kitty cards this seat knows to lie in the kitty now (the dealer after burying; everyone once the kitty is shown; flipped or drawn cards) |
+| 162..215 | `tribute_known` | 54 | 4 | tribute cards this seat saw change hands (the giver and the dealer only) |
+| 216..431 | `played` | 4x54 | 4 | cards each seat has played this hand |
+| 432..647 | `trick` | 4x54 | 4 | cards each seat has played in the current trick |
+| 648..651 | `levels` | 4 | 10 | each seat's team level (3..10) |
+| 652..655 | `dealer` | 4 | 1 | one-hot: the dealer (zeros until known in a first hand) |
+| 656..659 | `trump` | 4 | 1 | one-hot trump suit ♦♣♥♠ (zeros until decided) |
+| 660..667 | `level` | 8 | 1 | one-hot level of the hand: 3..10 (the level card's rank) |
+| 668..668 | `first_hand` | 1 | 1 | 1 in a match's first hand (big-joker grab rules) |
+| 669..672 | `declarer` | 4 | 1 | one-hot: who made the standing declaration |
+| 673..679 | `declaration` | 7 | 1 | one-hot standing declaration: grab, level_1, level_2, level_3, level_4, small_jokers, big_jokers |
+| 680..683 | `declared_suit` | 4 | 1 | one-hot suit of the standing declaration |
+| 684..688 | `phase` | 5 | 1 | one-hot phase: declare, bury, koujoker, takeback, play |
+| 689..692 | `to_play` | 4 | 1 | one-hot: whose decision it is |
+| 693..696 | `leader` | 4 | 1 | one-hot: who led the current trick |
+| 697..697 | `led_count` | 1 | 4 | cards in the current lead (0 before the lead) |
+| 698..701 | `points` | 4 | 400 | points each seat has won in tricks this hand |
+| 702..705 | `cards_left` | 4 | 120 | cards in each seat's hand |
+| 706..706 | `tribute` | 1 | 60 | cards paid in tribute (喝血) this hand |
+| 707..707 | `kitty_shown` | 1 | 1 | 1 once the kitty's content is public |
+| 708..708 | `gangguo` | 1 | 1 | 1 if the kitty is 干锅 this hand |
+| 709..712 | `koujoker` | 4 | 8 | jokers each seat has buried by 扣王 this hand |
+
+Nothing hidden is in it: other hands, the kitty (unless shown, or the dealer's own burial), and
+tribute cards the seat did not give or receive are absent. ``env.state()`` returns the full state
+(all hands and the kitty) for centralised critics.
+
+#### Legal Actions Mask
+
+``action_mask[a] == 1`` iff action ``a`` is legal for the agent to act; all zeros for every
+other agent. With ``env()``, an illegal action ends the game with -1 for the offender
+(PettingZoo's ``TerminateIllegalWrapper``); ``raw_env()`` raises ``IllegalActionError`` (a
+``ValueError``) naming the action and the legal ones, and changes nothing.
+
+### Action Space
+
+0 = pass (no declaration / stop burying jokers), 1 = grab the trump with a big joker (a match's
+first hand), 2..25 = declare a suit with 1..4 identical level cards or four small / big jokers,
+26..79 = bury a card of kind k, 80..133 = take back a card of kind k (扣王), 134..349 = play c
+identical cards of kind k (``134 + 4*k + c - 1``). A lead is one play action; a follow of k cards
+is built one group of identical cards per step, and the mask at each step allows exactly the
+steps that can still end in a legal follow (the choice so far is the ``selection`` piece).
+``cardenv.dabang.ACTIONS[a]`` describes action ``a`` (``text`` such as ``"pair ♠9"``).
+
+### Rewards
+
+Team rewards (both partners get the same; zero-sum between the teams), when a hand ends:
+
+* ``episode="hand"``: the levels your team went up minus the other team's, plus ``deal_value``
+  (0.5) if your team took the deal from the other (minus it if yours lost it); a hand that ends
+  the match counts as the winners reaching level 11 (``11 - their level``, and its negative for
+  the losers).
+* ``episode="match"``: +1 / -1 when the match ends; 0 for every hand before it, and 0 if
+  ``max_hands`` truncates the episode.
+
+On the step that ends a hand, every agent's ``info`` is ``{"hand_over": True, "hand_result":
+{...}}`` (score, outcome, levels, blood, next dealer, match end; see ``cardenv.dabang.HandResult``).
+
+### Version History
+
+* v0: initial release (cardenv 0.1.0)
+"""
+
+from __future__ import annotations
+
+from cardenv.core.aec import CardGameEnv, wrap
+from cardenv.dabang.game import DabangGame
+from cardenv.dabang.render import render_text
+
+
+def env(**kwargs):
+    """``raw_env`` in PettingZoo's classic wrappers (illegal move: game over, -1 for the offender)."""
+    return wrap(raw_env(**kwargs))
+
+
+class raw_env(CardGameEnv):
+    """The Dabang AEC environment without wrappers; see the module docstring."""
+
+    metadata = {
+        "render_modes": ["human", "ansi"],
+        "name": "dabang_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, render_mode: str | None = None, **options):
+        super().__init__(DabangGame(**options), render_text, render_mode)
