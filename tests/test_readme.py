@@ -36,3 +36,16 @@ def test_engine_example_runs():
 def test_ci_runs_readmes_test_command():
     ci = (README.parent / ".ci" / "run").read_text()
     assert "python -m pytest -q" in README.read_text() and ci.strip().endswith("python -m pytest -q")
+
+
+def test_readme_sizes_match_the_layouts():
+    from cardenv.dabang import catalogue as dabang_actions
+    from cardenv.dabang.observation import LAYOUT as DABANG
+    from cardenv.dagong import catalogue as dagong_actions
+    from cardenv.dagong.observation import LAYOUT as DAGONG
+
+    text = README.read_text(encoding="utf-8")
+    for layout, actions in ((DAGONG, dagong_actions), (DABANG, dabang_actions)):
+        assert f"float32 ({layout.observation_size},)" in text
+        assert f"int8 ({actions.NUM_ACTIONS},)" in text
+        assert f"Discrete({actions.NUM_ACTIONS})" in text

@@ -1,4 +1,4 @@
-"""The Dabang action catalogue: one fixed ``Discrete(350)`` space for every decision of a hand.
+"""The Dabang action catalogue: one fixed ``Discrete(404)`` space for every decision of a hand.
 
 =========  ======  ===========================================================================
 ids        count   meaning
@@ -11,6 +11,7 @@ ids        count   meaning
 26..79     54      bury a card of kind k (the dealer's burial, and 扣王 with k = SJ / BJ)
 80..133    54      take back a card of kind k from the kitty (a choice between equal cards)
 134..349   216     play c identical cards of kind k: ``134 + 4*k + (c-1)``, c = 1..4
+350..403   54      give a card of kind k back to the tributer (option ``tribute_return``)
 =========  ======  ===========================================================================
 
 Plays: a lead is one action (c = 1..4 identical cards: single, 棒, 滚子, 四联). A follow of k
@@ -37,8 +38,9 @@ DECLARE_BJ4 = 22
 BURY = 26
 TAKE = 80
 PLAY = 134
-NUM_ACTIONS = PLAY + 4 * NUM_KINDS
-assert NUM_ACTIONS == 350
+RETURN = PLAY + 4 * NUM_KINDS
+NUM_ACTIONS = RETURN + NUM_KINDS
+assert NUM_ACTIONS == 404
 
 COUNT_NAMES = {1: "single", 2: "pair", 3: "triple", 4: "quad"}
 
@@ -49,8 +51,9 @@ class ActionInfo:
 
     Attributes:
         id: the action id.
-        type: ``"pass"``, ``"grab"``, ``"declare"``, ``"bury"``, ``"take"`` or ``"play"``.
-        kind: the card kind buried, taken or played (``None`` otherwise).
+        type: ``"pass"``, ``"grab"``, ``"declare"``, ``"bury"``, ``"take"``, ``"play"`` or
+            ``"return"``.
+        kind: the card kind buried, taken, played or returned (``None`` otherwise).
         count: cards played (plays), level cards or jokers shown (declarations), else 0.
         suit: the suit declared (declarations except the grab), else ``None``.
         with_: what a declaration shows: ``"level"``, ``"small_jokers"``, ``"big_jokers"``,
@@ -91,6 +94,8 @@ def _build() -> list[ActionInfo]:
         for c in range(1, 5):
             acts.append(ActionInfo(len(acts), "play", k, c, None, None,
                                    f"{COUNT_NAMES[c]} {card_str(k)}"))
+    acts += [ActionInfo(RETURN + k, "return", k, 1, None, None, f"return {card_str(k)}")
+             for k in range(NUM_KINDS)]
     return acts
 
 
@@ -112,3 +117,7 @@ def bury(kind: int) -> int:
 
 def take(kind: int) -> int:
     return TAKE + kind
+
+
+def give_back(kind: int) -> int:
+    return RETURN + kind

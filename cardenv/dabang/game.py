@@ -9,6 +9,8 @@ A hand runs through these phases (``state.phase``); steps without a choice happe
 1. ``declare``: the deal, one card at a time, with trump declarations [D-A1]; then the kitty
    flips (first hand, nobody grabbed) or the kitty draw (later hands, nobody declared), and a
    redeal if no suit can be found; then tribute (喝血) and the 干锅 check.
+   ``return``: with option ``tribute_return="dealer_choice"``, the dealer gives back as many
+   cards as it received, one by one.
 2. ``bury``: the dealer, holding the kitty, buries 8 cards one by one (big joker before small).
 3. ``koujoker`` / ``takeback``: each other player in turn may bury jokers (扣王) and takes back as
    many of the kitty's smallest cards, choosing between equal ones.
@@ -55,6 +57,14 @@ def _optional_seat(value) -> bool:
                              and 0 <= value < 4)
 
 
+def _start_dealer(value) -> bool:
+    return value == "random" or _optional_seat(value)
+
+
+def _start_levels(value) -> bool:
+    return value == "random" or _levels_ok(value)
+
+
 def _non_negative_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
@@ -68,11 +78,13 @@ OPTIONS = {
                       "one hand per episode, or a whole match"),
     "max_hands": Option(None, lambda v: v is None or positive_int(v), "None or an int >= 1",
                         "match mode: truncate the episode after this many hands"),
-    "levels": Option((3, 3), _levels_ok, "two levels in 3..10 (team 0, team 1)",
-                     "the teams' levels when the episode starts"),
-    "dealer": Option(None, _optional_seat, "None or a seat 0..3",
+    "levels": Option((3, 3), _start_levels, "two levels in 3..10 (team 0, team 1), or 'random'",
+                     "the teams' levels when the episode starts ('random': each uniform in "
+                     "3..10, drawn per episode)"),
+    "dealer": Option(None, _start_dealer, "None, a seat 0..3, or 'random'",
                      "None: start a fresh match (first-hand rules); a seat: start a later hand "
-                     "of a match with this dealer"),
+                     "of a match with this dealer; 'random': a later hand, dealer drawn per "
+                     "episode"),
     "blood": Option(0, _non_negative_int, "an int >= 0",
                     "tribute owed to the starting dealer (with `dealer` only)"),
     "bidding": Option("during_deal", one_of("during_deal", "after_deal"),
@@ -88,6 +100,10 @@ OPTIONS = {
                              "which four kitty jokers can end the match at once"),
     "deal_value": Option(0.5, _non_negative_number, "a number >= 0",
                          "hand-episode reward for taking the deal from the other team"),
+    "tribute_return": Option("none", one_of("none", "dealer_choice"),
+                             "'none' or 'dealer_choice'",
+                             "'none' [D-A5]: the dealer keeps the tribute; 'dealer_choice': it "
+                             "gives back as many cards of its choice, keeping hands at 52"),
 }
 
 
@@ -116,7 +132,8 @@ class DabangGame:
 
     def __init__(self, **options):
         self.options = resolve(OPTIONS, options, "dabang")
-        self.options["levels"] = tuple(self.options["levels"])
+        if self.options["levels"] != "random":
+            self.options["levels"] = tuple(self.options["levels"])
         if self.options["dealer"] is None and (self.options["levels"] != (3, 3)
                                                or self.options["blood"] != 0):
             raise ConfigError("dabang: a fresh match starts at levels (3, 3) with no blood; "
@@ -181,15 +198,17 @@ class DabangState:
         self.returns = [0.0] * 4
         self.last_rewards = [0.0] * 4
         self.truncated = False
-        self.levels = list(opts["levels"])
+        self.levels = list(self.rng.integers(3, 11, size=2).tolist()) \
+            if opts["levels"] == "random" else list(opts["levels"])
         self.match_hand = 0 if opts["dealer"] is None else 1
-        self.next_dealer = opts["dealer"]
+        self.next_dealer = int(self.rng.integers(4)) if opts["dealer"] == "random" \
+            else opts["dealer"]
         self.next_blood = opts["blood"]
         self._fixed_deck = _check_deck(deck)
         if first_seat is not None:
             if not _optional_seat(first_seat):
                 raise ValueError(f"first_seat must be a seat 0..3, got {first_seat!r}")
-            if self.match_hand and first_seat != opts["dealer"]:
+            if self.match_hand and first_seat != self.next_dealer:
                 raise ValueError("in a later hand the first seat is the dealer")
         self._fixed_first_seat = first_seat
         self._new_hand()
@@ -240,6 +259,8 @@ class DabangState:
         if phase == "takeback":
             return [cat.TAKE + k for k in kitty.takeback_candidates(self.kitty, self.trump,
                                                                     self.level)]
+        if phase == "return":
+            return [cat.RETURN + k for k in np.flatnonzero(self.v["hand"][self.dealer]).tolist()]
         return []
 
     def legal_mask(self) -> np.ndarray:
@@ -315,6 +336,7 @@ class DabangState:
         self.gangguo = False
         self.buried: list[int] = []
         self.tribute: list[int] = []
+        self.returned = 0
         self.kou_seats: list[int] = []
         self.kou_cap, self.kou_buried, self.kou_stopped, self.take_need = None, 0, False, 0
         self.cards_left = [0, 0, 0, 0]
@@ -358,6 +380,12 @@ class DabangState:
                     self._deal()  # no suit anywhere in the kitty: redeal
                     continue
                 self._tribute()
+                self.stage = "return" if self.tribute and \
+                    self.game.options["tribute_return"] == "dealer_choice" else "kitty"
+            elif stage == "return":
+                if self.returned < len(self.tribute):
+                    self._set_phase("return", self.dealer)
+                    return
                 self.stage = "kitty"
             elif stage == "kitty":
                 self._take_kitty()
@@ -459,43 +487,50 @@ class DabangState:
             if self.decl == cat.GRAB:
                 self.dealer = self.declarer
                 if self.trump is None:  # [D-A2] the deal ended first: the kitty decides
-                    suit = kitty.first_suited(self.kitty)
-                    if suit is None:
+                    index = kitty.first_suited(self.kitty)
+                    if index is None:
                         return False
-                    self._set_trump(suit)
-                self._show_kitty()
+                    self._set_trump(self.kitty[index] % 4)
+                self._show_kitty(reveal=True)
             else:  # [D-A3] each player from the first seat turns a kitty card
                 flipped = self.kitty[:4]
                 best = kitty.flip_winner(flipped)
-                card = flipped[best]
-                suit = card % 4 if card < NUM_NATURAL else kitty.first_suited(self.kitty, best + 1)
-                if suit is None:
+                index = best if flipped[best] < NUM_NATURAL else \
+                    kitty.first_suited(self.kitty, best + 1)  # a joker: the next suited card
+                if index is None:
                     return False
                 self.dealer = (self.start_seat + best) % 4
-                self._set_trump(suit)
-                self._know_kitty_cards(flipped)
+                self._set_trump(self.kitty[index] % 4)
+                self._reveal_kitty_cards(flipped + ([self.kitty[index]] if index > 3 else []))
             v["dealer"][self.dealer] = 1
             return True
         if self.decl:
             self._set_trump(declare.suit_of(self.decl))
-            self._show_kitty()
+            self._show_kitty(reveal=True)
             return True
         drawn = []  # nobody declared: draw kitty cards at random until a suited one
         for i in self.rng.permutation(KITTY_SIZE).tolist():
             drawn.append(self.kitty[i])
             if self.kitty[i] < NUM_NATURAL:
                 self._set_trump(self.kitty[i] % 4)
-                self._know_kitty_cards(drawn)
+                self._reveal_kitty_cards(drawn)
                 return True
         return False
 
-    def _show_kitty(self) -> None:
+    def _show_kitty(self, reveal: bool = False) -> None:
+        """The kitty lying now is shown to everyone (``reveal``: it is the dealt kitty)."""
         self.kitty_public = True
+        counts = np.bincount(self.kitty, minlength=NUM_KINDS)
         self.v["kitty_shown"][0] = 1
-        self.v["kitty_known"][:] = np.bincount(self.kitty, minlength=NUM_KINDS)
+        self.v["kitty_known"][:] = counts
+        if reveal:
+            self.v["kitty_revealed"][:] = counts
 
-    def _know_kitty_cards(self, cards) -> None:
-        self.v["kitty_known"][:] = np.bincount(cards, minlength=NUM_KINDS)
+    def _reveal_kitty_cards(self, cards) -> None:
+        """Some dealt kitty cards are turned face up (flips, the draw)."""
+        counts = np.bincount(cards, minlength=NUM_KINDS)
+        self.v["kitty_known"][:] = counts
+        self.v["kitty_revealed"][:] = counts
 
     def _tribute(self) -> None:
         if self.blood_due <= 0:
@@ -514,6 +549,20 @@ class DabangState:
         self.v["tribute_known"][giver] = counts
         self.v["tribute_known"][self.dealer] = counts
 
+    def _on_return(self, action: int) -> None:
+        card = action - cat.RETURN
+        giver = (self.dealer - 1) % 4
+        v = self.v
+        v["hand"][self.dealer, card] -= 1
+        v["hand"][giver, card] += 1
+        self.cards_left[self.dealer] -= 1
+        self.cards_left[giver] += 1
+        v["cards_left"][:] = self.cards_left
+        v["returned_known"][giver, card] += 1
+        v["returned_known"][self.dealer, card] += 1
+        self.returned += 1
+        v["returned"][0] = self.returned
+
     # --- the kitty ----------------------------------------------------------------------------
 
     def _take_kitty(self) -> None:
@@ -531,6 +580,7 @@ class DabangState:
         self.kitty = []
         self.v["kitty"][:] = 0
         self.v["kitty_known"][:] = 0
+        self.v["kitty_shown"][0] = 0
         self.stage = "bury"
 
     def _move_to_kitty(self, seat: int, card: int) -> None:
@@ -707,16 +757,14 @@ class DabangState:
         self.last_rewards = list(result.rewards)
         self.returns = [a + b for a, b in zip(self.returns, result.rewards)]
         match_over = result.match_winner is not None
+        self.levels = list(result.levels_after)
         if opts["episode"] == "hand" or match_over:
             self.stage = "over"
-            if match_over:
-                self.levels = [3, 3]
             return
         if opts["max_hands"] is not None and len(self.results) >= opts["max_hands"]:
             self.truncated = True
             self.stage = "over"
             return
-        self.levels = list(result.levels_after)
         self.next_dealer, self.next_blood = result.next_dealer, result.blood
         self.match_hand += 1
         self._new_hand()
@@ -742,7 +790,7 @@ class DabangState:
                "next_dealer", "next_blood", "first_hand", "start_seat", "dealer", "level",
                "blood_due", "deck", "kitty", "deal_pos", "trump", "decl", "declarer",
                "grab_waiting", "queue", "after_deal", "c_ptr", "c_quiet", "kitty_public",
-               "gangguo", "buried", "tribute", "kou_seats", "kou_cap", "kou_buried",
+               "gangguo", "buried", "tribute", "returned", "kou_seats", "kou_cap", "kou_buried",
                "kou_stopped", "take_need",
                "cards_left", "points", "last_trick_team", "leader", "led_kind", "k", "to_play",
                "current", "stage", "phase", "ask_reason")
@@ -775,8 +823,10 @@ class DabangState:
 
     def to_dict(self) -> dict:
         """A JSON-compatible dict of the whole state (options and random generator included)."""
-        data = {"format": _FORMAT, "options": {**self.game.options,
-                                               "levels": list(self.game.options["levels"])}}
+        options = dict(self.game.options)
+        if options["levels"] != "random":
+            options["levels"] = list(options["levels"])
+        data = {"format": _FORMAT, "options": options}
         data.update(self._plain())
         data["results"] = [r.to_dict() for r in self.results]
         data["buffer"] = self.buffer.tolist()

@@ -6,7 +6,7 @@ Pure functions of card lists / count vectors under a trump suit and level.
 from __future__ import annotations
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_NATURAL, SMALL_JOKER
-from cardenv.dabang.strength import level_rank, strength_row, suit_row, TRUMP
+from cardenv.dabang.strength import TRUMP, level_rank, strength_row, suit_row
 
 # [D-A3] no-trump order for the first hand's kitty flips: BJ > SJ > 3 > 2 > A > K > ... > 4.
 _FLIP_ORDER = {BIG_JOKER: 100, SMALL_JOKER: 99}
@@ -25,12 +25,11 @@ def flip_winner(flipped: list[int]) -> int:
 
 
 def first_suited(cards: list[int], start: int = 0) -> int | None:
-    """Suit of the first natural card in ``cards`` from ``start`` on, wrapping; ``None`` if none."""
+    """Index of the first natural card in ``cards`` from ``start`` on, wrapping; ``None`` if none."""
     n = len(cards)
     for i in range(n):
-        card = cards[(start + i) % n]
-        if card < NUM_NATURAL:
-            return card % 4
+        if cards[(start + i) % n] < NUM_NATURAL:
+            return (start + i) % n
     return None
 
 
@@ -64,8 +63,13 @@ def tribute_cards(hand, count: int, trump: int, level: int) -> list[int]:
 
 
 def smallness(kind: int, trump: int, level: int) -> tuple[int, int]:
-    """Sort key of "smallest" for 扣王's take-back (A4): side before trump, then strength."""
-    return (int(suit_row(trump, level)[kind] == TRUMP), int(strength_row(trump, level)[kind]))
+    """Sort key of "smallest" for 扣王's take-back: side cards before trump, then the face rank
+    (3 < 4 < ... < A < 2); cards of one face rank in different suits tie, and the player chooses.
+
+    This follows the seed (底牌 5: 先看是否是主牌，然后看点数，最后看花色) where the brief says
+    "lower strength": the two differ for trump cards (an off-suit level card is smaller than a
+    higher trump-suit card, and ties with the trump suit's own level card) [DB-7]."""
+    return (int(suit_row(trump, level)[kind] == TRUMP), kind // 4)
 
 
 def takeback_candidates(kitty: list[int], trump: int, level: int) -> list[int]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from cardenv.core.layout import Layout, Piece
 
-PHASES = ("declare", "bury", "koujoker", "takeback", "play")
+PHASES = ("declare", "return", "bury", "koujoker", "takeback", "play")
 DECLARATIONS = ("grab", "level_1", "level_2", "level_3", "level_4", "small_jokers", "big_jokers")
 
 PIECES = [
@@ -21,6 +21,9 @@ PIECES = [
           "everyone once the kitty is shown; flipped or drawn cards)", 4),
     Piece("tribute_known", (4, 54), "own",
           "tribute cards this seat saw change hands (the giver and the dealer only)", 4),
+    Piece("returned_known", (4, 54), "own",
+          "cards the dealer gave back for the tribute (option tribute_return; the giver and "
+          "the dealer only)", 4),
     Piece("played", (4, 54), "seats", "cards each seat has played this hand", 4),
     Piece("trick", (4, 54), "seats", "cards each seat has played in the current trick", 4),
     Piece("levels", (4,), "seats", "each seat's team level (3..10)", 10),
@@ -39,7 +42,13 @@ PIECES = [
     Piece("points", (4,), "seats", "points each seat has won in tricks this hand", 400),
     Piece("cards_left", (4,), "seats", "cards in each seat's hand", 120),
     Piece("tribute", (1,), "public", "cards paid in tribute (喝血) this hand", 60),
-    Piece("kitty_shown", (1,), "public", "1 once the kitty's content is public"),
+    Piece("returned", (1,), "public", "cards the dealer has given back so far", 60),
+    Piece("kitty_revealed", (54,), "public",
+          "cards of the dealt kitty turned face up this hand: the whole kitty when it is shown "
+          "after declaring, the flipped or drawn cards otherwise (kept after the dealer takes "
+          "them)", 4),
+    Piece("kitty_shown", (1,), "public",
+          "1 while the cards lying in the kitty are known to everyone"),
     Piece("gangguo", (1,), "public", "1 if the kitty is 干锅 this hand"),
     Piece("koujoker", (4,), "seats", "jokers each seat has buried by 扣王 this hand", 8),
     Piece("kitty", (54,), "hidden", "the kitty's actual content (global state only)", 4),

@@ -8,10 +8,10 @@
 | Parallel API       | No                                                                           |
 | Agents             | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (play order)     |
 | Teams              | player_0 + player_2, player_1 + player_3                                     |
-| Action Shape       | Discrete(350)                                                                |
-| Action Values      | [0, 349]                                                                     |
-| Observation Shape  | `observation`: (713,) float32, `action_mask`: (350,) int8                    |
-| State Shape        | (1415,) float32                                                              |
+| Action Shape       | Discrete(404)                                                                |
+| Action Values      | [0, 403]                                                                     |
+| Observation Shape  | `observation`: (823,) float32, `action_mask`: (404,) int8                    |
+| State Shape        | (1687,) float32                                                             |
 
 A 4-deck trick-taking "upgrade" game: trump is declared during the deal, the dealer's 上家 pays
 tribute (喝血), the dealer buries a new kitty and the others may bury jokers into it (扣王);
@@ -26,8 +26,9 @@ the sources are silent, and every option: `docs/rules/dabang.md`.
 ``cardenv.dabang.DabangGame``: ``episode="hand"`` (or ``"match"``), ``max_hands=None`` (match
 episodes), ``levels=(3, 3)``, ``dealer=None``, ``blood=0`` (start from a match state),
 ``bidding="during_deal"``, ``follow="dead"``, ``joker_levels=True``, ``keep_dealer="partner"``,
-``four_joker_win="big_or_small"``, ``deal_value=0.5``. An unknown option or a bad value raises
-``ConfigError`` (a ``ValueError``).
+``four_joker_win="big_or_small"``, ``deal_value=0.5``, ``tribute_return="none"``. ``dealer`` and
+``levels`` also take ``"random"`` (a later hand from a random match state each episode). An
+unknown option or a bad value raises ``ConfigError`` (a ``ValueError``).
 
 ### Observation Space
 
@@ -42,26 +43,29 @@ suits ♦♣♥♠ = 0..3; 52 = small joker, 53 = big joker.
 | 54..107 | `selection` | 54 | 4 | cards chosen so far in the follow being built (still counted in `hand`) |
 | 108..161 | `kitty_known` | 54 | 4 | kitty cards this seat knows to lie in the kitty now (the dealer after burying; everyone once the kitty is shown; flipped or drawn cards) |
 | 162..215 | `tribute_known` | 54 | 4 | tribute cards this seat saw change hands (the giver and the dealer only) |
-| 216..431 | `played` | 4x54 | 4 | cards each seat has played this hand |
-| 432..647 | `trick` | 4x54 | 4 | cards each seat has played in the current trick |
-| 648..651 | `levels` | 4 | 10 | each seat's team level (3..10) |
-| 652..655 | `dealer` | 4 | 1 | one-hot: the dealer (zeros until known in a first hand) |
-| 656..659 | `trump` | 4 | 1 | one-hot trump suit ♦♣♥♠ (zeros until decided) |
-| 660..667 | `level` | 8 | 1 | one-hot level of the hand: 3..10 (the level card's rank) |
-| 668..668 | `first_hand` | 1 | 1 | 1 in a match's first hand (big-joker grab rules) |
-| 669..672 | `declarer` | 4 | 1 | one-hot: who made the standing declaration |
-| 673..679 | `declaration` | 7 | 1 | one-hot standing declaration: grab, level_1, level_2, level_3, level_4, small_jokers, big_jokers |
-| 680..683 | `declared_suit` | 4 | 1 | one-hot suit of the standing declaration |
-| 684..688 | `phase` | 5 | 1 | one-hot phase: declare, bury, koujoker, takeback, play |
-| 689..692 | `to_play` | 4 | 1 | one-hot: whose decision it is |
-| 693..696 | `leader` | 4 | 1 | one-hot: who led the current trick |
-| 697..697 | `led_count` | 1 | 4 | cards in the current lead (0 before the lead) |
-| 698..701 | `points` | 4 | 400 | points each seat has won in tricks this hand |
-| 702..705 | `cards_left` | 4 | 120 | cards in each seat's hand |
-| 706..706 | `tribute` | 1 | 60 | cards paid in tribute (喝血) this hand |
-| 707..707 | `kitty_shown` | 1 | 1 | 1 once the kitty's content is public |
-| 708..708 | `gangguo` | 1 | 1 | 1 if the kitty is 干锅 this hand |
-| 709..712 | `koujoker` | 4 | 8 | jokers each seat has buried by 扣王 this hand |
+| 216..269 | `returned_known` | 54 | 4 | cards the dealer gave back for the tribute (option tribute_return; the giver and the dealer only) |
+| 270..485 | `played` | 4x54 | 4 | cards each seat has played this hand |
+| 486..701 | `trick` | 4x54 | 4 | cards each seat has played in the current trick |
+| 702..705 | `levels` | 4 | 10 | each seat's team level (3..10) |
+| 706..709 | `dealer` | 4 | 1 | one-hot: the dealer (zeros until known in a first hand) |
+| 710..713 | `trump` | 4 | 1 | one-hot trump suit ♦♣♥♠ (zeros until decided) |
+| 714..721 | `level` | 8 | 1 | one-hot level of the hand: 3..10 (the level card's rank) |
+| 722..722 | `first_hand` | 1 | 1 | 1 in a match's first hand (big-joker grab rules) |
+| 723..726 | `declarer` | 4 | 1 | one-hot: who made the standing declaration |
+| 727..733 | `declaration` | 7 | 1 | one-hot standing declaration: grab, level_1, level_2, level_3, level_4, small_jokers, big_jokers |
+| 734..737 | `declared_suit` | 4 | 1 | one-hot suit of the standing declaration |
+| 738..743 | `phase` | 6 | 1 | one-hot phase: declare, return, bury, koujoker, takeback, play |
+| 744..747 | `to_play` | 4 | 1 | one-hot: whose decision it is |
+| 748..751 | `leader` | 4 | 1 | one-hot: who led the current trick |
+| 752..752 | `led_count` | 1 | 4 | cards in the current lead (0 before the lead) |
+| 753..756 | `points` | 4 | 400 | points each seat has won in tricks this hand |
+| 757..760 | `cards_left` | 4 | 120 | cards in each seat's hand |
+| 761..761 | `tribute` | 1 | 60 | cards paid in tribute (喝血) this hand |
+| 762..762 | `returned` | 1 | 60 | cards the dealer has given back so far |
+| 763..816 | `kitty_revealed` | 54 | 4 | cards of the dealt kitty turned face up this hand: the whole kitty when it is shown after declaring, the flipped or drawn cards otherwise (kept after the dealer takes them) |
+| 817..817 | `kitty_shown` | 1 | 1 | 1 while the cards lying in the kitty are known to everyone |
+| 818..818 | `gangguo` | 1 | 1 | 1 if the kitty is 干锅 this hand |
+| 819..822 | `koujoker` | 4 | 8 | jokers each seat has buried by 扣王 this hand |
 
 Nothing hidden is in it: other hands, the kitty (unless shown, or the dealer's own burial), and
 tribute cards the seat did not give or receive are absent. ``env.state()`` returns the full state
@@ -79,7 +83,8 @@ other agent. With ``env()``, an illegal action ends the game with -1 for the off
 0 = pass (no declaration / stop burying jokers), 1 = grab the trump with a big joker (a match's
 first hand), 2..25 = declare a suit with 1..4 identical level cards or four small / big jokers,
 26..79 = bury a card of kind k, 80..133 = take back a card of kind k (扣王), 134..349 = play c
-identical cards of kind k (``134 + 4*k + c - 1``). A lead is one play action; a follow of k cards
+identical cards of kind k (``134 + 4*k + c - 1``), 350..403 = give a card of kind k back to the
+tributer (option ``tribute_return="dealer_choice"``). A lead is one play action; a follow of k cards
 is built one group of identical cards per step, and the mask at each step allows exactly the
 steps that can still end in a legal follow (the choice so far is the ``selection`` piece).
 ``cardenv.dabang.ACTIONS[a]`` describes action ``a`` (``text`` such as ``"pair ♠9"``).
