@@ -253,6 +253,9 @@ _CLASS_KINDS = [[[[j for j in range(NUM_KINDS) if row[j] == c] for c in range(5)
                  for row in by_level] for by_level in _SUIT_CLASS_LISTS]
 # steps (as offsets 4*j + c - 1) of playing 1..h copies of kind j: _UP_TO[j][h]
 _UP_TO = [[[4 * j + c - 1 for c in range(1, h + 1)] for h in range(5)] for j in range(NUM_KINDS)]
+# steps of kind j allowed by a 4-bit set of counts: _FROM_BITS[j][bits]
+_FROM_BITS = [[[4 * j + c - 1 for c in range(1, 5) if bits >> (c - 1) & 1] for bits in range(16)]
+              for j in range(NUM_KINDS)]
 
 
 def _duty_one(k: int, e2: int, e3: int, e4: int) -> int:
@@ -266,13 +269,14 @@ def _duty_one(k: int, e2: int, e3: int, e4: int) -> int:
 
 
 def play_steps_one(hand: list, partial: dict, led: int, k: int, trump: int, level: int,
-                   dead: bool) -> list[int]:
+                   dead: bool, size: int | None = None) -> list[int]:
     """The allowed steps of one state as ascending offsets ``4*j + c - 1`` (the same rule as
     ``play_mask``; add ``catalogue.PLAY`` for action ids).
 
     Args:
         hand: length-54 counts as a list (the partial selection included).
         partial: ``{kind: c}`` chosen so far in this follow.
+        size: the number of cards in ``hand``, if the caller knows it.
     """
     if led < 0:
         steps = []
@@ -280,7 +284,7 @@ def play_steps_one(hand: list, partial: dict, led: int, k: int, trump: int, leve
             if h:
                 steps += _UP_TO[j][h]
         return steps
-    k = min(k, sum(hand))
+    k = min(k, sum(hand) if size is None else size)
     cls = _SUIT_CLASS_LISTS[trump][level - 3]
     led_cls = cls[led]
     suit = [(j, hand[j]) for j in _CLASS_KINDS[trump][level - 3][led_cls] if hand[j]]
@@ -318,6 +322,5 @@ def play_steps_one(hand: list, partial: dict, led: int, k: int, trump: int, leve
     scode = ((top[0] * 5 + top[1]) * 5 + top[2]) * 5 + top[3]
     feasible, top3 = _FEASIBLE_BITS_LISTS[base], _TOP3_LISTS[scode]
     for j, h in free:
-        bits = feasible[top3[min(h, 4)]] & ((1 << min(h, remaining)) - 1)
-        steps += [4 * j + c - 1 for c in range(1, 5) if bits >> (c - 1) & 1]
+        steps += _FROM_BITS[j][feasible[top3[h]] & ((1 << min(h, remaining)) - 1)]
     return steps

@@ -243,7 +243,8 @@ class DabangState:
         if phase == "play":
             steps = play_steps_one(self.v["hand"][self.current].tolist(), self.partial,
                                    self.led_kind, self.k, self.trump, self.level,
-                                   self.game.options["follow"] == "dead")
+                                   self.game.options["follow"] == "dead",
+                                   self.cards_left[self.current])
             return [cat.PLAY + step for step in steps]
         if phase == "declare":
             return [cat.PASS] + declare.legal(self.v["hand"][self.current].tolist(),
