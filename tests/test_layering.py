@@ -5,7 +5,7 @@ import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1] / "cardenv"
 ENGINE = [*ROOT.glob("dagong/*.py"), *ROOT.glob("dabang/*.py"), *(ROOT / "core" / n for n in
-          ("cards.py", "errors.py", "layout.py", "options.py"))]
+          ("cards.py", "errors.py", "layout.py", "options.py", "state.py"))]
 
 
 def imported_modules(path):

@@ -27,12 +27,13 @@ import numpy as np
 
 from cardenv.core.cards import (BIG_JOKER, KIND_POINTS, NUM_KINDS, NUM_NATURAL, SMALL_JOKER,
                                 parse_cards)
-from cardenv.core.errors import ConfigError, IllegalActionError, StateError
+from cardenv.core.errors import ConfigError, StateError
 from cardenv.core.options import Option, boolean, one_of, positive_int, resolve
+from cardenv.core.state import CardGame, CardState, copy_generator, generator_from_state
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang import declare, kitty
 from cardenv.dabang.follow import play_steps_one
-from cardenv.dabang.observation import DECLARATIONS, LAYOUT, OBS_SIZE, PHASES, STATE_SIZE
+from cardenv.dabang.observation import DECLARATIONS, LAYOUT, PHASES, STATE_SIZE
 from cardenv.dabang.scoring import HandResult, score_hand
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
 
@@ -116,7 +117,7 @@ def _check_deck(deck) -> list[int] | None:
     return cards
 
 
-class DabangGame:
+class DabangGame(CardGame):
     """Options and constants of Dabang; makes and replays states.
 
     See ``OPTIONS`` (and ``docs/rules/dabang.md``) for every option and its default. Raises
@@ -124,10 +125,7 @@ class DabangGame:
     start (a fresh match starts at 3:3 with no blood).
     """
 
-    num_players = 4
-    num_actions = cat.NUM_ACTIONS
-    observation_size = OBS_SIZE
-    state_size = STATE_SIZE
+    actions = cat.ACTIONS
     layout = LAYOUT
 
     def __init__(self, **options):
@@ -141,14 +139,6 @@ class DabangGame:
         if self.options["max_hands"] is not None and self.options["episode"] != "match":
             raise ConfigError("dabang: max_hands applies to episode='match' only")
 
-    @staticmethod
-    def action_info(action: int) -> cat.ActionInfo:
-        """Structured description of an action id (``catalogue.ACTIONS[action]``)."""
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= action < cat.NUM_ACTIONS:
-            raise ValueError(f"action must be an int in 0..{cat.NUM_ACTIONS - 1}, got {action!r}")
-        return cat.ACTIONS[int(action)]
-
     def new_state(self, seed: int | None = None, *, deck=None,
                   first_seat: int | None = None) -> "DabangState":
         """A new episode, shuffled and dealt from ``seed`` (fresh entropy if ``None``).
@@ -161,21 +151,8 @@ class DabangGame:
         """
         return DabangState(self, seed, deck=deck, first_seat=first_seat)
 
-    def replay(self, seed: int, actions) -> "DabangState":
-        """The state reached by ``actions`` (e.g. ``state.history``) from ``new_state(seed)``."""
-        state = self.new_state(seed)
-        for a in actions:
-            state.apply(int(a))
-        return state
 
-    def state_from_dict(self, data: dict) -> "DabangState":
-        return DabangState.from_dict(data)
-
-    def __repr__(self):
-        return f"DabangGame({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
-
-
-class DabangState:
+class DabangState(CardState):
     """One position of a Dabang episode. Create with ``DabangGame.new_state(seed)``."""
 
     def __init__(self, game: DabangGame, seed: int | None, *, deck=None,
@@ -183,18 +160,9 @@ class DabangState:
         self.game = game
         if _blank:
             return
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (2 ** 63))
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
         opts = game.options
         self._legal = None
-        self.seed = int(seed)
-        self.rng = np.random.default_rng(self.seed)
-        self.buffer = np.zeros(STATE_SIZE, dtype=np.int16)
-        self.v = LAYOUT.views(self.buffer)
-        self.history: list[int] = []
-        self.results: list[HandResult] = []
+        self._init_episode(seed)
         self.returns = [0.0] * 4
         self.last_rewards = [0.0] * 4
         self.truncated = False
@@ -215,22 +183,6 @@ class DabangState:
         self._advance()
 
     # --- queries ---------------------------------------------------------------------------
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
-
-    @property
-    def current_player(self) -> int:
-        """Seat to act, or -1 when the episode is over."""
-        return -1 if self.phase == "over" else self.current
-
-    @property
-    def hands(self) -> np.ndarray:
-        """``(4, 54)`` copy counts of each seat's hand (a read-only view)."""
-        view = self.v["hand"].view()
-        view.flags.writeable = False
-        return view
 
     def legal_actions(self) -> list[int]:
         """The legal action ids of the player to act, ascending (a new list)."""
@@ -270,41 +222,19 @@ class DabangState:
         mask[self.legal_actions()] = True
         return mask
 
-    def observation(self, seat: int) -> np.ndarray:
-        """What ``seat`` may know, as float32 (layout: ``observation.LAYOUT``)."""
-        return self.buffer[LAYOUT.observation_index[seat]].astype(np.float32)
-
-    def global_state(self) -> np.ndarray:
-        """The full state (every hand and the kitty) as float32, for centralised critics."""
-        return self.buffer.astype(np.float32)
-
     # --- moves -----------------------------------------------------------------------------
 
-    def apply(self, action: int) -> None:
-        """Take ``action`` for the current player; ``IllegalActionError`` (a ``ValueError``)
-        naming it and the legal ones if it is illegal (the state is then unchanged)."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an int in 0..{cat.NUM_ACTIONS - 1}, got "
-                                     f"{action!r}")
-        action = int(action)
-        if self.phase == "over":
-            raise IllegalActionError("the episode is over; no action is legal")
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` is legal for the player to act."""
         if self._legal is None:
             self._legal = self._compute_legal()
-        if action not in self._legal:
-            raise IllegalActionError(self._illegal_message(action, self._legal))
+        return action in self._legal
+
+    def _play(self, action: int) -> None:
         self.last_rewards = [0.0] * 4
         self._legal = None
         getattr(self, "_on_" + self.phase)(action)
-        self.history.append(action)
         self._advance()
-
-    def _illegal_message(self, action, legal) -> str:
-        what = cat.ACTIONS[action].text if 0 <= action < cat.NUM_ACTIONS else "out of range"
-        shown = ", ".join(f"{a} ({cat.ACTIONS[a].text})" for a in legal[:12])
-        more = f", ... and {len(legal) - 12} more: {legal[12:]}" if len(legal) > 12 else ""
-        return (f"illegal action {action} ({what}) for player_{self.current} in the "
-                f"{self.phase} phase; legal actions: {shown}{more}")
 
     # --- hand set-up and the deal ----------------------------------------------------------------
 
@@ -817,9 +747,7 @@ class DabangState:
         new.results = list(self.results)
         new.buffer = self.buffer.copy()
         new.v = LAYOUT.views(new.buffer)
-        bits = np.random.PCG64(0)
-        bits.state = self.rng.bit_generator.state
-        new.rng = np.random.Generator(bits)
+        new.rng = copy_generator(self.rng)
         return new
 
     def to_dict(self) -> dict:
@@ -870,9 +798,8 @@ class DabangState:
             if state.stage == "deal" else 0
         if not np.array_equal(held + undealt, np.full(NUM_KINDS, DECKS)):
             raise StateError("serialized Dabang state does not conserve the 216 cards")
-        state.rng = np.random.Generator(np.random.PCG64(0))
         try:
-            state.rng.bit_generator.state = data["rng"]
+            state.rng = generator_from_state(data["rng"])
         except (TypeError, ValueError, KeyError) as exc:
             raise StateError(f"serialized Dabang state has a bad generator state: {exc}") from None
         return state
@@ -880,3 +807,6 @@ class DabangState:
     def __repr__(self):
         return (f"DabangState(hand {len(self.results) + 1}, levels {self.levels}, "
                 f"phase={self.phase}, to_play={self.current_player})")
+
+
+DabangGame.state_class = DabangState

@@ -15,12 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, parse_cards
-from cardenv.core.errors import IllegalActionError, StateError
+from cardenv.core.errors import StateError
 from cardenv.core.options import Option, boolean, positive_int, resolve
+from cardenv.core.state import CardGame, CardState, copy_generator, generator_from_state
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import legality
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_call
-from cardenv.dagong.observation import LAYOUT, OBS_SIZE, STATE_SIZE
+from cardenv.dagong.observation import LAYOUT, STATE_SIZE
 from cardenv.dagong.scoring import HandResult, settle
 from cardenv.dagong.selection import select_cards
 
@@ -44,13 +45,7 @@ _NO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
 _FORMAT = "cardenv.dagong.state/1"
 
 
-def _copy_generator(rng: np.random.Generator) -> np.random.Generator:
-    bits = np.random.PCG64(0)  # seeded: avoids gathering OS entropy for a state we overwrite
-    bits.state = rng.bit_generator.state
-    return np.random.Generator(bits)
-
-
-class DagongGame:
+class DagongGame(CardGame):
     """Options and constants of Dagong; makes and replays states.
 
     Args:
@@ -62,41 +57,15 @@ class DagongGame:
     Raises ``ConfigError`` (a ``ValueError``) for an unknown option or a bad value.
     """
 
-    num_players = 4
-    num_actions = cat.NUM_ACTIONS
+    actions = cat.ACTIONS
     layout = LAYOUT
-    observation_size = OBS_SIZE
-    state_size = STATE_SIZE
 
     def __init__(self, **options):
         self.options = resolve(OPTIONS, options, "dagong")
 
-    @staticmethod
-    def action_info(action: int) -> cat.ActionInfo:
-        """Structured description of an action id (``catalogue.ACTIONS[action]``)."""
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= action < cat.NUM_ACTIONS:
-            raise ValueError(f"action must be an int in 0..{cat.NUM_ACTIONS - 1}, got {action!r}")
-        return cat.ACTIONS[int(action)]
-
     def new_state(self, seed: int | None = None) -> "DagongState":
         """A new episode, shuffled and dealt from ``seed`` (fresh entropy if ``None``)."""
         return DagongState(self, seed)
-
-    def replay(self, seed: int, actions) -> "DagongState":
-        """The state reached by ``actions`` (e.g. ``state.history``) from ``new_state(seed)``.
-
-        Raises ``IllegalActionError`` if an action is illegal. A position built with
-        ``state_from_hands`` is rebuilt by calling it again and applying its history.
-        """
-        state = self.new_state(seed)
-        for a in actions:
-            state.apply(int(a))
-        return state
-
-    def state_from_dict(self, data: dict) -> "DagongState":
-        """A state from ``DagongState.to_dict()`` output (its own options are used)."""
-        return DagongState.from_dict(data)
 
     def state_from_hands(self, hands, dealer: int, called, *, seed: int = 0) -> "DagongState":
         """A hand dealt by hand, for puzzles, tests and analysis.
@@ -139,11 +108,7 @@ class DagongGame:
         state._setup_hand(counts, kinds, dealer, int(called), forced_solo=held == 2)
         return state
 
-    def __repr__(self):
-        return f"DagongGame({', '.join(f'{k}={v!r}' for k, v in self.options.items())})"
-
-
-class DagongState:
+class DagongState(CardState):
     """One position of a Dagong episode. Create with ``DagongGame.new_state(seed)``."""
 
     def __init__(self, game: DagongGame, seed: int | None, *, _blank: bool = False,
@@ -151,39 +116,14 @@ class DagongState:
         self.game = game
         if _blank:
             return
-        if seed is None:
-            seed = int(np.random.SeedSequence().entropy % (2 ** 63))
-        if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-        self.seed = int(seed)
-        self.rng = np.random.default_rng(self.seed)
-        self.buffer = np.zeros(STATE_SIZE, dtype=np.int16)
-        self.v = LAYOUT.views(self.buffer)
+        self._init_episode(seed)
         self.hand_index = 0
-        self.results: list[HandResult] = []
         self.returns = [0, 0, 0, 0]
         self.last_rewards = [0, 0, 0, 0]
-        self.history: list[int] = []
         if _deal:
             self._start_hand(dealer=int(self.rng.integers(4)), first=True)
 
     # --- queries ---------------------------------------------------------------------------
-
-    @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
-
-    @property
-    def current_player(self) -> int:
-        """Seat to act, or -1 when the episode is over."""
-        return -1 if self.phase == "over" else self.current
-
-    @property
-    def hands(self) -> np.ndarray:
-        """``(4, 54)`` copy counts of each seat's hand (a read-only view)."""
-        view = self.v["hand"].view()
-        view.flags.writeable = False
-        return view
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over the ``N`` actions for the player to act (a new array)."""
@@ -213,14 +153,6 @@ class DagongState:
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_mask()).tolist()
 
-    def observation(self, seat: int) -> np.ndarray:
-        """What ``seat`` may know, as float32 (layout: ``observation.LAYOUT``)."""
-        return self.buffer[LAYOUT.observation_index[seat]].astype(np.float32)
-
-    def global_state(self) -> np.ndarray:
-        """The full state (every hand included) as float32, for centralised critics."""
-        return self.buffer.astype(np.float32)
-
     def team_of(self, seat: int) -> frozenset[int]:
         """The seats on ``seat``'s side this hand (true sides, hidden or not)."""
         if self.solo is not None:
@@ -231,20 +163,7 @@ class DagongState:
 
     # --- moves -----------------------------------------------------------------------------
 
-    def apply(self, action: int) -> None:
-        """Play ``action`` for the current player.
-
-        Raises ``IllegalActionError`` (a ``ValueError``) naming the action and the legal ones if
-        it is not legal; the state is then unchanged.
-        """
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise IllegalActionError(f"action must be an int in 0..{cat.NUM_ACTIONS - 1}, got "
-                                     f"{action!r}")
-        action = int(action)
-        if self.phase == "over":
-            raise IllegalActionError("the episode is over; no action is legal")
-        if not self.is_legal(action):
-            raise IllegalActionError(self._illegal_message(action, self.legal_mask()))
+    def _play(self, action: int) -> None:
         self.last_rewards = [0, 0, 0, 0]
         if self.phase == "solo":
             self._apply_solo(action)
@@ -252,15 +171,6 @@ class DagongState:
             self._apply_pass()
         else:
             self._apply_play(action)
-        self.history.append(action)
-
-    def _illegal_message(self, action, mask) -> str:
-        what = cat.ACTIONS[action].text if 0 <= action < cat.NUM_ACTIONS else "out of range"
-        legal = np.flatnonzero(mask)
-        shown = ", ".join(f"{a} ({cat.ACTIONS[a].text})" for a in legal[:12])
-        more = f", ... and {len(legal) - 12} more: {legal[12:].tolist()}" if len(legal) > 12 else ""
-        return (f"illegal action {action} ({what}) for {SEAT_NAMES[self.current]} in the "
-                f"{self.phase} phase; legal actions: {shown}{more}")
 
     def _apply_solo(self, action: int) -> None:
         if action == cat.SOLO_DECLARE:
@@ -466,7 +376,7 @@ class DagongState:
         new.buffer = self.buffer.copy()
         new.v = LAYOUT.views(new.buffer)
         new.dealt = self.dealt.copy()
-        new.rng = _copy_generator(self.rng)
+        new.rng = copy_generator(self.rng)
         new._feasible = list(self._feasible)  # cached masks are immutable once computed
         return new
 
@@ -517,9 +427,8 @@ class DagongState:
             raise StateError("serialized Dagong state does not conserve the dealt cards")
         if list(state.v["hand"].sum(1)) != state.cards_left:
             raise StateError("serialized Dagong state: cards_left disagrees with the hands")
-        state.rng = np.random.Generator(np.random.PCG64(0))
         try:
-            state.rng.bit_generator.state = data["rng"]
+            state.rng = generator_from_state(data["rng"])
         except (TypeError, ValueError, KeyError) as exc:
             raise StateError(f"serialized Dagong state has a bad generator state: {exc}") from None
         state._feasible = [None] * 4
@@ -528,3 +437,6 @@ class DagongState:
     def __repr__(self):
         return (f"DagongState(hand {self.hand_index + 1}/{self.game.options['hands']}, "
                 f"phase={self.phase}, to_play={self.current_player})")
+
+
+DagongGame.state_class = DagongState
