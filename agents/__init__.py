@@ -1,5 +1,7 @@
-"""Agents that play cardenv environments. For now: ``RandomAgent`` (uniform over the mask)."""
+"""Agents that play cardenv games: random, heuristic and PPO, behind one interface
+(``agents.base.Agent``)."""
 
+from agents.base import Agent
 from agents.random_agent import RandomAgent
 
-__all__ = ["RandomAgent"]
+__all__ = ["Agent", "RandomAgent"]

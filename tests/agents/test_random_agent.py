@@ -11,7 +11,7 @@ def test_plays_full_games_legally_and_reproducibly():
     def run(seed):
         env = dagong_v0.env()
         env.reset(seed=seed)
-        agent = RandomAgent(seed)
+        agent = RandomAgent("dagong", seed)
         actions = []
         for name in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
@@ -30,8 +30,8 @@ def test_batch_is_legal_and_uniform():
     rng = np.random.default_rng(0)
     masks = rng.random((64, 50)) < 0.2
     masks[:, 7] = True
-    agent = RandomAgent(1)
-    picks = np.stack([agent.act_batch(masks) for _ in range(400)])
+    agent = RandomAgent("dagong", 1)
+    picks = np.stack([agent.act_batch(None, masks) for _ in range(400)])
     assert masks[np.arange(64)[None, :].repeat(400, 0), picks].all()
     # row 0: each legal action about equally often
     counts = np.bincount(picks[:, 0], minlength=50)[masks[0]]
@@ -40,6 +40,6 @@ def test_batch_is_legal_and_uniform():
 
 def test_empty_mask_is_an_error():
     with pytest.raises(ValueError, match="no legal action"):
-        RandomAgent(0).act({"action_mask": np.zeros(5, np.int8)})
+        RandomAgent("dagong", 0).act({"action_mask": np.zeros(5, np.int8)})
     with pytest.raises(ValueError):
-        RandomAgent(0).act_batch(np.zeros((2, 5), bool))
+        RandomAgent("dagong", 0).act_batch(None, np.zeros((2, 5), bool))

@@ -1,0 +1,40 @@
+"""The one agent interface used everywhere (training, evaluation, the envs' users).
+
+An agent plays one game (``game`` = ``"dagong"`` or ``"dabang"``). ``act(observation)`` takes
+the env's observation dict (``{"observation": float32 vector, "action_mask": int8 vector}``) and
+returns a legal action id; ``act_batch(observations, masks)`` does the same for ``(B, D)`` and
+``(B, N)`` arrays and returns ``(B,)`` action ids. Agents see only what the observation holds;
+they may also read the game's public action descriptions (``cardenv.<game>.catalogue.ACTIONS``)
+and decode the observation by name (``agents.observation.ObsView``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+GAMES = ("dagong", "dabang")
+
+
+class Agent:
+    """Base class: subclasses implement ``act_batch`` or ``act`` (each defaults to the other)."""
+
+    game: str = ""
+    name: str = "agent"
+
+    def act(self, observation: dict) -> int:
+        obs = np.asarray(observation["observation"])[None]
+        mask = np.asarray(observation["action_mask"])[None]
+        return int(self.act_batch(obs, mask)[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return np.array([self.act({"observation": o, "action_mask": m})
+                         for o, m in zip(observations, masks)], dtype=np.int64)
+
+    def __repr__(self):
+        return f"{type(self).__name__}({self.game})"
+
+
+def check_game(game: str) -> str:
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
+    return game

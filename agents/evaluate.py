@@ -1,0 +1,145 @@
+"""Pit two agents against each other in duplicate format: ``python -m agents.evaluate``.
+
+Every deal (a seed) is played twice: agent A at seats 0 and 2 and agent B at seats 1 and 3, then
+the same deal with the seats swapped, so the luck of the cards cancels. For each deal pair,
+A's score is the sum of its seats' rewards over both games; A wins the pair if its score beats
+B's (ties are counted apart and as half a win in the win rate).
+
+Reported, with 95% confidence intervals: the win rate (Wilson interval) and the mean payoff
+per game (A's reward per game, normal interval). Dabang is measured per hand (hand episodes:
+the level-change reward) and, with ``--match``, per match (+1 / -1). Results are printed and,
+with ``--out``, written as JSON.
+
+Agents: ``random``, ``heuristic``, or a PPO checkpoint path (``runs/.../final.pt``).
+
+Example::
+
+    python -m agents.evaluate dagong heuristic random --deals 4000 --out result.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+
+import numpy as np
+
+from agents.base import GAMES
+from agents.rollout import play_batched
+
+Z95 = 1.959963984540054
+
+
+def wilson(successes: float, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    denom = 1 + Z95 ** 2 / n
+    centre = (p + Z95 ** 2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / denom
+    return (centre - half, centre + half)
+
+
+def mean_interval(values) -> tuple[float, float, float]:
+    """(mean, low, high): 95% normal interval of the mean."""
+    values = np.asarray(values, dtype=float)
+    mean = float(values.mean()) if values.size else 0.0
+    if values.size < 2:
+        return (mean, mean, mean)
+    half = Z95 * float(values.std(ddof=1)) / math.sqrt(values.size)
+    return (mean, mean - half, mean + half)
+
+
+def summarize(a_scores, b_scores, per_game_a) -> dict:
+    """Statistics of duplicate pairs: ``a_scores[i]``/``b_scores[i]`` summed over pair i."""
+    a_scores, b_scores = np.asarray(a_scores, float), np.asarray(b_scores, float)
+    wins = int((a_scores > b_scores).sum())
+    ties = int((a_scores == b_scores).sum())
+    n = len(a_scores)
+    rate = (wins + 0.5 * ties) / n if n else 0.0
+    low, high = wilson(wins + 0.5 * ties, n)
+    mean, mlow, mhigh = mean_interval(per_game_a)
+    return {"pairs": n, "wins": wins, "ties": ties, "losses": n - wins - ties,
+            "win_rate": rate, "win_rate_ci95": [low, high],
+            "mean_payoff_per_game": mean, "mean_payoff_ci95": [mlow, mhigh]}
+
+
+def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = None,
+              seed: int = 0, batch: int = 256) -> dict:
+    """Play ``deals`` deal pairs; returns the statistics for agent A (see ``summarize``)."""
+    seeds = [seed + d for d in range(deals)]
+    a_first = play_batched(game, lambda j: [agent_a, agent_b, agent_a, agent_b], seeds,
+                           options, batch)
+    b_first = play_batched(game, lambda j: [agent_b, agent_a, agent_b, agent_a], seeds,
+                           options, batch)
+    a_scores, b_scores, per_game = [], [], []
+    for one, two in zip(a_first, b_first):
+        a1, b1 = one.returns[0] + one.returns[2], one.returns[1] + one.returns[3]
+        a2, b2 = two.returns[1] + two.returns[3], two.returns[0] + two.returns[2]
+        a_scores.append(a1 + a2)
+        b_scores.append(b1 + b2)
+        per_game += [a1, a2]
+    return summarize(a_scores, b_scores, per_game)
+
+
+def make_agent(spec: str, game: str, seed: int = 0):
+    """``random``, ``heuristic`` or a PPO checkpoint path."""
+    if spec == "random":
+        from agents.random_agent import RandomAgent
+        return RandomAgent(game, seed)
+    if spec == "heuristic":
+        from agents.heuristics import heuristic_for
+        return heuristic_for(game, seed)
+    from agents.ppo import PPOAgent
+    agent = PPOAgent.load(spec)
+    if agent.game != game:
+        raise ValueError(f"checkpoint {spec} plays {agent.game}, not {game}")
+    return agent
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("agent_a", help="random, heuristic, or a PPO checkpoint path")
+    parser.add_argument("agent_b", help="random, heuristic, or a PPO checkpoint path")
+    parser.add_argument("--deals", type=int, default=1000, help="deal pairs (default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="first deal's seed (default 0)")
+    parser.add_argument("--match", action="store_true",
+                        help="dabang: whole matches (+1/-1) instead of single hands")
+    parser.add_argument("--max-hands", type=int, default=40,
+                        help="dabang --match: truncate a match after this many hands (40)")
+    parser.add_argument("--out", help="write the result as JSON to this path")
+    args = parser.parse_args(argv)
+    if args.deals < 1:
+        parser.error("--deals must be >= 1")
+    if args.match and args.game != "dabang":
+        parser.error("--match applies to dabang")
+    options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
+    a = make_agent(args.agent_a, args.game, args.seed)
+    b = make_agent(args.agent_b, args.game, args.seed + 1)
+    start = time.perf_counter()
+    stats = duplicate(args.game, a, b, args.deals, options, args.seed)
+    stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
+                 unit="match" if args.match else "hand", seconds=time.perf_counter() - start)
+    low, high = stats["win_rate_ci95"]
+    mlow, mhigh = stats["mean_payoff_ci95"]
+    print(f"{args.game}: {args.agent_a} vs {args.agent_b}, {stats['pairs']} duplicate deal pairs "
+          f"({stats['unit']}s), {stats['seconds']:.0f} s\n"
+          f"  win rate {stats['win_rate']:.3f}  (95% CI {low:.3f}..{high:.3f}; "
+          f"{stats['wins']} wins, {stats['ties']} ties, {stats['losses']} losses)\n"
+          f"  mean payoff per game {stats['mean_payoff_per_game']:+.3f}  "
+          f"(95% CI {mlow:+.3f}..{mhigh:+.3f})")
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(stats, f, indent=2)
+        print(f"  written to {args.out}", file=sys.stderr)
+    return stats
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""PPO for cardenv: the policy/value network with masked logits, GAE, the clipped loss, and the
+``PPOAgent`` that plays from a checkpoint.
+
+The network reads the observation scaled to [0, 1] by the layout's declared maxima, passes it
+through an MLP trunk, and has a policy head (one logit per action; illegal actions are masked to
+a large negative number before the softmax) and a value head.
+
+Checkpoints are plain ``torch.save`` dicts: ``{"game", "options", "net": {...sizes},
+"model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the agent.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import torch
+from torch import nn
+
+from agents.base import Agent, check_game
+
+MASKED = -1e9
+
+
+def game_sizes(game: str) -> tuple[int, int, np.ndarray]:
+    """(observation size, number of actions, per-entry maxima) of a game."""
+    module = importlib.import_module(f"cardenv.{check_game(game)}")
+    layout = importlib.import_module(f"cardenv.{game}.observation").LAYOUT
+    return layout.observation_size, module.NUM_ACTIONS, layout.observation_high
+
+
+class PolicyNet(nn.Module):
+    """MLP trunk with a masked policy head and a value head."""
+
+    def __init__(self, obs_high, num_actions: int, hidden=(256, 256)):
+        super().__init__()
+        high = torch.as_tensor(np.asarray(obs_high, dtype=np.float32))
+        self.register_buffer("scale", 1.0 / torch.clamp(high, min=1.0))
+        layers, width = [], high.numel()
+        for size in hidden:
+            layers += [nn.Linear(width, size), nn.Tanh()]
+            width = size
+        self.trunk = nn.Sequential(*layers)
+        self.policy = nn.Linear(width, num_actions)
+        self.value = nn.Linear(width, 1)
+        nn.init.orthogonal_(self.policy.weight, gain=0.01)
+        nn.init.zeros_(self.policy.bias)
+        nn.init.orthogonal_(self.value.weight, gain=1.0)
+        nn.init.zeros_(self.value.bias)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(masked logits, value)`` for ``(B, D)`` observations and ``(B, N)`` bool masks."""
+        features = self.trunk(obs * self.scale)
+        logits = self.policy(features).masked_fill(~mask, MASKED)
+        return logits, self.value(features).squeeze(-1)
+
+    def act(self, obs, mask, greedy: bool = False, generator: torch.Generator | None = None):
+        """Sampled (or greedy) actions with their log-probabilities and values, no gradients."""
+        with torch.no_grad():
+            logits, value = self(obs, mask)
+            if greedy:
+                action = logits.argmax(dim=-1)
+            else:
+                probs = torch.softmax(logits, dim=-1)
+                action = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+            logp = torch.log_softmax(logits, dim=-1).gather(-1, action[:, None]).squeeze(-1)
+        return action, logp, value
+
+
+def gae(rewards, values, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """Advantages and returns of one finished episode (terminal after the last step).
+
+    ``rewards[t]`` is what followed decision ``t``; the value after the last step is 0.
+    """
+    rewards = np.asarray(rewards, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    advantages = np.zeros_like(rewards)
+    running = 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        next_value = values[t + 1] if t + 1 < len(rewards) else 0.0
+        delta = rewards[t] + gamma * next_value - values[t]
+        running = delta + gamma * lam * running
+        advantages[t] = running
+    return advantages, advantages + values
+
+
+def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns, *,
+             clip: float, vf_coef: float, ent_coef: float) -> tuple[torch.Tensor, dict]:
+    """The clipped PPO objective (to minimize) and its parts.
+
+    loss = -min(r A, clip(r, 1-eps, 1+eps) A) + vf_coef * (V - R)^2 / 2 - ent_coef * H, with
+    r = exp(logp - old_logp), averaged over the batch.
+    """
+    logits, values = net(obs, masks)
+    logp_all = torch.log_softmax(logits, dim=-1)
+    logp = logp_all.gather(-1, actions[:, None]).squeeze(-1)
+    probs = logp_all.exp()
+    entropy = -(probs * torch.where(masks, logp_all, torch.zeros_like(logp_all))).sum(-1).mean()
+    log_ratio = logp - old_logp
+    ratio = log_ratio.exp()
+    policy_loss = torch.max(-advantages * ratio,
+                            -advantages * torch.clamp(ratio, 1 - clip, 1 + clip)).mean()
+    value_loss = 0.5 * ((values - returns) ** 2).mean()
+    loss = policy_loss + vf_coef * value_loss - ent_coef * entropy
+    with torch.no_grad():
+        approx_kl = ((ratio - 1) - log_ratio).mean()
+        clip_fraction = ((ratio - 1).abs() > clip).float().mean()
+    return loss, {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(),
+                  "entropy": entropy.item(), "approx_kl": approx_kl.item(),
+                  "clip_fraction": clip_fraction.item()}
+
+
+class PPOAgent(Agent):
+    """Plays with a trained ``PolicyNet``: greedy by default, sampling with ``greedy=False``."""
+
+    name = "ppo"
+
+    def __init__(self, game: str, net: PolicyNet, greedy: bool = True, seed: int | None = None):
+        self.game = check_game(game)
+        self.net = net.eval()
+        self.greedy = greedy
+        self.generator = torch.Generator().manual_seed(0 if seed is None else seed)
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+        mask = torch.as_tensor(np.asarray(masks).astype(bool, copy=False))
+        action, _, _ = self.net.act(obs, mask, greedy=self.greedy, generator=self.generator)
+        return action.numpy()
+
+    @classmethod
+    def load(cls, path: str, greedy: bool = True, seed: int | None = None) -> "PPOAgent":
+        data = torch.load(path, map_location="cpu", weights_only=False)
+        try:
+            game, hidden = data["game"], tuple(data["net"]["hidden"])
+        except (KeyError, TypeError):
+            raise ValueError(f"{path} is not a cardenv PPO checkpoint") from None
+        _, num_actions, high = game_sizes(game)
+        net = PolicyNet(high, num_actions, hidden)
+        net.load_state_dict(data["model"])
+        return cls(game, net, greedy, seed)

@@ -1,0 +1,47 @@
+"""The evaluation statistics on known cases, and the duplicate format."""
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.evaluate import duplicate, main, mean_interval, summarize, wilson
+from agents.random_agent import RandomAgent
+
+
+def test_wilson_interval_known_values():
+    low, high = wilson(50, 100)
+    assert low == pytest.approx(0.40383, abs=1e-4) and high == pytest.approx(0.59617, abs=1e-4)
+    low, high = wilson(100, 100)
+    assert high == pytest.approx(1.0) and low == pytest.approx(0.96301, abs=1e-4)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_mean_interval_known_values():
+    mean, low, high = mean_interval([1, 2, 3, 4])
+    assert mean == 2.5
+    assert low == pytest.approx(2.5 - 1.959964 * 1.290994 / 2, rel=1e-5)
+    assert high == pytest.approx(2.5 + 1.959964 * 1.290994 / 2, rel=1e-5)
+
+
+def test_summarize_counts_wins_ties_losses():
+    s = summarize([3, 1, 0, -2], [1, 1, 2, -1], [1, 2, 0, 0, -1, 1, 0, 0])
+    assert (s["wins"], s["ties"], s["losses"], s["pairs"]) == (1, 1, 2, 4)
+    assert s["win_rate"] == pytest.approx(1.5 / 4)
+    assert s["mean_payoff_per_game"] == pytest.approx(3 / 8)
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_an_agent_against_itself_is_even(game):
+    agent = RandomAgent(game, 0)
+    stats = duplicate(game, agent, agent, 30)
+    assert stats["pairs"] == 30 and stats["win_rate_ci95"][0] < 0.5 < stats["win_rate_ci95"][1]
+
+
+def test_command_line_writes_json(tmp_path, capsys):
+    out = tmp_path / "r.json"
+    stats = main(["dagong", "random", "random", "--deals", "20", "--out", str(out)])
+    assert json.loads(out.read_text())["pairs"] == 20 == stats["pairs"]
+    assert "win rate" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["dagong", "random", "random", "--match"])

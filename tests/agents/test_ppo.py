@@ -1,0 +1,80 @@
+"""PPO pieces against small hand-computed cases."""
+
+import numpy as np
+import pytest
+
+import torch  # noqa: E402  (the [train] extra; CI installs it)
+
+from agents.ppo import PolicyNet, PPOAgent, gae, ppo_loss  # noqa: E402
+
+
+def test_gae_hand_computed():
+    # rewards [0, 0, 1], values [0.5, 0.2, 0.4], gamma 1, lambda 0.5:
+    # deltas 0.6 (t=2), 0.2, -0.3 -> advantages 0.6, 0.2 + 0.5*0.6 = 0.5, -0.3 + 0.5*0.5 = -0.05
+    adv, ret = gae([0, 0, 1], [0.5, 0.2, 0.4], gamma=1.0, lam=0.5)
+    assert np.allclose(adv, [-0.05, 0.5, 0.6])
+    assert np.allclose(ret, [0.45, 0.7, 1.0])
+
+
+def test_gae_lambda_one_is_the_discounted_return():
+    adv, ret = gae([0, 0, 1], [0.5, 0.2, 0.4], gamma=0.9, lam=1.0)
+    assert np.allclose(ret, [0.81, 0.9, 1.0])
+    assert np.allclose(adv, ret - np.array([0.5, 0.2, 0.4]))
+
+
+def test_ppo_loss_matches_a_direct_computation():
+    torch.manual_seed(0)
+    net = PolicyNet(np.ones(4), 3, hidden=(8,))
+    obs = torch.tensor([[1.0, 0.0, 1.0, 0.0], [0.0, 1.0, 0.0, 1.0]])
+    masks = torch.tensor([[True, True, False], [True, True, True]])
+    actions = torch.tensor([1, 2])
+    old_logp = torch.tensor([-0.9, -1.3])
+    adv = torch.tensor([1.0, -0.5])
+    ret = torch.tensor([0.3, -0.2])
+    loss, parts = ppo_loss(net, obs, masks, actions, old_logp, adv, ret,
+                           clip=0.2, vf_coef=0.5, ent_coef=0.01)
+    with torch.no_grad():
+        logits, values = net(obs, masks)
+        logp = torch.log_softmax(logits, -1)
+        new = logp[torch.arange(2), actions]
+        ratio = (new - old_logp).exp()
+        clipped = ratio.clamp(0.8, 1.2)
+        policy = torch.max(-adv * ratio, -adv * clipped).mean()
+        value = 0.5 * ((values - ret) ** 2).mean()
+        p = logp.exp()
+        entropy = -(p * torch.where(masks, logp, torch.zeros_like(logp))).sum(-1).mean()
+    assert parts["policy_loss"] == pytest.approx(policy.item(), rel=1e-5)
+    assert parts["value_loss"] == pytest.approx(value.item(), rel=1e-5)
+    assert parts["entropy"] == pytest.approx(entropy.item(), rel=1e-5)
+    assert loss.item() == pytest.approx((policy + 0.5 * value - 0.01 * entropy).item(), rel=1e-5)
+    # the masked action gets no probability
+    assert torch.softmax(logits, -1)[0, 2].item() < 1e-12
+
+
+def test_masked_actions_are_never_chosen():
+    torch.manual_seed(1)
+    net = PolicyNet(np.ones(5), 6, hidden=(16,))
+    obs = torch.rand(200, 5)
+    mask = torch.rand(200, 6) < 0.3
+    mask[:, 4] = True
+    action, logp, value = net.act(obs, mask)
+    assert mask[torch.arange(200), action].all() and (logp <= 0).all()
+    greedy, _, _ = net.act(obs, mask, greedy=True)
+    assert mask[torch.arange(200), greedy].all()
+
+
+def test_checkpoint_round_trip(tmp_path):
+    from agents.ppo import game_sizes
+
+    _, n, high = game_sizes("dabang")
+    net = PolicyNet(high, n, hidden=(32,))
+    path = tmp_path / "p.pt"
+    torch.save({"game": "dabang", "net": {"hidden": [32]}, "model": net.state_dict()}, path)
+    agent = PPOAgent.load(str(path))
+    obs = np.random.default_rng(0).random((3, high.size)).astype(np.float32)
+    masks = np.zeros((3, n), dtype=np.int8)
+    masks[:, [5, 140]] = 1
+    assert set(agent.act_batch(obs, masks)) <= {5, 140}
+    torch.save({"not": "a checkpoint"}, tmp_path / "bad.pt")
+    with pytest.raises(ValueError, match="not a cardenv PPO checkpoint"):
+        PPOAgent.load(str(tmp_path / "bad.pt"))

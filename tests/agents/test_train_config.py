@@ -1,0 +1,47 @@
+"""train.py's configuration: defaults, YAML files, overrides and clear errors."""
+
+import pytest
+
+import train  # noqa: E402
+from cardenv.core.errors import ConfigError  # noqa: E402
+
+
+def test_overrides_are_typed(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text("game: dabang\nlr: 0.001\noptions:\n  follow: live\n")
+    cfg = train.load_config(str(path), ["hidden=[64, 32]", "options.dealer=random",
+                                        "opponents.random=0.5", "total_samples=100"])
+    assert cfg.game == "dabang" and cfg.lr == 0.001 and cfg.hidden == [64, 32]
+    assert cfg.options == {"follow": "live", "dealer": "random"}
+    assert cfg.opponents["random"] == 0.5 and cfg.total_samples == 100
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["lrr=0.1"], "unknown field 'lrr' \\(did you mean 'lr'\\?\\)"),
+    (["game=poker"], "game must be"),
+    (["num_envs=0"], "num_envs must be an int >= 1"),
+    (["lr=-1"], "lr must be a number >= 0"),
+    (["opponents.human=1"], "unknown opponent 'human'"),
+    (["options.follow=maybe"], "follow"),
+    (["hidden=[]"], "hidden"),
+    (["total_samples"], "key=value"),
+])
+def test_bad_config_is_a_clear_error(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        train.load_config(None, overrides)
+
+
+def test_missing_or_malformed_file(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        train.load_config(str(tmp_path / "none.yaml"), [])
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("- a list\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        train.load_config(str(bad), [])
+
+
+def test_every_config_file_loads():
+    import pathlib
+
+    for path in sorted((pathlib.Path(train.__file__).parent / "configs").glob("*.yaml")):
+        train.load_config(str(path), [])

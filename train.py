@@ -1,0 +1,424 @@
+"""Train a PPO agent for a cardenv game against heuristic players and frozen copies of itself.
+
+    python train.py                                   # short default run (Dagong, a few minutes)
+    python train.py --config configs/dabang.yaml      # a config from configs/
+    python train.py --config configs/dagong.yaml total_samples=2000000 lr=1e-4
+    python train.py --resume runs/dagong-1/checkpoint.pt
+
+Every field of ``Config`` below can be set in the YAML file or on the command line as
+``key=value`` (values are read as YAML: ``hidden=[512,256]``, ``options.follow=live``). The run
+writes TensorBoard logs, ``checkpoint.pt`` (latest, for ``--resume``) and ``final.pt`` (for
+``python -m agents.evaluate``) to ``run_dir/run_name``, and ends by printing its evaluation
+against the heuristic in duplicate format.
+
+How data is gathered: ``num_envs`` games run in lockstep (``agents.rollout.BatchedGames``). In
+each game the learner plays one team's two seats (a random team per game) and the other two
+seats are taken by an opponent drawn from ``opponents`` (``heuristic``, ``frozen`` = a random
+snapshot of the learner from the last ``pool_size`` snapshots, ``random``). Only complete
+hands are learned from: each learner seat's decisions form an episode ending with the hand's
+reward, and advantages come from GAE with no bootstrapping.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import difflib
+import json
+import os
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+import yaml
+
+from cardenv.core.errors import ConfigError
+
+
+@dataclass
+class Config:
+    game: str = "dagong"
+    """game to train: "dagong" or "dabang"."""
+    options: dict = field(default_factory=dict)
+    """rules options of the game (see its env docs), e.g. {"dealer": "random"} for Dabang."""
+    seed: int = 1
+    """seeds the games, the opponents' draws, torch and the heuristics."""
+    total_samples: int = 60_000
+    """learner decisions to train on."""
+    num_envs: int = 64
+    """games stepped in lockstep."""
+    rollout_samples: int = 4096
+    """learner decisions per PPO iteration (complete hands only)."""
+    hidden: list = field(default_factory=lambda: [256, 256])
+    """sizes of the MLP trunk."""
+    lr: float = 3e-4
+    """Adam learning rate (linearly annealed to 0 if anneal_lr)."""
+    anneal_lr: bool = True
+    """anneal the learning rate linearly over the run."""
+    gamma: float = 1.0
+    """discount (hands are short episodes with a final reward)."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip: float = 0.2
+    """PPO ratio clip."""
+    epochs: int = 4
+    """passes over each rollout."""
+    minibatch: int = 1024
+    """minibatch size."""
+    ent_coef: float = 0.01
+    """entropy bonus."""
+    vf_coef: float = 0.5
+    """value-loss weight."""
+    max_grad_norm: float = 0.5
+    """gradient clipping."""
+    opponents: dict = field(default_factory=lambda: {"heuristic": 0.8, "frozen": 0.2})
+    """opponent mix: weights of "heuristic", "frozen" (past snapshots) and "random"."""
+    snapshot_every: int = 5
+    """iterations between snapshots of the learner for the frozen pool."""
+    pool_size: int = 5
+    """frozen snapshots kept."""
+    eval_deals: int = 200
+    """duplicate deal pairs of the final evaluation against the heuristic."""
+    checkpoint_every: int = 10
+    """iterations between checkpoints."""
+    run_dir: str = "runs"
+    """where runs are written."""
+    run_name: str = ""
+    """run folder name (default: "<game>-<seed>")."""
+    torch_threads: int = 2
+    """torch CPU threads."""
+    log_every: int = 1
+    """iterations between progress lines."""
+
+
+_OPPONENTS = ("heuristic", "frozen", "random")
+
+
+def _check(cfg: Config) -> Config:
+    def need(ok, message):
+        if not ok:
+            raise ConfigError(f"config: {message}")
+
+    need(cfg.game in ("dagong", "dabang"), f"game must be 'dagong' or 'dabang', got {cfg.game!r}")
+    need(isinstance(cfg.options, dict), "options must be a mapping")
+    for name in ("total_samples", "num_envs", "rollout_samples", "epochs", "minibatch",
+                 "snapshot_every", "pool_size", "checkpoint_every", "torch_threads", "log_every"):
+        value = getattr(cfg, name)
+        need(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
+             f"{name} must be an int >= 1, got {value!r}")
+    need(isinstance(cfg.eval_deals, int) and cfg.eval_deals >= 0, "eval_deals must be >= 0")
+    for name in ("lr", "gamma", "gae_lambda", "clip", "ent_coef", "vf_coef", "max_grad_norm"):
+        value = getattr(cfg, name)
+        need(isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0,
+             f"{name} must be a number >= 0, got {value!r}")
+    need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1, "gamma in (0, 1], gae_lambda in [0, 1]")
+    need(isinstance(cfg.hidden, list) and cfg.hidden and
+         all(isinstance(h, int) and h >= 1 for h in cfg.hidden), "hidden must be a list of ints")
+    need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
+    for name, weight in cfg.opponents.items():
+        need(name in _OPPONENTS, f"unknown opponent {name!r}; expected {_OPPONENTS}")
+        need(isinstance(weight, (int, float)) and weight >= 0, f"opponent weight {name} < 0")
+    need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
+    # the game options are checked by the game itself
+    from agents.rollout import BatchedGames
+    BatchedGames(cfg.game, 1, cfg.options)
+    return cfg
+
+
+def load_config(path: str | None, overrides: list[str]) -> Config:
+    """Defaults, overlaid with the YAML file, overlaid with ``key=value`` overrides."""
+    data: dict = {}
+    if path:
+        try:
+            with open(path, encoding="utf-8") as f:
+                data = yaml.safe_load(f) or {}
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path!r} not found") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {path!r} is not valid YAML: {exc}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"config file {path!r} must hold a mapping")
+    for item in overrides:
+        if "=" not in item:
+            raise ConfigError(f"override {item!r} must look like key=value")
+        key, raw = item.split("=", 1)
+        value = yaml.safe_load(raw)
+        if key.startswith("options."):
+            data.setdefault("options", {})[key[len("options."):]] = value
+        elif key.startswith("opponents."):
+            data.setdefault("opponents", {})[key[len("opponents."):]] = value
+        else:
+            data[key] = value
+    names = {f.name for f in dataclasses.fields(Config)}
+    for key in data:
+        if key not in names:
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"config: unknown field {key!r}{hint}")
+    return _check(Config(**data))
+
+
+class Trainer:
+    """One training run: games, learner, opponents, buffers, logs and checkpoints."""
+
+    def __init__(self, cfg: Config, resume: dict | None = None):
+        import torch
+
+        from agents.heuristics import heuristic_for
+        from agents.ppo import PolicyNet, game_sizes
+        from agents.random_agent import RandomAgent
+        from agents.rollout import BatchedGames
+
+        self.torch = torch
+        self.cfg = cfg
+        torch.set_num_threads(cfg.torch_threads)
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.run_path = os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}")
+        os.makedirs(self.run_path, exist_ok=True)
+        _, num_actions, high = game_sizes(cfg.game)
+        self.net = PolicyNet(high, num_actions, tuple(cfg.hidden))
+        self.make_net = lambda: PolicyNet(high, num_actions, tuple(cfg.hidden))
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        needs_heuristic = cfg.opponents.get("heuristic", 0) > 0 or cfg.eval_deals > 0
+        self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic else None
+        self.random = RandomAgent(cfg.game, cfg.seed)
+        self.pool: list = []  # frozen snapshots (state dicts)
+        self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
+        if resume:
+            self.net.load_state_dict(resume["model"])
+            self.optimizer.load_state_dict(resume["optimizer"])
+            self.iteration, self.samples = resume["iteration"], resume["samples"]
+            self.pool = resume["pool"]
+            self.rng.bit_generator.state = resume["rng"]
+            torch.set_rng_state(resume["torch_rng"])
+            first_seed = resume["next_seed"]
+        self.frozen = [self._frozen_agent(sd) for sd in self.pool]
+        self.games = BatchedGames(cfg.game, cfg.num_envs, cfg.options, seed=first_seed)
+        self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
+        self.roles = [self._draw_roles() for _ in range(cfg.num_envs)]
+        self.open: dict = {}  # (slot, seat) -> list of transitions of the hand being played
+        self.recent = deque(maxlen=400)  # (opponent kind, learner team reward) per hand
+        from torch.utils.tensorboard import SummaryWriter
+        self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
+
+    # --- opponents ------------------------------------------------------------------------
+
+    def _frozen_agent(self, state_dict):
+        from agents.ppo import PPOAgent
+        net = self.make_net()
+        net.load_state_dict(state_dict)
+        return PPOAgent(self.cfg.game, net, greedy=False, seed=self.cfg.seed)
+
+    def _draw_roles(self) -> tuple[list, str]:
+        names = [n for n, w in self.cfg.opponents.items() if w > 0 and (n != "frozen" or self.frozen)]
+        weights = np.array([self.cfg.opponents[n] for n in names], dtype=float)
+        kind = names[self.rng.choice(len(names), p=weights / weights.sum())]
+        opponent = {"heuristic": self.heuristic, "random": self.random}.get(kind) \
+            or self.frozen[self.rng.integers(len(self.frozen))]
+        team = int(self.rng.integers(2))
+        return [("learner" if seat % 2 == team else opponent) for seat in range(4)], kind
+
+    # --- collecting ---------------------------------------------------------------------------
+
+    def collect(self) -> dict:
+        """Play until ``rollout_samples`` learner decisions of finished hands are ready."""
+        from agents.ppo import gae
+        torch = self.torch
+        cfg, games = self.cfg, self.games
+        ready = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv", "ret")}
+        count = 0
+        while count < cfg.rollout_samples:
+            obs, masks, seats = games.observations(), games.masks(), games.current()
+            actions = np.zeros(len(games), dtype=np.int64)
+            learner = [i for i in range(len(games)) if self.roles[i][0][seats[i]] == "learner"]
+            if learner:
+                action, logp, value = self.net.act(torch.as_tensor(obs[learner]),
+                                                   torch.as_tensor(masks[learner]),
+                                                   generator=self.generator)
+                actions[learner] = action.numpy()
+                for row, i in enumerate(learner):
+                    self.open.setdefault((i, seats[i]), []).append(
+                        [obs[i], masks[i], int(action[row]), float(logp[row]), float(value[row]),
+                         0.0])
+            groups: dict = {}
+            for i in range(len(games)):
+                who = self.roles[i][0][seats[i]]
+                if who != "learner":
+                    groups.setdefault(id(who), (who, []))[1].append(i)
+            for who, rows in groups.values():
+                actions[rows] = who.act_batch(obs[rows], masks[rows])
+            rewards, ended = games.step(actions)
+            for i in np.flatnonzero(rewards.any(axis=1)):
+                for seat in range(4):
+                    steps = self.open.get((i, seat))
+                    if steps and self.roles[i][0][seat] == "learner":
+                        steps[-1][5] += rewards[i, seat]
+            for i in np.flatnonzero(ended):
+                roles, kind = self.roles[i]
+                team_return = 0.0
+                for seat in range(4):
+                    steps = self.open.pop((i, seat), None)
+                    if roles[seat] != "learner" or not steps:
+                        continue
+                    team_return += sum(s[5] for s in steps)
+                    adv, ret = gae([s[5] for s in steps], [s[4] for s in steps],
+                                   cfg.gamma, cfg.gae_lambda)
+                    for s, a, r in zip(steps, adv, ret):
+                        for key, value in zip(("obs", "mask", "action", "logp", "value"), s):
+                            ready[key].append(value)
+                        ready["adv"].append(a)
+                        ready["ret"].append(r)
+                    count += len(steps)
+                self.recent.append((kind, team_return / 2))
+                self.roles[i] = self._draw_roles()
+        return {k: np.array(v) for k, v in ready.items()}
+
+    # --- learning -----------------------------------------------------------------------------
+
+    def update(self, batch: dict) -> dict:
+        from agents.ppo import ppo_loss
+        torch, cfg = self.torch, self.cfg
+        t = {k: torch.as_tensor(v) for k, v in batch.items()}
+        t["obs"], t["mask"] = t["obs"].float(), t["mask"].bool()
+        for k in ("logp", "value", "adv", "ret"):
+            t[k] = t[k].float()
+        n = len(t["action"])
+        stats: dict = {}
+        for _ in range(cfg.epochs):
+            order = torch.randperm(n, generator=self.generator)
+            for start in range(0, n, cfg.minibatch):
+                idx = order[start:start + cfg.minibatch]
+                adv = t["adv"][idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
+                loss, parts = ppo_loss(self.net, t["obs"][idx], t["mask"][idx],
+                                       t["action"][idx], t["logp"][idx], adv, t["ret"][idx],
+                                       clip=cfg.clip, vf_coef=cfg.vf_coef,
+                                       ent_coef=cfg.ent_coef)
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                for key, value in parts.items():
+                    stats.setdefault(key, []).append(value)
+        out = {k: float(np.mean(v)) for k, v in stats.items()}
+        ret, val = batch["ret"], batch["value"]
+        out["explained_variance"] = float(1 - np.var(ret - val) / np.var(ret)) \
+            if np.var(ret) > 0 else 0.0
+        return out
+
+    def win_rate(self, kind: str = "heuristic") -> float | None:
+        scores = [r for k, r in self.recent if k == kind]
+        return float(np.mean([r > 0 for r in scores])) if scores else None
+
+    # --- the run -------------------------------------------------------------------------------
+
+    def save(self, name: str) -> str:
+        path = os.path.join(self.run_path, name)
+        self.torch.save({
+            "game": self.cfg.game, "options": self.cfg.options,
+            "net": {"hidden": list(self.cfg.hidden)}, "model": self.net.state_dict(),
+            "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
+            "iteration": self.iteration, "samples": self.samples, "pool": self.pool,
+            "rng": self.rng.bit_generator.state, "torch_rng": self.torch.get_rng_state(),
+            "next_seed": self.games.next_seed,
+        }, path)
+        return path
+
+    def train(self) -> dict:
+        cfg = self.cfg
+        start = time.perf_counter()
+        last_samples, last_time = self.samples, start
+        while self.samples < cfg.total_samples:
+            if cfg.anneal_lr:
+                for group in self.optimizer.param_groups:
+                    group["lr"] = cfg.lr * max(0.0, 1 - self.samples / cfg.total_samples)
+            batch = self.collect()
+            stats = self.update(batch)
+            self.iteration += 1
+            self.samples += len(batch["action"])
+            now = time.perf_counter()
+            sps = (self.samples - last_samples) / max(now - last_time, 1e-9)
+            last_samples, last_time = self.samples, now
+            win = self.win_rate()
+            for key, value in stats.items():
+                self.writer.add_scalar(f"losses/{key}", value, self.samples)
+            self.writer.add_scalar("charts/SPS", sps, self.samples)
+            if win is not None:
+                self.writer.add_scalar("charts/win_rate_vs_heuristic", win, self.samples)
+            if self.iteration % cfg.snapshot_every == 0:
+                self.pool.append({k: v.clone() for k, v in self.net.state_dict().items()})
+                self.pool = self.pool[-cfg.pool_size:]
+                self.frozen = [self._frozen_agent(sd) for sd in self.pool]
+            if self.iteration % cfg.checkpoint_every == 0:
+                self.save("checkpoint.pt")
+            if self.iteration % cfg.log_every == 0:
+                done = min(1.0, self.samples / cfg.total_samples)
+                bar = "#" * int(done * 20)
+                print(f"[{bar:<20}] iter {self.iteration} | {self.samples:,}/{cfg.total_samples:,}"
+                      f" samples | {sps:,.0f} samples/s | win vs heuristic "
+                      f"{'n/a' if win is None else f'{win:.2f}'} (recent hands) | kl "
+                      f"{stats['approx_kl']:.4f} | entropy {stats['entropy']:.2f}", flush=True)
+        self.save("checkpoint.pt")
+        final = self.save("final.pt")
+        self.writer.flush()
+        result = {"checkpoint": final, "samples": self.samples, "iterations": self.iteration,
+                  "seconds": time.perf_counter() - start}
+        if cfg.eval_deals:
+            result["evaluation"] = self.evaluate(cfg.eval_deals)
+        return result
+
+    def evaluate(self, deals: int) -> dict:
+        from agents.evaluate import duplicate
+        from agents.ppo import PPOAgent
+        agent = PPOAgent(self.cfg.game, self.net, greedy=True)
+        options = {k: v for k, v in self.cfg.options.items()}
+        stats = duplicate(self.cfg.game, agent, self.heuristic, deals, options,
+                          seed=10_000_000 + self.cfg.seed)
+        low, high = stats["win_rate_ci95"]
+        print(f"evaluation: PPO vs heuristic, {deals} duplicate deal pairs: win rate "
+              f"{stats['win_rate']:.3f} (95% CI {low:.3f}..{high:.3f}), mean payoff per game "
+              f"{stats['mean_payoff_per_game']:+.3f}")
+        self.writer.add_scalar("eval/win_rate_vs_heuristic", stats["win_rate"], self.samples)
+        return stats
+
+
+def main(argv=None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", help="YAML config (default: the built-in short run)")
+    parser.add_argument("--resume", help="checkpoint.pt of a run to continue")
+    parser.add_argument("overrides", nargs="*", help="key=value settings over the config")
+    args = parser.parse_args(argv)
+    try:
+        import torch
+    except ImportError:
+        sys.exit('train.py needs torch: pip install -e ".[train]" (it pins the CPU build)')
+    try:
+        resume = None
+        if args.resume:
+            resume = torch.load(args.resume, map_location="cpu", weights_only=False)
+            cfg = load_config(None, [])
+            cfg = Config(**{**dataclasses.asdict(cfg), **resume["config"]})
+            overrides = load_config(None, args.overrides)
+            for item in args.overrides:  # e.g. total_samples=... to extend the run
+                key = item.split("=", 1)[0].split(".")[0]
+                setattr(cfg, key, getattr(overrides, key))
+            cfg = _check(cfg)
+        else:
+            cfg = load_config(args.config, args.overrides)
+    except ConfigError as exc:
+        parser.error(str(exc))
+    print(f"training {cfg.game} for {cfg.total_samples:,} samples "
+          f"({'resumed' if resume else 'new run'}) -> {cfg.run_dir}/{cfg.run_name or f'{cfg.game}-{cfg.seed}'}")
+    result = Trainer(cfg, resume).train()
+    with open(os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}",
+                           "result.json"), "w", encoding="utf-8") as f:
+        json.dump(result, f, indent=2)
+    return result
+
+
+if __name__ == "__main__":
+    main()
