@@ -11,9 +11,14 @@ writes TensorBoard logs, ``checkpoint.pt`` (latest, for ``--resume``) and ``fina
 ``python -m agents.evaluate``) to ``run_dir/run_name``, and ends by printing its evaluation
 against the heuristic in duplicate format.
 
+Warm start (``imitation_samples > 0``): before PPO, the network is trained to imitate the
+heuristic players (cross-entropy on their decisions in heuristic-only games, the value head on
+the hands' final rewards), in chunks of ``imitation_chunk`` decisions. PPO then improves on that.
+
 How data is gathered: ``num_envs`` games run in lockstep (``agents.rollout.BatchedGames``). In
-each game the learner plays one team's two seats (a random team per game) and the other two
-seats are taken by an opponent drawn from ``opponents`` (``heuristic``, ``frozen`` = a random
+each game the learner plays one side's seats (a random side per game; sides are the hand's
+partnerships as dealt, see ``agents.rollout.partnership``) and the other seats are taken by an
+opponent drawn from ``opponents`` (``heuristic``, ``frozen`` = a random
 snapshot of the learner from the last ``pool_size`` snapshots, ``random``). Only complete
 hands are learned from: each learner seat's decisions form an episode ending with the hand's
 reward, and advantages come from GAE with no bootstrapping.
@@ -79,6 +84,14 @@ class Config:
     """iterations between snapshots of the learner for the frozen pool."""
     pool_size: int = 5
     """frozen snapshots kept."""
+    imitation_samples: int = 0
+    """heuristic decisions to imitate before PPO (0: start from scratch)."""
+    imitation_chunk: int = 20_000
+    """decisions gathered per imitation chunk."""
+    imitation_epochs: int = 3
+    """passes over each imitation chunk."""
+    imitation_lr: float = 1e-3
+    """learning rate of the imitation phase."""
     eval_deals: int = 200
     """duplicate deal pairs of the final evaluation against the heuristic."""
     checkpoint_every: int = 10
@@ -109,6 +122,13 @@ def _check(cfg: Config) -> Config:
         need(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
              f"{name} must be an int >= 1, got {value!r}")
     need(isinstance(cfg.eval_deals, int) and cfg.eval_deals >= 0, "eval_deals must be >= 0")
+    need(isinstance(cfg.imitation_samples, int) and cfg.imitation_samples >= 0,
+         "imitation_samples must be an int >= 0")
+    for name in ("imitation_chunk", "imitation_epochs"):
+        value = getattr(cfg, name)
+        need(isinstance(value, int) and value >= 1, f"{name} must be an int >= 1")
+    need(isinstance(cfg.imitation_lr, (int, float)) and cfg.imitation_lr > 0,
+         "imitation_lr must be > 0")
     for name in ("lr", "gamma", "gae_lambda", "clip", "ent_coef", "vf_coef", "max_grad_norm"):
         value = getattr(cfg, name)
         need(isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0,
@@ -182,23 +202,26 @@ class Trainer:
         self.net = PolicyNet(high, num_actions, tuple(cfg.hidden))
         self.make_net = lambda: PolicyNet(high, num_actions, tuple(cfg.hidden))
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
-        needs_heuristic = cfg.opponents.get("heuristic", 0) > 0 or cfg.eval_deals > 0
+        needs_heuristic = cfg.opponents.get("heuristic", 0) > 0 or cfg.eval_deals > 0 \
+            or cfg.imitation_samples > 0
         self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic else None
         self.random = RandomAgent(cfg.game, cfg.seed)
         self.pool: list = []  # frozen snapshots (state dicts)
         self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
+        self.imitated = 0
         if resume:
             self.net.load_state_dict(resume["model"])
             self.optimizer.load_state_dict(resume["optimizer"])
             self.iteration, self.samples = resume["iteration"], resume["samples"]
             self.pool = resume["pool"]
+            self.imitated = resume.get("imitated", 0)
             self.rng.bit_generator.state = resume["rng"]
             torch.set_rng_state(resume["torch_rng"])
             first_seed = resume["next_seed"]
         self.frozen = [self._frozen_agent(sd) for sd in self.pool]
         self.games = BatchedGames(cfg.game, cfg.num_envs, cfg.options, seed=first_seed)
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
-        self.roles = [self._draw_roles() for _ in range(cfg.num_envs)]
+        self.roles = [self._draw_roles(s) for s in self.games.states]
         self.open: dict = {}  # (slot, seat) -> list of transitions of the hand being played
         self.recent = deque(maxlen=400)  # (opponent kind, learner team reward) per hand
         from torch.utils.tensorboard import SummaryWriter
@@ -212,14 +235,15 @@ class Trainer:
         net.load_state_dict(state_dict)
         return PPOAgent(self.cfg.game, net, greedy=False, seed=self.cfg.seed)
 
-    def _draw_roles(self) -> tuple[list, str]:
+    def _draw_roles(self, state) -> tuple[list, str]:
+        from agents.rollout import partnership
         names = [n for n, w in self.cfg.opponents.items() if w > 0 and (n != "frozen" or self.frozen)]
         weights = np.array([self.cfg.opponents[n] for n in names], dtype=float)
         kind = names[self.rng.choice(len(names), p=weights / weights.sum())]
         opponent = {"heuristic": self.heuristic, "random": self.random}.get(kind) \
             or self.frozen[self.rng.integers(len(self.frozen))]
-        team = int(self.rng.integers(2))
-        return [("learner" if seat % 2 == team else opponent) for seat in range(4)], kind
+        side = partnership(state)[int(self.rng.integers(2))]
+        return [("learner" if seat in side else opponent) for seat in range(4)], kind
 
     # --- collecting ---------------------------------------------------------------------------
 
@@ -272,9 +296,74 @@ class Trainer:
                         ready["adv"].append(a)
                         ready["ret"].append(r)
                     count += len(steps)
-                self.recent.append((kind, team_return / 2))
-                self.roles[i] = self._draw_roles()
+                self.recent.append((kind, team_return))
+                self.roles[i] = self._draw_roles(games.states[i])
         return {k: np.array(v) for k, v in ready.items()}
+
+    # --- imitation warm start ---------------------------------------------------------------
+
+    def imitate(self) -> None:
+        """Clone the heuristic: chunks of heuristic self-play decisions, cross-entropy on the
+        chosen actions and value regression on each seat's final reward."""
+        from agents.rollout import BatchedGames
+        torch, cfg = self.torch, self.cfg
+        optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.imitation_lr)
+        games = BatchedGames(cfg.game, cfg.num_envs, cfg.options,
+                             seed=cfg.seed * 7_000_003 + self.imitated)
+        while self.imitated < cfg.imitation_samples:
+            obs, masks, actions = [], [], []
+            pending: dict = {}  # (slot, seat) -> indexes of its decisions this hand
+            target = np.zeros(cfg.imitation_chunk * 2, dtype=np.float32)
+            while len(actions) < cfg.imitation_chunk:
+                o, m, seats = games.observations(), games.masks(), games.current()
+                a = self.heuristic.act_batch(o, m)
+                for i in range(len(games)):
+                    pending.setdefault((i, seats[i]), []).append(len(actions))
+                    obs.append(o[i])
+                    masks.append(np.packbits(m[i]))
+                    actions.append(a[i])
+                before = len(games.finished)
+                games.step(a)
+                for done in games.finished[before:]:
+                    for seat in range(4):
+                        for j in pending.pop((done.index, seat), []):
+                            if j < len(target):
+                                target[j] = done.returns[seat]
+            n = min(len(actions), cfg.imitation_chunk)
+            # decisions of hands still running have no final reward yet: learn their policy only
+            open_rows = {j for rows in pending.values() for j in rows if j < n}
+            has_value = np.array([j not in open_rows for j in range(n)])
+            t_obs = torch.as_tensor(np.array(obs[:n]))
+            t_mask = torch.as_tensor(np.unpackbits(np.array(masks[:n]), axis=1)
+                                     [:, :games.num_actions].astype(bool))
+            t_act = torch.as_tensor(np.array(actions[:n]))
+            t_ret = torch.as_tensor(target[:n])
+            t_has = torch.as_tensor(has_value)
+            losses = []
+            for _ in range(cfg.imitation_epochs):
+                order = torch.randperm(n, generator=self.generator)
+                for start in range(0, n, cfg.minibatch):
+                    idx = order[start:start + cfg.minibatch]
+                    logits, values = self.net(t_obs[idx], t_mask[idx])
+                    policy_loss = torch.nn.functional.cross_entropy(logits, t_act[idx])
+                    weight = t_has[idx].float()
+                    value_loss = (weight * (values - t_ret[idx]) ** 2).sum() / weight.sum().clamp(min=1)
+                    loss = policy_loss + cfg.vf_coef * value_loss
+                    optimizer.zero_grad()
+                    loss.backward()
+                    torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
+                    optimizer.step()
+                    losses.append((policy_loss.item(), value_loss.item()))
+            self.imitated += n
+            with torch.no_grad():
+                logits, _ = self.net(t_obs[:4096], t_mask[:4096])
+                agreement = (logits.argmax(-1) == t_act[:4096]).float().mean().item()
+            policy_loss, value_loss = np.mean(losses, axis=0)
+            self.writer.add_scalar("imitation/policy_loss", policy_loss, self.imitated)
+            self.writer.add_scalar("imitation/agreement", agreement, self.imitated)
+            print(f"imitation {self.imitated:,}/{cfg.imitation_samples:,} decisions | policy "
+                  f"loss {policy_loss:.3f} | value loss {value_loss:.3f} | agrees with the "
+                  f"heuristic on {agreement:.1%}", flush=True)
 
     # --- learning -----------------------------------------------------------------------------
 
@@ -323,13 +412,16 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
             "iteration": self.iteration, "samples": self.samples, "pool": self.pool,
             "rng": self.rng.bit_generator.state, "torch_rng": self.torch.get_rng_state(),
-            "next_seed": self.games.next_seed,
+            "next_seed": self.games.next_seed, "imitated": self.imitated,
         }, path)
         return path
 
     def train(self) -> dict:
         cfg = self.cfg
         start = time.perf_counter()
+        if self.imitated < cfg.imitation_samples:
+            self.imitate()
+            self.save("checkpoint.pt")
         last_samples, last_time = self.samples, start
         while self.samples < cfg.total_samples:
             if cfg.anneal_lr:

@@ -1,9 +1,13 @@
 """Pit two agents against each other in duplicate format: ``python -m agents.evaluate``.
 
-Every deal (a seed) is played twice: agent A at seats 0 and 2 and agent B at seats 1 and 3, then
-the same deal with the seats swapped, so the luck of the cards cancels. For each deal pair,
-A's score is the sum of its seats' rewards over both games; A wins the pair if its score beats
-B's (ties are counted apart and as half a win in the win rate).
+Every deal (a seed) is played twice: agent A as one side and agent B as the other, then the same
+deal with the sides swapped, so the luck of the cards cancels. The sides are the hand's
+partnerships as the deal makes them: Dabang's fixed teams (seats 0 + 2 against 1 + 3); in Dagong
+the dealer and the holder of the called card's twin against the other two, known from the deal
+before anyone moves (seat-based sides would put A and B on both teams in two hands out of three
+and cancel). If someone goes solo (硬牌) the hand is one against three, and each agent still
+scores the sum of its seats. For each deal pair, A's score is the sum of its seats' rewards over
+both games; A wins the pair if its score beats B's (ties are counted apart and as half a win).
 
 Reported, with 95% confidence intervals: the win rate (Wilson interval) and the mean payoff
 per game (A's reward per game, normal interval). Dabang is measured per hand (hand episodes:
@@ -28,7 +32,7 @@ import time
 import numpy as np
 
 from agents.base import GAMES
-from agents.rollout import play_batched
+from agents.rollout import BatchedGames, partnership, play_batched
 
 Z95 = 1.959963984540054
 
@@ -72,14 +76,20 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
               seed: int = 0, batch: int = 256) -> dict:
     """Play ``deals`` deal pairs; returns the statistics for agent A (see ``summarize``)."""
     seeds = [seed + d for d in range(deals)]
-    a_first = play_batched(game, lambda j: [agent_a, agent_b, agent_a, agent_b], seeds,
-                           options, batch)
-    b_first = play_batched(game, lambda j: [agent_b, agent_a, agent_b, agent_a], seeds,
-                           options, batch)
+    maker = BatchedGames(game, 1, options).game
+    sides = [partnership(maker.new_state(s))[0] for s in seeds]
+
+    def seats(first, second):
+        return lambda j: [first if seat in sides[j] else second for seat in range(4)]
+
+    a_first = play_batched(game, seats(agent_a, agent_b), seeds, options, batch)
+    b_first = play_batched(game, seats(agent_b, agent_a), seeds, options, batch)
     a_scores, b_scores, per_game = [], [], []
-    for one, two in zip(a_first, b_first):
-        a1, b1 = one.returns[0] + one.returns[2], one.returns[1] + one.returns[3]
-        a2, b2 = two.returns[1] + two.returns[3], two.returns[0] + two.returns[2]
+    for side, one, two in zip(sides, a_first, b_first):
+        a1 = sum(one.returns[s] for s in side)
+        b1 = sum(one.returns) - a1
+        b2 = sum(two.returns[s] for s in side)
+        a2 = sum(two.returns) - b2
         a_scores.append(a1 + a2)
         b_scores.append(b1 + b2)
         per_game += [a1, a2]

@@ -131,6 +131,16 @@ class BatchedGames:
         return rewards, ended
 
 
+def partnership(state) -> tuple[list[int], list[int]]:
+    """The two sides of the hand about to be played, as known from the deal: Dabang's fixed
+    teams (seats 0, 2 and 1, 3); in Dagong, the dealer and the holder of the called card's twin
+    against the other two (a dealer holding both called cards: alone against three)."""
+    if not hasattr(state, "partner"):
+        return [0, 2], [1, 3]
+    side = [state.dealer] + ([state.partner] if state.partner is not None else [])
+    return sorted(side), [s for s in range(4) if s not in side]
+
+
 def play_batched(game: str, agents_by_seat, seeds, options: dict | None = None,
                  batch: int = 256) -> list[Finished]:
     """Play one game per seed to the end; ``agents_by_seat(seed_index) -> [agent] * 4`` gives
