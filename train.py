@@ -50,8 +50,8 @@ class Config:
     """rules options of the game (see its env docs), e.g. {"dealer": "random"} for Dabang."""
     seed: int = 1
     """seeds the games, the opponents' draws, torch and the heuristics."""
-    total_samples: int = 60_000
-    """learner decisions to train on."""
+    total_samples: int = 100_000
+    """learner decisions to train on (PPO; the imitation warm start comes on top)."""
     num_envs: int = 64
     """games stepped in lockstep."""
     rollout_samples: int = 4096
@@ -84,7 +84,7 @@ class Config:
     """iterations between snapshots of the learner for the frozen pool."""
     pool_size: int = 5
     """frozen snapshots kept."""
-    imitation_samples: int = 0
+    imitation_samples: int = 200_000
     """heuristic decisions to imitate before PPO (0: start from scratch)."""
     imitation_chunk: int = 20_000
     """decisions gathered per imitation chunk."""

@@ -111,6 +111,16 @@ def make_agent(spec: str, game: str, seed: int = 0):
     return agent
 
 
+def _value(raw: str):
+    """A command-line option value: int, float, bool, None or string."""
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "none": None}.get(raw.lower(), raw)
+
+
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -123,6 +133,8 @@ def main(argv=None) -> dict:
                         help="dabang: whole matches (+1/-1) instead of single hands")
     parser.add_argument("--max-hands", type=int, default=40,
                         help="dabang --match: truncate a match after this many hands (40)")
+    parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
+                        help="a rules option of the game, e.g. --set dealer=random (repeatable)")
     parser.add_argument("--out", help="write the result as JSON to this path")
     args = parser.parse_args(argv)
     if args.deals < 1:
@@ -130,16 +142,27 @@ def main(argv=None) -> dict:
     if args.match and args.game != "dabang":
         parser.error("--match applies to dabang")
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
-    a = make_agent(args.agent_a, args.game, args.seed)
-    b = make_agent(args.agent_b, args.game, args.seed + 1)
+    for item in args.set:
+        if "=" not in item:
+            parser.error(f"--set {item!r}: expected OPTION=VALUE")
+        key, raw = item.split("=", 1)
+        options[key] = _value(raw)
+    try:
+        BatchedGames(args.game, 1, options)  # checks the options
+        a = make_agent(args.agent_a, args.game, args.seed)
+        b = make_agent(args.agent_b, args.game, args.seed + 1)
+    except (ValueError, OSError) as exc:
+        parser.error(str(exc))
     start = time.perf_counter()
     stats = duplicate(args.game, a, b, args.deals, options, args.seed)
     stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
-                 unit="match" if args.match else "hand", seconds=time.perf_counter() - start)
+                 options=options, unit="match" if args.match else "hand",
+                 seconds=time.perf_counter() - start)
     low, high = stats["win_rate_ci95"]
     mlow, mhigh = stats["mean_payoff_ci95"]
     print(f"{args.game}: {args.agent_a} vs {args.agent_b}, {stats['pairs']} duplicate deal pairs "
-          f"({stats['unit']}s), {stats['seconds']:.0f} s\n"
+          f"({stats['unit']}s{', ' + str(options) if options else ''}), "
+          f"{stats['seconds']:.0f} s\n"
           f"  win rate {stats['win_rate']:.3f}  (95% CI {low:.3f}..{high:.3f}; "
           f"{stats['wins']} wins, {stats['ties']} ties, {stats['losses']} losses)\n"
           f"  mean payoff per game {stats['mean_payoff_per_game']:+.3f}  "

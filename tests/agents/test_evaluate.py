@@ -45,3 +45,14 @@ def test_command_line_writes_json(tmp_path, capsys):
     assert "win rate" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["dagong", "random", "random", "--match"])
+
+
+def test_game_options_from_the_command_line(capsys):
+    stats = main(["dabang", "random", "random", "--deals", "5", "--set", "dealer=random",
+                  "--set", "levels=random", "--set", "follow=live"])
+    assert stats["options"] == {"dealer": "random", "levels": "random", "follow": "live"}
+    with pytest.raises(SystemExit):
+        main(["dabang", "random", "random", "--deals", "5", "--set", "follow=sometimes"])
+    assert "follow='sometimes' is invalid" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["dagong", "nobody.pt", "random", "--deals", "5"])
