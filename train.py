@@ -7,9 +7,10 @@
 
 Every field of ``Config`` below can be set in the YAML file or on the command line as
 ``key=value`` (values are read as YAML: ``hidden=[512,256]``, ``options.follow=live``). The run
-writes TensorBoard logs, ``checkpoint.pt`` (latest, for ``--resume``) and ``final.pt`` (for
-``python -m agents.evaluate``) to ``run_dir/run_name``, and ends by printing its evaluation
-against the heuristic in duplicate format.
+writes TensorBoard logs, ``checkpoint.pt`` (latest, for ``--resume``), ``final.pt`` and
+``agent.pt`` (the final weights alone, for ``python -m agents.evaluate`` and sharing) to
+``run_dir/run_name``, and ends by printing its evaluation against the heuristic in duplicate
+format.
 
 Warm start (``imitation_samples > 0``): before PPO, the network is trained to imitate the
 heuristic players (cross-entropy on their decisions in heuristic-only games, the value head on
@@ -455,6 +456,8 @@ class Trainer:
                       f"{stats['approx_kl']:.4f} | entropy {stats['entropy']:.2f}", flush=True)
         self.save("checkpoint.pt")
         final = self.save("final.pt")
+        from agents.ppo import slim
+        slim(final, os.path.join(self.run_path, "agent.pt"))
         self.writer.flush()
         result = {"checkpoint": final, "samples": self.samples, "iterations": self.iteration,
                   "seconds": time.perf_counter() - start}

@@ -6,7 +6,9 @@ through an MLP trunk, and has a policy head (one logit per action; illegal actio
 a large negative number before the softmax) and a value head.
 
 Checkpoints are plain ``torch.save`` dicts: ``{"game", "options", "net": {...sizes},
-"model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the agent.
+"model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the agent. ``slim(src, dst)``
+keeps only what playing needs (training checkpoints also hold the optimizer and the frozen
+pool).
 """
 
 from __future__ import annotations
@@ -108,6 +110,12 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
     return loss, {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(),
                   "entropy": entropy.item(), "approx_kl": approx_kl.item(),
                   "clip_fraction": clip_fraction.item()}
+
+
+def slim(src: str, dst: str) -> None:
+    """Write the playing part of checkpoint ``src`` (game, options, sizes, weights) to ``dst``."""
+    data = torch.load(src, map_location="cpu", weights_only=False)
+    torch.save({k: data[k] for k in ("game", "options", "net", "model") if k in data}, dst)
 
 
 class PPOAgent(Agent):

@@ -23,6 +23,9 @@ def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game):
     assert "imitation" in out and "samples/s" in out and "evaluation: PPO vs heuristic" in out
     folder = tmp_path / game
     assert (folder / "final.pt").exists() and (folder / "checkpoint.pt").exists()
+    from agents.ppo import PPOAgent
+    assert PPOAgent.load(str(folder / "agent.pt")).game == game
+    assert (folder / "agent.pt").stat().st_size < (folder / "final.pt").stat().st_size
     assert json.loads((folder / "result.json").read_text())["samples"] == result["samples"]
     assert 0 <= result["evaluation"]["win_rate"] <= 1 and result["evaluation"]["pairs"] == 10
     assert any(name.startswith("events") for name in os.listdir(folder / "tb"))
