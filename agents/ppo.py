@@ -112,10 +112,14 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
                   "clip_fraction": clip_fraction.item()}
 
 
-def slim(src: str, dst: str) -> None:
-    """Write the playing part of checkpoint ``src`` (game, options, sizes, weights) to ``dst``."""
+def slim(src: str, dst: str, half: bool = True) -> None:
+    """Write the playing part of checkpoint ``src`` (game, options, sizes, weights) to ``dst``,
+    the weights in float16 unless ``half=False`` (half the size; loading restores float32)."""
     data = torch.load(src, map_location="cpu", weights_only=False)
-    torch.save({k: data[k] for k in ("game", "options", "net", "model") if k in data}, dst)
+    out = {k: data[k] for k in ("game", "options", "net") if k in data}
+    out["model"] = {k: (v.half() if half and v.is_floating_point() else v)
+                    for k, v in data["model"].items()}
+    torch.save(out, dst)
 
 
 class PPOAgent(Agent):
@@ -144,5 +148,6 @@ class PPOAgent(Agent):
             raise ValueError(f"{path} is not a cardenv PPO checkpoint") from None
         _, num_actions, high = game_sizes(game)
         net = PolicyNet(high, num_actions, hidden)
-        net.load_state_dict(data["model"])
+        net.load_state_dict({k: v.float() if v.is_floating_point() else v
+                             for k, v in data["model"].items()})
         return cls(game, net, greedy, seed)
