@@ -47,8 +47,9 @@ from cardenv.core.errors import ConfigError
 class Config:
     game: str = "dagong"
     """game to train: "dagong" or "dabang"."""
-    options: dict = field(default_factory=dict)
-    """rules options of the game (see its env docs), e.g. {"dealer": "random"} for Dabang."""
+    options: dict | list = field(default_factory=dict)
+    """rules options of the game (see its env docs), e.g. {"dealer": "random"} for Dabang; a
+    list of option dicts trains on all of them side by side (game slot i uses entry i mod n)."""
     seed: int = 1
     """seeds the games, the opponents' draws, torch and the heuristics."""
     total_samples: int = 100_000
@@ -116,7 +117,9 @@ def _check(cfg: Config) -> Config:
             raise ConfigError(f"config: {message}")
 
     need(cfg.game in ("dagong", "dabang"), f"game must be 'dagong' or 'dabang', got {cfg.game!r}")
-    need(isinstance(cfg.options, dict), "options must be a mapping")
+    need(isinstance(cfg.options, dict) or (isinstance(cfg.options, list) and cfg.options and
+                                           all(isinstance(o, dict) for o in cfg.options)),
+         "options must be a mapping or a non-empty list of mappings")
     for name in ("total_samples", "num_envs", "rollout_samples", "epochs", "minibatch",
                  "snapshot_every", "pool_size", "checkpoint_every", "torch_threads", "log_every"):
         value = getattr(cfg, name)
@@ -148,25 +151,29 @@ def _check(cfg: Config) -> Config:
     return cfg
 
 
-def load_config(path: str | None, overrides: list[str]) -> Config:
-    """Defaults, overlaid with the YAML file, overlaid with ``key=value`` overrides."""
-    data: dict = {}
+def load_config(path: str | None, overrides: list[str], base: dict | None = None) -> Config:
+    """Defaults (or ``base``, e.g. a resumed run's config), overlaid with the YAML file, overlaid
+    with ``key=value`` overrides."""
+    data: dict = dict(base or {})
     if path:
         try:
             with open(path, encoding="utf-8") as f:
-                data = yaml.safe_load(f) or {}
+                loaded = yaml.safe_load(f) or {}
         except FileNotFoundError:
             raise ConfigError(f"config file {path!r} not found") from None
         except yaml.YAMLError as exc:
             raise ConfigError(f"config file {path!r} is not valid YAML: {exc}") from None
-        if not isinstance(data, dict):
+        if not isinstance(loaded, dict):
             raise ConfigError(f"config file {path!r} must hold a mapping")
+        data.update(loaded)
     for item in overrides:
         if "=" not in item:
             raise ConfigError(f"override {item!r} must look like key=value")
         key, raw = item.split("=", 1)
         value = yaml.safe_load(raw)
         if key.startswith("options."):
+            if isinstance(data.get("options"), list):
+                raise ConfigError("options.<name>=... cannot change a list of options")
             data.setdefault("options", {})[key[len("options."):]] = value
         elif key.startswith("opponents."):
             data.setdefault("opponents", {})[key[len("opponents."):]] = value
@@ -466,18 +473,23 @@ class Trainer:
         return result
 
     def evaluate(self, deals: int) -> dict:
+        """Duplicate evaluation against the heuristic under each set of training options."""
         from agents.evaluate import duplicate
         from agents.ppo import PPOAgent
         agent = PPOAgent(self.cfg.game, self.net, greedy=True)
-        options = {k: v for k, v in self.cfg.options.items()}
-        stats = duplicate(self.cfg.game, agent, self.heuristic, deals, options,
-                          seed=10_000_000 + self.cfg.seed)
-        low, high = stats["win_rate_ci95"]
-        print(f"evaluation: PPO vs heuristic, {deals} duplicate deal pairs: win rate "
-              f"{stats['win_rate']:.3f} (95% CI {low:.3f}..{high:.3f}), mean payoff per game "
-              f"{stats['mean_payoff_per_game']:+.3f}")
-        self.writer.add_scalar("eval/win_rate_vs_heuristic", stats["win_rate"], self.samples)
-        return stats
+        variants = self.cfg.options if isinstance(self.cfg.options, list) else [self.cfg.options]
+        results = []
+        for options in variants:
+            stats = duplicate(self.cfg.game, agent, self.heuristic, deals, dict(options),
+                              seed=10_000_000 + self.cfg.seed)
+            low, high = stats["win_rate_ci95"]
+            print(f"evaluation: PPO vs heuristic{' ' + str(options) if options else ''}, "
+                  f"{deals} duplicate deal pairs: win rate {stats['win_rate']:.3f} (95% CI "
+                  f"{low:.3f}..{high:.3f}), mean payoff per game "
+                  f"{stats['mean_payoff_per_game']:+.3f}")
+            results.append({"options": options, **stats})
+        self.writer.add_scalar("eval/win_rate_vs_heuristic", results[0]["win_rate"], self.samples)
+        return results[0] if len(results) == 1 else {"by_options": results}
 
 
 def main(argv=None) -> dict:
@@ -494,14 +506,13 @@ def main(argv=None) -> dict:
     try:
         resume = None
         if args.resume:
-            resume = torch.load(args.resume, map_location="cpu", weights_only=False)
-            cfg = load_config(None, [])
-            cfg = Config(**{**dataclasses.asdict(cfg), **resume["config"]})
-            overrides = load_config(None, args.overrides)
-            for item in args.overrides:  # e.g. total_samples=... to extend the run
-                key = item.split("=", 1)[0].split(".")[0]
-                setattr(cfg, key, getattr(overrides, key))
-            cfg = _check(cfg)
+            try:
+                resume = torch.load(args.resume, map_location="cpu", weights_only=False)
+                saved = resume["config"]
+            except (OSError, KeyError, TypeError, RuntimeError) as exc:
+                raise ConfigError(f"cannot resume from {args.resume!r}: {exc}") from None
+            # e.g. total_samples=... extends the run
+            cfg = load_config(None, args.overrides, base=saved)
         else:
             cfg = load_config(args.config, args.overrides)
     except ConfigError as exc:

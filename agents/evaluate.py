@@ -161,7 +161,7 @@ def main(argv=None) -> dict:
     low, high = stats["win_rate_ci95"]
     mlow, mhigh = stats["mean_payoff_ci95"]
     print(f"{args.game}: {args.agent_a} vs {args.agent_b}, {stats['pairs']} duplicate deal pairs "
-          f"({stats['unit']}s{', ' + str(options) if options else ''}), "
+          f"({'matches' if args.match else 'hands'}{', ' + str(options) if options else ''}), "
           f"{stats['seconds']:.0f} s\n"
           f"  win rate {stats['win_rate']:.3f}  (95% CI {low:.3f}..{high:.3f}; "
           f"{stats['wins']} wins, {stats['ties']} ties, {stats['losses']} losses)\n"

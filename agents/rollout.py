@@ -34,20 +34,27 @@ class Finished:
 
 class BatchedGames:
     """``n`` games of ``game`` (``"dagong"`` / ``"dabang"``) with ``options``, seeded
-    ``seeds[i]`` (default ``seed + i``) and re-seeded from a counter when they end."""
+    ``seeds[i]`` (default ``seed + i``) and re-seeded from a counter when they end.
+
+    ``options`` may also be a list of option dicts: slot ``i`` then always plays with
+    ``options[i % len(options)]`` (e.g. Dabang first hands and later hands side by side)."""
 
     def __init__(self, game: str, n: int, options: dict | None = None, seed: int = 0,
                  seeds=None, keep_history: bool = False):
         self.name = check_game(game)
         module = importlib.import_module(f"cardenv.{game}")
-        self.game = getattr(module, "DagongGame" if game == "dagong" else "DabangGame")(
-            **(options or {}))
+        make = getattr(module, "DagongGame" if game == "dagong" else "DabangGame")
+        variants = options if isinstance(options, list) else [options or {}]
+        if not variants:
+            raise ValueError("options must be a dict or a non-empty list of dicts")
+        self.variants = [make(**v) for v in variants]
+        self.game = self.variants[0]
         self.layout = self.game.layout
         self.num_actions = self.game.num_actions
         self.keep_history = keep_history
         seeds = list(seeds) if seeds is not None else [seed + i for i in range(n)]
         self.next_seed = max(seeds) + 1
-        self.states = [self.game.new_state(s) for s in seeds]
+        self.states = [self.variant(i).new_state(s) for i, s in enumerate(seeds)]
         self.seeds = seeds
         self.finished: list[Finished] = []
         self._obs_index = self.layout.observation_index
@@ -60,6 +67,10 @@ class BatchedGames:
 
     def __len__(self):
         return len(self.states)
+
+    def variant(self, slot: int):
+        """The game (rules options) that slot ``slot`` plays."""
+        return self.variants[slot % len(self.variants)]
 
     def current(self) -> np.ndarray:
         return np.array([s.current for s in self.states])
@@ -101,7 +112,7 @@ class BatchedGames:
             for row, s in enumerate(states):
                 for kind, count in s.partial.items():
                     partial[row, kind] = count
-            dead = self.game.options["follow"] == "dead"
+            dead = np.array([s.game.options["follow"] == "dead" for s in states])
             masks[play, cat.PLAY:cat.PLAY + 216] = self._follow.play_mask(
                 hands, partial, np.array([s.led_kind for s in states]),
                 np.array([s.k for s in states]), np.array([s.trump for s in states]),
@@ -127,7 +138,7 @@ class BatchedGames:
                                               list(state.history) if self.keep_history else []))
                 self.seeds[i] = self.next_seed
                 self.next_seed += 1
-                self.states[i] = self.game.new_state(self.seeds[i])
+                self.states[i] = self.variant(i).new_state(self.seeds[i])
         return rewards, ended
 
 
@@ -174,7 +185,7 @@ def play_batched(game: str, agents_by_seat, seeds, options: dict | None = None,
             results[owner[done.index]] = done
             if todo:
                 j = todo.pop(0)
-                games.states[done.index] = games.game.new_state(seeds[j])
+                games.states[done.index] = games.variant(done.index).new_state(seeds[j])
                 games.seeds[done.index] = seeds[j]
                 assign[done.index] = agents_by_seat(j)
                 owner[done.index] = j

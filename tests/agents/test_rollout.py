@@ -57,3 +57,16 @@ def test_batched_games_equal_aec_games(game, options):
         assert done.seed == seed
         assert [totals[a] for a in env.possible_agents] == list(done.returns)
         assert [r.to_dict() for r in env.game_state.results] == [r.to_dict() for r in done.results]
+
+
+def test_a_list_of_options_plays_each_in_its_slots():
+    mix = [{}, {"dealer": "random", "levels": "random"}]
+    games = BatchedGames("dabang", 4, mix, seed=0)
+    assert [s.first_hand for s in games.states] == [True, False, True, False]
+    agent = RandomAgent("dabang", 0)
+    for _ in range(400):
+        masks = games.masks()
+        for i, s in enumerate(games.states):
+            assert np.array_equal(masks[i], s.legal_mask())
+        games.step(agent.act_batch(games.observations(), masks))
+    assert [s.first_hand for s in games.states] == [True, False, True, False]

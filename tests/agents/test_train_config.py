@@ -45,3 +45,12 @@ def test_every_config_file_loads():
 
     for path in sorted((pathlib.Path(train.__file__).parent / "configs").glob("*.yaml")):
         train.load_config(str(path), [])
+
+
+def test_a_list_of_options_is_accepted():
+    cfg = train.load_config(None, ["game=dabang", "options=[{}, {dealer: random}]"])
+    assert cfg.options == [{}, {"dealer": "random"}]
+    with pytest.raises(ConfigError, match="cannot change a list"):
+        train.load_config(None, ["options=[{}]", "options.follow=live"])
+    with pytest.raises(ConfigError, match="options must be"):
+        train.load_config(None, ["options=[]"])
