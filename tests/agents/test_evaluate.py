@@ -56,3 +56,16 @@ def test_game_options_from_the_command_line(capsys):
     assert "follow='sometimes' is invalid" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["dagong", "nobody.pt", "random", "--deals", "5"])
+
+
+def test_report_rebuilds_the_command_and_the_table(tmp_path):
+    from agents.report import command, main as report
+
+    out = tmp_path / "r.json"
+    main(["dabang", "random", "random", "--deals", "4", "--match", "--max-hands", "3",
+          "--set", "follow=live", "--out", str(out)])
+    result = json.loads(out.read_text())
+    assert command(result) == ("python -m agents.evaluate dabang random random --deals 4 --match "
+                               "--max-hands 3 --set follow=live")
+    text = report([str(out)])
+    assert "| dabang | random vs random | match (follow=live) | 4 |" in text

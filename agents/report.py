@@ -1,0 +1,61 @@
+"""A markdown table of evaluation results: ``python -m agents.report docs/results/*.json``.
+
+Each file is the JSON that ``python -m agents.evaluate ... --out FILE`` wrote; the table gives
+the command that reproduces it, the deals, the win rate and the mean payoff with their 95%
+confidence intervals, and the wall time.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+
+def command(result: dict) -> str:
+    parts = ["python -m agents.evaluate", result["game"], result["agent_a"], result["agent_b"],
+             f"--deals {result['pairs']}"]
+    options = dict(result.get("options") or {})
+    if result.get("unit") == "match":
+        parts.append("--match")
+        options.pop("episode", None)
+        max_hands = options.pop("max_hands", 40)
+        if max_hands != 40:
+            parts.append(f"--max-hands {max_hands}")
+    parts += [f"--set {k}={v}" for k, v in options.items()]
+    if result.get("seed"):
+        parts.append(f"--seed {result['seed']}")
+    return " ".join(parts)
+
+
+def table(results: list[dict]) -> str:
+    lines = ["| Game | A vs B | Unit | Deal pairs | A's win rate (95% CI) | A's mean payoff per game "
+             "(95% CI) | Wins / ties / losses | Time |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        low, high = r["win_rate_ci95"]
+        mlow, mhigh = r["mean_payoff_ci95"]
+        options = {k: v for k, v in (r.get("options") or {}).items()
+                   if k not in ("episode", "max_hands")}
+        unit = r.get("unit", "hand") + (f" ({', '.join(f'{k}={v}' for k, v in options.items())})"
+                                        if options else "")
+        lines.append(f"| {r['game']} | {r['agent_a']} vs {r['agent_b']} | {unit} | {r['pairs']:,} | "
+                     f"{r['win_rate']:.3f} ({low:.3f}..{high:.3f}) | "
+                     f"{r['mean_payoff_per_game']:+.3f} ({mlow:+.3f}..{mhigh:+.3f}) | "
+                     f"{r['wins']} / {r['ties']} / {r['losses']} | {r['seconds']:.0f} s |")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> str:
+    paths = sys.argv[1:] if argv is None else argv
+    results = []
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            results.append(json.load(f))
+    text = table(results) + "\n\nCommands:\n\n" + "\n".join(
+        f"    {command(r)} --out {p}" for r, p in zip(results, paths))
+    print(text)
+    return text
+
+
+if __name__ == "__main__":
+    main()
