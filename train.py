@@ -80,6 +80,11 @@ class Config:
     """value-loss weight."""
     max_grad_norm: float = 0.5
     """gradient clipping."""
+    score_shaping: float = 0.0
+    """Dabang only: at each hand's end every learner seat also gets ``score_shaping * (S - 160)
+    / 80`` where S is the attackers' score, with the sign of its side (attackers +, defenders -).
+    The levels a hand moves are a step function of S, so this adds a dense, aligned signal to
+    the many hands whose level change is the same either way. Evaluation never sees it."""
     opponents: dict = field(default_factory=lambda: {"heuristic": 0.8, "frozen": 0.2})
     """opponent mix: weights of "heuristic", "frozen" (past snapshots) and "random"."""
     snapshot_every: int = 5
@@ -138,6 +143,9 @@ def _check(cfg: Config) -> Config:
         need(isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0,
              f"{name} must be a number >= 0, got {value!r}")
     need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1, "gamma in (0, 1], gae_lambda in [0, 1]")
+    need(isinstance(cfg.score_shaping, (int, float)) and not isinstance(cfg.score_shaping, bool)
+         and cfg.score_shaping >= 0, "score_shaping must be a number >= 0")
+    need(cfg.score_shaping == 0 or cfg.game == "dabang", "score_shaping applies to dabang only")
     need(isinstance(cfg.hidden, list) and cfg.hidden and
          all(isinstance(h, int) and h >= 1 for h in cfg.hidden), "hidden must be a list of ints")
     need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
@@ -255,6 +263,25 @@ class Trainer:
 
     # --- collecting ---------------------------------------------------------------------------
 
+    def _shaping(self, hands: list, ended: np.ndarray, finished: list) -> np.ndarray:
+        """Per-seat shaping rewards of the hands that ended this step (see ``score_shaping``);
+        ``hands`` is each slot's count of finished hands before the step."""
+        shaped = np.zeros((len(ended), 4))
+        if not self.cfg.score_shaping:
+            return shaped
+        last = {done.index: done.results[-1] for done in finished}
+        for i, state in enumerate(self.games.states):
+            if i in last:
+                result = last[i]
+            elif len(state.results) > hands[i]:  # a hand of a match ended, the match goes on
+                result = state.results[-1]
+            else:
+                continue
+            bonus = self.cfg.score_shaping * (result.score - 160) / 80
+            for seat in range(4):
+                shaped[i, seat] = bonus if seat % 2 == result.attackers else -bonus
+        return shaped
+
     def collect(self) -> dict:
         """Play until ``rollout_samples`` learner decisions of finished hands are ready."""
         from agents.ppo import gae
@@ -274,7 +301,7 @@ class Trainer:
                 for row, i in enumerate(learner):
                     self.open.setdefault((i, seats[i]), []).append(
                         [obs[i], masks[i], int(action[row]), float(logp[row]), float(value[row]),
-                         0.0])
+                         0.0, 0.0])
             groups: dict = {}
             for i in range(len(games)):
                 who = self.roles[i][0][seats[i]]
@@ -282,12 +309,17 @@ class Trainer:
                     groups.setdefault(id(who), (who, []))[1].append(i)
             for who, rows in groups.values():
                 actions[rows] = who.act_batch(obs[rows], masks[rows])
+            before = len(games.finished)
+            hands = [len(state.results) for state in games.states] if cfg.score_shaping else []
             rewards, ended = games.step(actions)
-            for i in np.flatnonzero(rewards.any(axis=1)):
+            shaped = self._shaping(hands, ended, games.finished[before:])
+            del games.finished[:]  # nothing else reads them; a long run would hoard them
+            for i in np.flatnonzero(rewards.any(axis=1) | shaped.any(axis=1)):
                 for seat in range(4):
                     steps = self.open.get((i, seat))
                     if steps and self.roles[i][0][seat] == "learner":
                         steps[-1][5] += rewards[i, seat]
+                        steps[-1][6] += shaped[i, seat]
             for i in np.flatnonzero(ended):
                 roles, kind = self.roles[i]
                 team_return = 0.0
@@ -296,7 +328,7 @@ class Trainer:
                     if roles[seat] != "learner" or not steps:
                         continue
                     team_return += sum(s[5] for s in steps)
-                    adv, ret = gae([s[5] for s in steps], [s[4] for s in steps],
+                    adv, ret = gae([s[5] + s[6] for s in steps], [s[4] for s in steps],
                                    cfg.gamma, cfg.gae_lambda)
                     for s, a, r in zip(steps, adv, ret):
                         for key, value in zip(("obs", "mask", "action", "logp", "value"), s):

@@ -27,6 +27,7 @@ class RandomAgent(Agent):
         masks = np.asarray(masks).astype(bool, copy=False)
         if not masks.any(axis=1).all():
             raise ValueError("a row of the mask has no legal action")
-        counts = masks.sum(axis=1)
+        rows, cols = np.nonzero(masks)  # row-major: each row's legal actions, ascending
+        counts = np.bincount(rows, minlength=len(masks))
         k = (self.rng.random(len(masks)) * counts).astype(np.int64)  # the k-th legal action
-        return (masks.cumsum(axis=1) > k[:, None]).argmax(axis=1)
+        return cols[np.cumsum(counts) - counts + k]

@@ -117,6 +117,8 @@ class BatchedGames:
                 hands, partial, np.array([s.led_kind for s in states]),
                 np.array([s.k for s in states]), np.array([s.trump for s in states]),
                 np.array([s.level for s in states]), dead)
+            for i, s in zip(play, states):
+                s.use_legal(np.flatnonzero(masks[i]).tolist())
         for i, s in enumerate(self.states):
             if s.phase != "play":
                 masks[i, s.legal_actions()] = True

@@ -25,6 +25,8 @@ def test_overrides_are_typed(tmp_path):
     (["options.follow=maybe"], "follow"),
     (["hidden=[]"], "hidden"),
     (["total_samples"], "key=value"),
+    (["score_shaping=-1"], "score_shaping must be a number >= 0"),
+    (["score_shaping=0.5"], "score_shaping applies to dabang only"),
 ])
 def test_bad_config_is_a_clear_error(overrides, message):
     with pytest.raises(ConfigError, match=message):

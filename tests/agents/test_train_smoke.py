@@ -47,3 +47,38 @@ def test_a_bad_config_exits_with_a_message(tmp_path, capsys):
     with pytest.raises(SystemExit):
         train.main([f"run_dir={tmp_path}", "num_envs=-3"])
     assert "num_envs must be an int >= 1" in capsys.readouterr().err
+
+
+def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
+    """score_shaping: every seat of the side that attacked gets coef * (S - 160) / 80 at the
+    hand's end, the defenders the negative; nothing while a hand is still running."""
+    import numpy as np
+
+    cfg = train.load_config(None, ["game=dabang", "score_shaping=0.5", "num_envs=4",
+                                   "imitation_samples=0", "eval_deals=0", f"run_dir={tmp_path}",
+                                   "options={episode: match, max_hands: 3}"])
+    trainer = train.Trainer(cfg)
+    games, rng = trainer.games, np.random.default_rng(0)
+    checked = {"match goes on": 0, "game ended": 0}
+    for _ in range(20_000):
+        hands = [len(state.results) for state in games.states]
+        before = len(games.finished)
+        masks = games.masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        _, ended = games.step(actions)
+        finished = games.finished[before:]
+        shaped = trainer._shaping(hands, ended, finished)
+        for i, state in enumerate(games.states):
+            done = next((f for f in finished if f.index == i), None)
+            if done is None and len(state.results) == hands[i]:
+                assert not shaped[i].any()
+                continue
+            result = (done.results if done else state.results)[-1]
+            expected = 0.5 * (result.score - 160) / 80
+            for seat in range(4):
+                sign = 1 if seat % 2 == result.attackers else -1
+                assert shaped[i, seat] == pytest.approx(sign * expected)
+            checked["game ended" if done else "match goes on"] += 1
+        if min(checked.values()) >= 4:
+            break
+    assert min(checked.values()) >= 4, checked
