@@ -44,21 +44,12 @@ def batched_decisions_per_second(game: str, agent, envs: int, seconds: float,
 def aec_decisions_per_second(game: str, agent, seconds: float, options: dict | None = None,
                              seed: int = 0) -> float:
     """Decisions/s of ``agent`` playing all four seats through one ``raw_env()`` at a time."""
+    from cardenv.bench import env_steps_per_second
+
     module = importlib.import_module(f"cardenv.{game}_v0")
-    env = module.raw_env(**(options or {}))
-    decisions = episode = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        env.reset(seed=seed + episode)
-        episode += 1
-        for name in env.agent_iter():
-            observation, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(agent.act(observation))
-            decisions += 1
-    return decisions / (time.perf_counter() - start)
+    steps, _ = env_steps_per_second(lambda: module.raw_env(**(options or {})), seconds, seed,
+                                    choose=agent.act)
+    return steps
 
 
 def players(game: str, checkpoint: str | None, seed: int = 0) -> dict:

@@ -95,6 +95,8 @@ class BatchedGames:
             standing = np.array([self.states[i].standing for i in play])
             called = np.array([self.states[i].called for i in play])
             masks[play] = self._legality.play_mask(hands, standing, called)
+            for i in play:
+                self.states[i].use_legal(masks[i].copy())  # callers may scribble on theirs
         for i, s in enumerate(self.states):
             if s.phase == "solo":
                 masks[i, [cat.SOLO_DECLINE, cat.SOLO_DECLARE]] = True

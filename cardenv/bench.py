@@ -26,8 +26,10 @@ import numpy as np
 GAMES = ("dagong", "dabang")
 
 
-def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float, float]:
-    """(steps/s, hands/s) of random masked play, each agent sampling uniformly from its mask."""
+def env_steps_per_second(make_env, seconds: float, seed: int = 0,
+                         choose=None) -> tuple[float, float]:
+    """(steps/s, hands/s) of masked play, each agent sampling uniformly from its mask, or
+    playing ``choose(observation) -> action`` when given."""
     env = make_env()
     rng = random.Random(seed)
     steps = hands = 0
@@ -41,8 +43,11 @@ def env_steps_per_second(make_env, seconds: float, seed: int = 0) -> tuple[float
             if term or trunc:
                 env.step(None)
                 continue
-            legal = obs["action_mask"].view(bool).nonzero()[0]
-            env.step(int(legal[int(rng.random() * len(legal))]))
+            if choose is not None:
+                env.step(choose(obs))
+            else:
+                legal = obs["action_mask"].view(bool).nonzero()[0]
+                env.step(int(legal[int(rng.random() * len(legal))]))
             steps += 1
         hands += len(env.unwrapped.game_state.results)
     elapsed = time.perf_counter() - start

@@ -142,10 +142,21 @@ class DagongState(CardState):
     def _beats_row(self) -> int:
         return cat.LEAD_ROW if self.standing < 0 else cat.combo_of(self.standing)
 
+    _given_mask = None  # the mask handed over by use_legal, until the next move
+
+    def use_legal(self, mask: np.ndarray) -> None:
+        """Take the player's legal mask as computed elsewhere (the batched
+        ``legality.play_mask`` over many states), so that ``apply`` checks against it instead
+        of computing the hand's feasible plays again. The caller vouches that it is exact: the
+        tests compare both paths."""
+        self._given_mask = mask
+
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal for the player to act, without building the mask."""
         if not 0 <= action < cat.NUM_ACTIONS:
             return False
+        if self._given_mask is not None:
+            return bool(self._given_mask[action])
         if self.phase == "play":
             return bool(self._feasible_now()[action] and cat.BEATS[self._beats_row(), action])
         return self.phase == "solo" and bool(_SOLO_MASK[action])
@@ -165,6 +176,7 @@ class DagongState(CardState):
 
     def _play(self, action: int) -> None:
         self.last_rewards = [0, 0, 0, 0]
+        self._given_mask = None
         if self.phase == "solo":
             self._apply_solo(action)
         elif action == cat.PASS:

@@ -29,12 +29,36 @@ def test_batched_masks_and_observations_equal_one_state(game, options):
     games = BatchedGames(game, 24, options, seed=3)
     agent = RandomAgent(game, 0)
     for _ in range(250):
+        # the states' own masks first: masks() hands the batched ones to the states
+        expected = [s.legal_mask() for s in games.states]
         masks, obs = games.masks(), games.observations()
         for i, s in enumerate(games.states):
-            assert np.array_equal(masks[i], s.legal_mask())
+            assert np.array_equal(masks[i], expected[i])
             assert np.array_equal(obs[i], s.observation(s.current))
         games.step(agent.act_batch(obs, masks))
     assert games.finished
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_states_still_refuse_illegal_actions_after_batched_masks(game):
+    from cardenv.core.errors import IllegalActionError
+
+    games = BatchedGames(game, 8, {}, seed=5)
+    agent, refused = RandomAgent(game, 0), 0
+    for _ in range(300):
+        masks = games.masks()
+        for i, s in enumerate(games.states):
+            illegal = np.flatnonzero(~masks[i])
+            if illegal.size and s.phase == "play":
+                masks[i, illegal[-1]] = True  # a caller scribbling on its masks changes nothing
+                history = list(s.history)
+                with pytest.raises(IllegalActionError):
+                    s.apply(int(illegal[-1]))
+                assert s.history == history
+                refused += 1
+        masks = games.masks()
+        games.step(agent.act_batch(games.observations(), masks))
+    assert refused > 100
 
 
 @pytest.mark.parametrize("game, options", CASES)
