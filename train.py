@@ -3,10 +3,11 @@
     python train.py                                   # short default run (Dagong, a few minutes)
     python train.py --config configs/dabang.yaml      # a config from configs/
     python train.py --config configs/dagong.yaml total_samples=2000000 lr=1e-4
-    python train.py --resume runs/dagong-1/checkpoint.pt
+    python train.py --resume runs/dagong-1/checkpoint.pt total_samples=6000000  # continue it
 
 Every field of ``Config`` below can be set in the YAML file or on the command line as
-``key=value`` (values are read as YAML: ``hidden=[512,256]``, ``options.follow=live``). The run
+``key=value`` (values are read as YAML: ``hidden=[512,256]``, ``options.follow=live``); a
+resumed run starts from the config it saved, overlaid with ``--config`` and the overrides. The run
 writes TensorBoard logs, ``checkpoint.pt`` (latest, for ``--resume``), ``final.pt`` and
 ``agent.pt`` (the final weights alone, for ``python -m agents.evaluate`` and sharing) to
 ``run_dir/run_name``, and ends by printing its evaluation against the heuristic in duplicate
@@ -528,7 +529,8 @@ def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config (default: the built-in short run)")
-    parser.add_argument("--resume", help="checkpoint.pt of a run to continue")
+    parser.add_argument("--resume", help="checkpoint.pt of a run to continue (its saved config, "
+                        "overlaid with --config and the overrides)")
     parser.add_argument("overrides", nargs="*", help="key=value settings over the config")
     args = parser.parse_args(argv)
     try:
@@ -543,8 +545,9 @@ def main(argv=None) -> dict:
                 saved = resume["config"]
             except (OSError, KeyError, TypeError, RuntimeError) as exc:
                 raise ConfigError(f"cannot resume from {args.resume!r}: {exc}") from None
-            # e.g. total_samples=... extends the run
-            cfg = load_config(None, args.overrides, base=saved)
+            # the saved config, overlaid with --config and the overrides (e.g. total_samples=...
+            # extends the run)
+            cfg = load_config(args.config, args.overrides, base=saved)
         else:
             cfg = load_config(args.config, args.overrides)
     except ConfigError as exc:

@@ -30,9 +30,13 @@ def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game):
     assert 0 <= result["evaluation"]["win_rate"] <= 1 and result["evaluation"]["pairs"] == 10
     assert any(name.startswith("events") for name in os.listdir(folder / "tb"))
     before = torch.load(folder / "checkpoint.pt", weights_only=False)
-    resumed = train.main(["--resume", str(folder / "checkpoint.pt"),
-                          f"total_samples={before['samples'] + 1000}", "eval_deals=0"])
+    more = tmp_path / "more.yaml"  # a resumed run takes --config over its saved config
+    more.write_text(f"total_samples: {before['samples'] + 1000}\nent_coef: 0.02\n")
+    resumed = train.main(["--resume", str(folder / "checkpoint.pt"), "--config", str(more),
+                          "eval_deals=0"])
     assert resumed["samples"] > before["samples"] and resumed["iterations"] > before["iteration"]
+    after = torch.load(folder / "checkpoint.pt", weights_only=False)["config"]
+    assert after["ent_coef"] == 0.02 and after["game"] == game and after["hidden"] == [64]
 
 
 def test_seeded_runs_are_reproducible(tmp_path):
