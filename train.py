@@ -229,6 +229,8 @@ class Trainer:
         if resume:
             self.net.load_state_dict(resume["model"])
             self.optimizer.load_state_dict(resume["optimizer"])
+            for group in self.optimizer.param_groups:  # the saved state carries its last lr
+                group["lr"] = cfg.lr
             self.iteration, self.samples = resume["iteration"], resume["samples"]
             self.pool = resume["pool"]
             self.imitated = resume.get("imitated", 0)

@@ -31,12 +31,16 @@ def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game):
     assert any(name.startswith("events") for name in os.listdir(folder / "tb"))
     before = torch.load(folder / "checkpoint.pt", weights_only=False)
     more = tmp_path / "more.yaml"  # a resumed run takes --config over its saved config
-    more.write_text(f"total_samples: {before['samples'] + 1000}\nent_coef: 0.02\n")
+    more.write_text(f"total_samples: {before['samples'] + 1000}\nent_coef: 0.02\n"
+                    "lr: 0.0005\nanneal_lr: false\n")
     resumed = train.main(["--resume", str(folder / "checkpoint.pt"), "--config", str(more),
                           "eval_deals=0"])
     assert resumed["samples"] > before["samples"] and resumed["iterations"] > before["iteration"]
-    after = torch.load(folder / "checkpoint.pt", weights_only=False)["config"]
+    saved = torch.load(folder / "checkpoint.pt", weights_only=False)
+    after = saved["config"]
     assert after["ent_coef"] == 0.02 and after["game"] == game and after["hidden"] == [64]
+    # the new lr holds, not the one the saved optimizer state carried
+    assert [g["lr"] for g in saved["optimizer"]["param_groups"]] == [0.0005]
 
 
 def test_seeded_runs_are_reproducible(tmp_path):
