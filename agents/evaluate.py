@@ -35,6 +35,7 @@ from agents.base import GAMES
 from agents.rollout import BatchedGames, partnership, play_batched
 
 Z95 = 1.959963984540054
+MAX_HANDS = 40  # --match: a match is truncated after this many hands
 
 
 def wilson(successes: float, n: int) -> tuple[float, float]:
@@ -131,8 +132,9 @@ def main(argv=None) -> dict:
     parser.add_argument("--seed", type=int, default=0, help="first deal's seed (default 0)")
     parser.add_argument("--match", action="store_true",
                         help="dabang: whole matches (+1/-1) instead of single hands")
-    parser.add_argument("--max-hands", type=int, default=40,
-                        help="dabang --match: truncate a match after this many hands (40)")
+    parser.add_argument("--max-hands", type=int, default=MAX_HANDS,
+                        help=f"dabang --match: truncate a match after this many hands "
+                             f"({MAX_HANDS})")
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="a rules option of the game, e.g. --set dealer=random (repeatable)")
     parser.add_argument("--out", help="write the result as JSON to this path")

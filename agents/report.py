@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import sys
 
+from agents.evaluate import MAX_HANDS
+
 
 def command(result: dict) -> str:
     parts = ["python -m agents.evaluate", result["game"], result["agent_a"], result["agent_b"],
@@ -18,8 +20,8 @@ def command(result: dict) -> str:
     if result.get("unit") == "match":
         parts.append("--match")
         options.pop("episode", None)
-        max_hands = options.pop("max_hands", 40)
-        if max_hands != 40:
+        max_hands = options.pop("max_hands", MAX_HANDS)
+        if max_hands != MAX_HANDS:
             parts.append(f"--max-hands {max_hands}")
     parts += [f"--set {k}={v}" for k, v in options.items()]
     if result.get("seed"):

@@ -96,7 +96,7 @@ class BatchedGames:
             called = np.array([self.states[i].called for i in play])
             masks[play] = self._legality.play_mask(hands, standing, called)
             for i in play:
-                self.states[i].use_legal(masks[i].copy())  # callers may scribble on theirs
+                self.states[i].use_legal(masks[i])
         for i, s in enumerate(self.states):
             if s.phase == "solo":
                 masks[i, [cat.SOLO_DECLINE, cat.SOLO_DECLARE]] = True
@@ -120,7 +120,7 @@ class BatchedGames:
                 np.array([s.k for s in states]), np.array([s.trump for s in states]),
                 np.array([s.level for s in states]), dead)
             for i, s in zip(play, states):
-                s.use_legal(np.flatnonzero(masks[i]).tolist())
+                s.use_legal(masks[i])
         for i, s in enumerate(self.states):
             if s.phase != "play":
                 masks[i, s.legal_actions()] = True

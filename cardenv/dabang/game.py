@@ -216,11 +216,11 @@ class DabangState(CardState):
             return [cat.RETURN + k for k in np.flatnonzero(self.v["hand"][self.dealer]).tolist()]
         return []
 
-    def use_legal(self, actions: list[int]) -> None:
-        """Take the player's legal actions as computed elsewhere (the batched ``follow.play_mask``
-        over many states), so that ``apply`` checks against them instead of computing them
-        again. The caller vouches that they are exact: the tests compare both paths."""
-        self._legal = list(actions)
+    def use_legal(self, mask: np.ndarray) -> None:
+        """Take the player's legal mask as computed elsewhere (the batched ``follow.play_mask``
+        over many states), so that ``apply`` checks against it instead of computing it again.
+        The caller vouches that it is exact: the tests compare both paths."""
+        self._legal = np.flatnonzero(mask).tolist()
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over the 350 actions for the player to act."""

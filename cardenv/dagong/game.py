@@ -149,7 +149,7 @@ class DagongState(CardState):
         ``legality.play_mask`` over many states), so that ``apply`` checks against it instead
         of computing the hand's feasible plays again. The caller vouches that it is exact: the
         tests compare both paths."""
-        self._given_mask = mask
+        self._given_mask = np.array(mask, dtype=bool)  # its own copy: callers may edit theirs
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal for the player to act, without building the mask."""
