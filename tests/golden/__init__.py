@@ -1,0 +1,1 @@
+"""Golden playthroughs of both games (see ``playthrough.py``)."""
