@@ -1,0 +1,38 @@
+"""Dabang's batched functions over many states at once (what a batched engine calls).
+
+``legal_masks(states)`` answers the play steps of every state in one ``follow.play_mask`` call
+(the other phases' few legal actions come from each state) and hands each play state its row
+(``use_legal``) so that ``apply`` does not compute it again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardenv.dabang import catalogue as cat
+from cardenv.dabang import follow
+
+
+def legal_masks(states) -> np.ndarray:
+    """``(B, N)`` bool: the legal actions of the player to act in each of ``states`` (a state
+    that is over gets an all-False row)."""
+    masks = np.zeros((len(states), cat.NUM_ACTIONS), dtype=bool)
+    play = [i for i, s in enumerate(states) if s.phase == "play"]
+    if play:
+        chosen = [states[i] for i in play]
+        hands = np.stack([s.v["hand"][s.current] for s in chosen])
+        partial = np.zeros_like(hands)
+        for row, s in enumerate(chosen):
+            for kind, count in s.partial.items():
+                partial[row, kind] = count
+        dead = np.array([s.game.options["follow"] == "dead" for s in chosen])
+        masks[play, cat.PLAY:cat.PLAY + 216] = follow.play_mask(
+            hands, partial, np.array([s.led_kind for s in chosen]),
+            np.array([s.k for s in chosen]), np.array([s.trump for s in chosen]),
+            np.array([s.level for s in chosen]), dead)
+        for i, s in zip(play, chosen):
+            s.use_legal(masks[i])
+    for i, s in enumerate(states):
+        if s.phase != "play" and not s.is_over:
+            masks[i, s.legal_actions()] = True
+    return masks
