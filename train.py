@@ -122,7 +122,8 @@ def _check(cfg: Config) -> Config:
         if not ok:
             raise ConfigError(f"config: {message}")
 
-    need(cfg.game in ("dagong", "dabang"), f"game must be 'dagong' or 'dabang', got {cfg.game!r}")
+    from cardenv.games import names
+    need(cfg.game in names(), f"game must be one of {', '.join(names())}, got {cfg.game!r}")
     need(isinstance(cfg.options, dict) or (isinstance(cfg.options, list) and cfg.options and
                                            all(isinstance(o, dict) for o in cfg.options)),
          "options must be a mapping or a non-empty list of mappings")
@@ -155,8 +156,8 @@ def _check(cfg: Config) -> Config:
         need(isinstance(weight, (int, float)) and weight >= 0, f"opponent weight {name} < 0")
     need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
     # the game options are checked by the game itself
-    from agents.rollout import BatchedGames
-    BatchedGames(cfg.game, 1, cfg.options)
+    from agents.rollout import game_variants
+    game_variants(cfg.game, cfg.options)
     return cfg
 
 

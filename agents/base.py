@@ -1,18 +1,19 @@
 """The one agent interface used everywhere (training, evaluation, the envs' users).
 
-An agent plays one game (``game`` = ``"dagong"`` or ``"dabang"``). ``act(observation)`` takes
+An agent plays one game (``game``: a name in ``cardenv.games``' registry). ``act(observation)`` takes
 the env's observation dict (``{"observation": float32 vector, "action_mask": int8 vector}``) and
 returns a legal action id; ``act_batch(observations, masks)`` does the same for ``(B, D)`` and
 ``(B, N)`` arrays and returns ``(B,)`` action ids. Agents see only what the observation holds;
-they may also read the game's public action descriptions (``cardenv.<game>.catalogue.ACTIONS``)
-and decode the observation by name (``agents.observation.ObsView``).
+they may also read the game's public action descriptions (``make_game(name).action_info``, or
+``cardenv.<game>.catalogue.ACTIONS`` for a game-specific player) and decode the observation by
+name (``agents.observation.ObsView``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-GAMES = ("dagong", "dabang")
+from cardenv.games import check_name
 
 
 class Agent:
@@ -35,6 +36,5 @@ class Agent:
 
 
 def check_game(game: str) -> str:
-    if game not in GAMES:
-        raise ValueError(f"unknown game {game!r}; expected one of {GAMES}")
-    return game
+    """``game`` if it is a registered game name, else a ``ValueError`` listing them."""
+    return check_name(game)

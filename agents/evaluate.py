@@ -2,7 +2,8 @@
 
 Every deal (a seed) is played twice: agent A as one side and agent B as the other, then the same
 deal with the sides swapped, so the luck of the cards cancels. The sides are the hand's
-partnerships as the deal makes them: Dabang's fixed teams (seats 0 + 2 against 1 + 3); in Dagong
+partnerships as the deal makes them (the game's ``sides``): Dabang's fixed teams (seats 0 + 2
+against 1 + 3); in Dagong
 the dealer and the holder of the called card's twin against the other two, known from the deal
 before anyone moves (seat-based sides would put A and B on both teams in two hands out of three
 and cancel). If someone goes solo (硬牌) the hand is one against three, and each agent still
@@ -31,8 +32,8 @@ import time
 
 import numpy as np
 
-from agents.base import GAMES
-from agents.rollout import BatchedGames, partnership, play_batched
+from agents.rollout import game_variants, play_batched
+from cardenv.games import names
 
 Z95 = 1.959963984540054
 MAX_HANDS = 40  # --match: a match is truncated after this many hands
@@ -77,8 +78,8 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
               seed: int = 0, batch: int = 256) -> dict:
     """Play ``deals`` deal pairs; returns the statistics for agent A (see ``summarize``)."""
     seeds = [seed + d for d in range(deals)]
-    maker = BatchedGames(game, 1, options).game
-    sides = [partnership(maker.new_state(s))[0] for s in seeds]
+    maker = game_variants(game, options)[0]
+    sides = [maker.sides(maker.new_state(s))[0] for s in seeds]
 
     def seats(first, second):
         return lambda j: [first if seat in sides[j] else second for seat in range(4)]
@@ -125,7 +126,7 @@ def _value(raw: str):
 def main(argv=None) -> dict:
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("game", choices=names())
     parser.add_argument("agent_a", help="random, heuristic, or a PPO checkpoint path")
     parser.add_argument("agent_b", help="random, heuristic, or a PPO checkpoint path")
     parser.add_argument("--deals", type=int, default=1000, help="deal pairs (default 1000)")
@@ -141,8 +142,6 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be >= 1")
-    if args.match and args.game != "dabang":
-        parser.error("--match applies to dabang")
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
     for item in args.set:
         if "=" not in item:
@@ -150,7 +149,7 @@ def main(argv=None) -> dict:
         key, raw = item.split("=", 1)
         options[key] = _value(raw)
     try:
-        BatchedGames(args.game, 1, options)  # checks the options
+        game_variants(args.game, options)  # checks the options (--match: episode, max_hands)
         a = make_agent(args.agent_a, args.game, args.seed)
         b = make_agent(args.agent_b, args.game, args.seed + 1)
     except (ValueError, OSError) as exc:

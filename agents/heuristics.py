@@ -1,14 +1,21 @@
-"""The heuristic agent of each game, by name."""
+"""The heuristic agent of each game, by game name (a game without one has none here)."""
 
 from __future__ import annotations
 
+import importlib
+
 from agents.base import check_game
+
+HEURISTICS = {
+    "dagong": "agents.dagong_heuristic:DagongHeuristic",
+    "dabang": "agents.dabang_heuristic:DabangHeuristic",
+}
 
 
 def heuristic_for(game: str, seed: int | None = None):
-    """``DagongHeuristic`` or ``DabangHeuristic`` (imported on demand)."""
-    if check_game(game) == "dagong":
-        from agents.dagong_heuristic import DagongHeuristic
-        return DagongHeuristic(seed)
-    from agents.dabang_heuristic import DabangHeuristic
-    return DabangHeuristic(seed)
+    """The heuristic player of ``game`` (imported on demand); ``ValueError`` if it has none."""
+    if check_game(game) not in HEURISTICS:
+        raise ValueError(f"game {game!r} has no heuristic player (games with one: "
+                         f"{', '.join(HEURISTICS)})")
+    module, name = HEURISTICS[game].split(":")
+    return getattr(importlib.import_module(module), name)(seed)

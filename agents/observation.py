@@ -7,14 +7,14 @@ index table of ``cardenv.envs.<game>``.
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
+
+from cardenv.games import make_game
 
 
 class ObsView:
     def __init__(self, game: str):
-        layout = importlib.import_module(f"cardenv.{game}.observation").LAYOUT
+        layout = make_game(game).layout  # games with a declared layout (core.layout)
         self.pieces = {name: (start, stop, shape)
                        for name, start, stop, shape, _ in layout.observation_pieces()}
         self.size = layout.observation_size

@@ -13,22 +13,20 @@ pool).
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import torch
 from torch import nn
 
 from agents.base import Agent, check_game
+from cardenv.games import make_game
 
 MASKED = -1e9
 
 
 def game_sizes(game: str) -> tuple[int, int, np.ndarray]:
     """(observation size, number of actions, per-entry maxima) of a game."""
-    module = importlib.import_module(f"cardenv.{check_game(game)}")
-    layout = importlib.import_module(f"cardenv.{game}.observation").LAYOUT
-    return layout.observation_size, module.NUM_ACTIONS, layout.observation_high
+    made = make_game(check_game(game))
+    return made.observation_size, made.num_actions, made.observation_high
 
 
 class PolicyNet(nn.Module):

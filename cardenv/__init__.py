@@ -2,15 +2,52 @@
 
 - ``cardenv.dagong_v0``: Xianning Dagong (咸宁打拱), a 2-deck climbing game.
 - ``cardenv.dabang_v0``: Huludao Dabang (葫芦岛打棒), a 4-deck trick-taking upgrade game.
+- ``cardenv.games.make_game(name, **options)``: the rules engines by name, without PettingZoo.
 
-Importing ``cardenv`` registers the environments with PettingZoo's registry, so that
-``pettingzoo.make("aec", "cardenv/dagong_v0")`` (or ``"cardenv/dabang_v0"``) works after
-``import cardenv``.
+After ``import cardenv``, ``pettingzoo.make("aec", "cardenv/dagong_v0")`` (or
+``"cardenv/dabang_v0"``) works. The registration waits until PettingZoo is imported, so that
+the rules engines (``cardenv.dagong``, ``cardenv.dabang``, ``cardenv.games``) load without it.
 """
 
-from pettingzoo import register as _register
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
 
 __version__ = "0.1.0"
 
-_register("aec", "cardenv/dagong_v0", entry_point="cardenv.dagong_v0:env")
-_register("aec", "cardenv/dabang_v0", entry_point="cardenv.dabang_v0:env")
+ENVIRONMENTS = {"cardenv/dagong_v0": "cardenv.dagong_v0:env",
+                "cardenv/dabang_v0": "cardenv.dabang_v0:env"}
+
+
+def _register(pettingzoo) -> None:
+    for env_id, entry_point in ENVIRONMENTS.items():
+        if env_id not in pettingzoo.aec_registry:
+            pettingzoo.register("aec", env_id, entry_point=entry_point)
+
+
+class _RegisterOnImport(importlib.abc.MetaPathFinder):
+    """Registers the environments right after ``pettingzoo`` is first imported (anywhere)."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "pettingzoo":
+            return None
+        sys.meta_path.remove(self)  # one shot: find the real module the usual way
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        exec_module = spec.loader.exec_module
+
+        def exec_then_register(module):
+            exec_module(module)
+            _register(module)
+
+        spec.loader.exec_module = exec_then_register
+        return spec
+
+
+if "pettingzoo" in sys.modules:
+    _register(sys.modules["pettingzoo"])
+else:
+    sys.meta_path.insert(0, _RegisterOnImport())

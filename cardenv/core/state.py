@@ -1,26 +1,42 @@
 """What every cardenv rules engine shares: the game object's plumbing (options, replays, action
 descriptions) and the state's (seeding, the tensor buffer, common queries, checking an action,
-copying the random generator).
+copying the random generator, and the skeleton of ``clone`` / ``to_dict`` / ``from_dict``).
 
 A game subclass sets ``state_class``, ``actions`` (its ``ActionInfo`` list) and ``layout``; a
 state subclass implements ``legal_actions``/``legal_mask``, ``is_legal`` and ``_play`` and keeps
 ``phase`` (``"over"`` at the end), ``current`` and a ``"hand"`` piece in its layout.
+
+Copies and saved states: ``CardState`` copies, writes and reads what every state has (seed,
+history, hand results, the tensor buffer, the random generator, the options) and calls the
+subclass's hooks for the rest:
+
+- ``_copy_fields(new)``: copy the game's own fields into the blank ``new`` (``clone``);
+- ``_save_fields() -> dict``: the game's own fields, JSON-compatible (``to_dict``);
+- ``_load_fields(data)``: read them back, checking each field's type and range and raising
+  ``StateError`` naming the field; then ``_check_consistency()`` checks the fields against each
+  other and against the buffer (cards conserved, derived values agreeing) (``from_dict``);
+- ``_load_result(data)``: one hand result from its dict.
+
+A subclass names its save format in ``FORMAT`` (``"cardenv.<game>.state/<version>"``) and the
+keys its hooks write in ``FIELDS``; ``OLD_FORMATS`` maps formats it no longer reads to the reason.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from cardenv.core.errors import IllegalActionError
+from cardenv.core.checks import check_array, check_int, check_int_list, is_int
+from cardenv.core.errors import ConfigError, IllegalActionError, StateError
+
+MAX_SEED = 2 ** 63 - 1
+COMMON_KEYS = ("format", "options", "seed", "history", "results", "buffer", "rng")
 
 
 def check_seed(seed) -> int:
     """A usable seed: fresh entropy for ``None``, else a non-negative int."""
     if seed is None:
         return int(np.random.SeedSequence().entropy % (2 ** 63))
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed!r}")
-    return int(seed)
+    return check_int(seed, "seed", 0, MAX_SEED, error=ValueError)
 
 
 def generator_from_state(state: dict) -> np.random.Generator:
@@ -35,8 +51,11 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
 
 
 class CardGame:
-    """Options holder that makes, replays and describes states of one game."""
+    """Options holder that makes, replays and describes states of one game; implements the
+    ``core.protocol.Game`` contract (the batched queries default to one state at a time; a game
+    overrides ``legal_masks`` with its vectorized core)."""
 
+    name: str = ""  # the registry name
     num_players = 4
     state_class: type
     actions: list
@@ -55,13 +74,44 @@ class CardGame:
     def state_size(self) -> int:
         return self.layout.size
 
+    @property
+    def observation_high(self) -> np.ndarray:
+        """``(observation_size,)`` float32: the largest value each observation entry takes."""
+        return self.layout.observation_high
+
+    def legal_masks(self, states) -> np.ndarray:
+        """``(B, num_actions)`` bool legal masks of the seats to act (all False once over)."""
+        masks = np.zeros((len(states), self.num_actions), dtype=bool)
+        for i, state in enumerate(states):
+            if not state.is_over:
+                masks[i] = state.legal_mask()
+        return masks
+
+    def observations(self, states, seats=None) -> np.ndarray:
+        """``(B, observation_size)`` float32 observations of ``seats`` (default: the seats to
+        act; a finished state's seat 0), one gather over the stacked buffers."""
+        buffers = np.stack([s.buffer for s in states])
+        if seats is None:
+            seats = [max(s.current_player, 0) for s in states]
+        index = self.layout.observation_index[np.asarray(seats, dtype=np.int64)]
+        return np.take_along_axis(buffers, index, axis=1).astype(np.float32)
+
+    def global_states(self, states) -> np.ndarray:
+        """``(B, state_size)`` float32 global states."""
+        return np.stack([s.buffer for s in states]).astype(np.float32)
+
+    def sides(self, state) -> tuple[list[int], list[int]]:
+        """The two sides of the hand about to be played, as dealt."""
+        raise NotImplementedError
+
     def action_info(self, action: int):
         """Structured description of an action id (``ActionInfo``: type, ..., ``text``)."""
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)) \
-                or not 0 <= action < len(self.actions):
-            raise ValueError(f"action must be an int in 0..{len(self.actions) - 1}, got "
-                             f"{action!r}")
-        return self.actions[int(action)]
+        return self.actions[check_int(action, "action", 0, len(self.actions) - 1,
+                                      error=ValueError)]
+
+    def options_dict(self) -> dict:
+        """The options as plain JSON values (tuples as lists)."""
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.options.items()}
 
     def replay(self, seed: int, actions, **kwargs):
         """The state reached by ``actions`` (e.g. ``state.history``) from
@@ -84,6 +134,7 @@ class CardState:
     """Common queries and the action check of a rules state."""
 
     game: CardGame
+    truncated = False  # over by an episode limit (Dabang's max_hands), not by the rules
 
     def _init_episode(self, seed) -> None:
         self.seed = check_seed(seed)
@@ -123,7 +174,7 @@ class CardState:
         Raises ``IllegalActionError`` (a ``ValueError``) naming the action and the legal ones if
         it is not legal; the state is then unchanged.
         """
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        if not is_int(action):
             raise IllegalActionError(f"action must be an int in 0..{self.game.num_actions - 1}, "
                                      f"got {action!r}")
         action = int(action)
@@ -142,3 +193,113 @@ class CardState:
         more = f", ... and {len(legal) - 12} more: {legal[12:]}" if len(legal) > 12 else ""
         return (f"illegal action {action} ({what}) for player_{self.current} in the "
                 f"{self.phase} phase; legal actions: {shown}{more}")
+
+    # --- copies and saved states (see the module docstring for the hooks) -----------------------
+
+    FORMAT: str = ""
+    FIELDS: tuple[str, ...] = ()
+    OLD_FORMATS: dict[str, str] = {}
+
+    @classmethod
+    def _blank(cls, game: CardGame) -> "CardState":
+        """A state object with nothing set but its game (filled by ``clone``/``from_dict``)."""
+        state = cls.__new__(cls)
+        state.game = game
+        return state
+
+    def clone(self) -> "CardState":
+        """An independent copy (the random generator included)."""
+        new = self._blank(self.game)
+        new.seed = self.seed
+        new.history = list(self.history)
+        new.results = list(self.results)  # results are not changed once written
+        new.buffer = self.buffer.copy()
+        new.v = self.game.layout.views(new.buffer)
+        new.rng = copy_generator(self.rng)
+        self._copy_fields(new)
+        return new
+
+    def to_dict(self) -> dict:
+        """A JSON-compatible dict of the whole state (options and random generator included);
+        ``from_dict`` reads it back."""
+        data = {"format": self.FORMAT, "options": self.game.options_dict(), "seed": self.seed,
+                "history": list(self.history), "results": [r.to_dict() for r in self.results],
+                "buffer": self.buffer.tolist(), "rng": self.rng.bit_generator.state}
+        data.update(self._save_fields())
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "CardState":
+        """Rebuild a state from ``to_dict`` output. Every field is checked (type, range, the
+        cards against the deck, derived values against the buffer): ``StateError`` naming the
+        field if one is wrong, ``ConfigError`` for bad options."""
+        what = f"serialized {cls.__name__.removesuffix('State')} state"
+        if not isinstance(data, dict):
+            raise StateError(f"not a {what}: expected a dict, got {type(data).__name__}")
+        fmt = data.get("format")
+        if fmt in cls.OLD_FORMATS:
+            raise StateError(f"{what} in the old format {fmt!r}: {cls.OLD_FORMATS[fmt]}")
+        if fmt != cls.FORMAT:
+            raise StateError(f"not a {what} (expected format {cls.FORMAT!r}, got {fmt!r})")
+        expected = (*COMMON_KEYS, *cls.FIELDS)
+        missing = [k for k in expected if k not in data]
+        if missing:
+            raise StateError(f"{what} lacks {missing}")
+        unknown = sorted(set(data) - set(expected))
+        if unknown:
+            raise StateError(f"{what} has unknown keys {unknown}")
+        if not isinstance(data["options"], dict):
+            raise StateError(f"{what}: options must be a dict, got {data['options']!r}")
+        try:
+            game = cls._game_class()(**data["options"])
+        except ConfigError as exc:
+            raise ConfigError(f"{what} has bad options: {exc}") from None
+        state = cls._blank(game)
+        state.seed = check_int(data["seed"], "seed", 0, MAX_SEED)
+        state.history = check_int_list(data["history"], "history", low=0,
+                                       high=game.num_actions - 1)
+        layout = game.layout
+        state.buffer = check_array(data["buffer"], "buffer", (layout.size,))
+        bad = layout.out_of_range(state.buffer)
+        if bad is not None:
+            raise StateError(f"{what}: buffer piece {bad!r} is out of its range")
+        state.v = layout.views(state.buffer)
+        try:
+            state.rng = generator_from_state(data["rng"])
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise StateError(f"{what} has a bad generator state (rng): {exc}") from None
+        results = data["results"]
+        if not isinstance(results, list):
+            raise StateError(f"results must be a list, got {results!r}")
+        state.results = []
+        for i, result in enumerate(results):
+            if not isinstance(result, dict):
+                raise StateError(f"results[{i}] must be a dict, got {result!r}")
+            try:
+                state.results.append(state._load_result(result))
+            except StateError as exc:
+                raise StateError(f"results[{i}]: {exc}") from None
+            except (TypeError, ValueError, KeyError) as exc:
+                raise StateError(f"results[{i}] is malformed: {exc}") from None
+        state._load_fields(data)
+        state._check_consistency()
+        return state
+
+    @classmethod
+    def _game_class(cls) -> type:
+        raise NotImplementedError
+
+    def _copy_fields(self, new: "CardState") -> None:
+        raise NotImplementedError
+
+    def _save_fields(self) -> dict:
+        raise NotImplementedError
+
+    def _load_fields(self, data: dict) -> None:
+        raise NotImplementedError
+
+    def _check_consistency(self) -> None:
+        pass
+
+    def _load_result(self, data: dict):
+        raise NotImplementedError

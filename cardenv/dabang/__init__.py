@@ -9,5 +9,11 @@
 from cardenv.dabang.catalogue import ACTIONS, NUM_ACTIONS, ActionInfo
 from cardenv.dabang.game import DabangGame, DabangState
 from cardenv.dabang.scoring import HandResult
+from cardenv.dabang import batch as _batch
+
+# TEMPORARY (moves into the class body once the engine refactors land)
+DabangGame.name = "dabang"
+DabangGame.legal_masks = staticmethod(_batch.legal_masks)
+DabangGame.sides = staticmethod(_batch.sides)
 
 __all__ = ["ACTIONS", "NUM_ACTIONS", "ActionInfo", "DabangGame", "DabangState", "HandResult"]

@@ -36,3 +36,8 @@ def legal_masks(states) -> np.ndarray:
         if s.phase != "play" and not s.is_over:
             masks[i, s.legal_actions()] = True
     return masks
+
+
+def sides(state) -> tuple[list[int], list[int]]:
+    """Dabang's fixed teams: seats 0 + 2 against 1 + 3."""
+    return [0, 2], [1, 3]

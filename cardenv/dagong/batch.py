@@ -30,3 +30,10 @@ def legal_masks(states) -> np.ndarray:
         if s.phase == "solo":
             masks[i, _SOLO] = True
     return masks
+
+
+def sides(state) -> tuple[list[int], list[int]]:
+    """The hand's two sides as dealt: the dealer and the holder of the called card's twin
+    against the other two (a dealer holding both called cards: alone against three)."""
+    side = sorted({state.dealer} | ({state.partner} if state.partner is not None else set()))
+    return side, [s for s in range(4) if s not in side]

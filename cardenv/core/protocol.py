@@ -1,0 +1,106 @@
+"""The engine contract: what a cardenv game and its states offer, as ``typing.Protocol`` classes.
+
+Everything outside a game's own package (the PettingZoo env, the batched engines, the agents,
+training and evaluation) uses only this surface, so a new game plugs in by implementing it and
+registering a factory with ``cardenv.games.register``. Dagong and Dabang implement it through
+``core.state.CardGame`` / ``CardState``; ``tests/toy_game.py`` implements it from scratch.
+
+Seats are ``0 .. num_players - 1`` in play order; actions are ids ``0 .. num_actions - 1``;
+observations and global states are float32 vectors of fixed sizes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class HandResult(Protocol):
+    """What a finished hand produced; ``rewards`` is each seat's reward for the hand."""
+
+    rewards: list
+
+    def to_dict(self) -> dict: ...
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """One position of an episode (one or more hands)."""
+
+    game: Any  # the Game that made it
+    seed: int  # the seed it was dealt from
+    history: list[int]  # the actions applied, in order
+    results: list  # one HandResult per finished hand
+    returns: list  # each seat's total reward so far
+    last_rewards: list  # each seat's reward for the last action (non-zero when a hand ended)
+
+    @property
+    def current_player(self) -> int:
+        """The seat to act, or -1 when the episode is over."""
+
+    @property
+    def is_over(self) -> bool: ...
+
+    @property
+    def truncated(self) -> bool:
+        """Over because an episode limit was reached rather than by the rules."""
+
+    def legal_mask(self) -> np.ndarray:
+        """``(num_actions,)`` bool: the legal actions of the seat to act (a new array)."""
+
+    def legal_actions(self) -> list[int]: ...
+
+    def apply(self, action: int) -> None:
+        """Play ``action`` for the seat to act; ``IllegalActionError`` (state unchanged) if it
+        is not legal."""
+
+    def observation(self, seat: int) -> np.ndarray:
+        """``(observation_size,)`` float32: what ``seat`` may know."""
+
+    def global_state(self) -> np.ndarray:
+        """``(state_size,)`` float32: everything, hidden cards included."""
+
+    def clone(self) -> "GameState": ...
+
+    def to_dict(self) -> dict:
+        """A JSON-compatible dict; ``game.state_from_dict`` reads it back."""
+
+
+@runtime_checkable
+class Game(Protocol):
+    """A game with fixed options: makes states and answers batched questions about them."""
+
+    name: str  # the registry name
+    options: dict
+    num_players: int
+    num_actions: int
+    observation_size: int
+    state_size: int
+    observation_high: np.ndarray  # (observation_size,) largest value of each entry
+
+    def new_state(self, seed: int | None = None) -> GameState: ...
+
+    def replay(self, seed: int, actions) -> GameState: ...
+
+    def state_from_dict(self, data: dict) -> GameState:
+        """``StateError`` / ``ConfigError`` naming the field if ``data`` is not a valid state."""
+
+    def action_info(self, action: int) -> Any:
+        """A description of an action id with at least ``.text``."""
+
+    def legal_masks(self, states: Sequence[GameState]) -> np.ndarray:
+        """``(B, num_actions)`` bool: each state's legal mask, computed in batch where the game
+        can (and handed to the states so that ``apply`` need not recompute it)."""
+
+    def observations(self, states: Sequence[GameState], seats=None) -> np.ndarray:
+        """``(B, observation_size)`` float32: each state's observation for ``seats[i]`` (default:
+        the seat to act)."""
+
+    def global_states(self, states: Sequence[GameState]) -> np.ndarray:
+        """``(B, state_size)`` float32."""
+
+    def sides(self, state: GameState) -> tuple[list[int], list[int]]:
+        """The two sides of the hand about to be played, as dealt (each a sorted seat list),
+        for seating two agents against each other; the hand's true partnerships."""
