@@ -19,10 +19,16 @@ def test_aec_example_runs(capsys):
     assert "Dagong hand 1/1" in capsys.readouterr().out
 
 
+def test_registry_example_runs():
+    namespace = {}
+    exec(compile(python_blocks()[1], "README registry example", "exec"), namespace)
+    assert namespace["masks"].shape == (64, 404) and namespace["obs"].shape == (64, 823)
+
+
 def test_engine_example_runs():
     import numpy as np
 
-    code = python_blocks()[1]
+    code = python_blocks()[2]
     from cardenv.bench import dagong_positions
 
     hands, standing, called = dagong_positions(8)
