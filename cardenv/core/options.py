@@ -1,4 +1,12 @@
-"""Checking constructor options against a declared spec, with clear errors."""
+"""Checking constructor options against a declared spec, with clear errors.
+
+A game declares its options as ``Option(default, check, expected, doc)``; ``resolve`` overlays
+the given values on the defaults and refuses unknown names (suggesting the closest) and values
+that fail their check. The checks here are the shared vocabulary: integers never accept bools,
+numbers must be finite, and a value that is not of the expected type (a numpy array where a
+pair is expected, say) fails its check instead of raising numpy's own error. Integer options
+come back as Python ints, so that a game's saved options stay plain JSON.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +14,9 @@ import difflib
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
+
+from cardenv.core.checks import is_int, is_number
 from cardenv.core.errors import ConfigError
 
 
@@ -18,15 +29,50 @@ class Option:
 
 
 def positive_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+    return is_int(value) and value >= 1
+
+
+def non_negative_int(value) -> bool:
+    return is_int(value) and value >= 0
+
+
+def non_negative_number(value) -> bool:
+    """A finite int or float >= 0 (``inf`` and ``nan`` are refused)."""
+    return is_number(value) and value >= 0
 
 
 def boolean(value) -> bool:
     return isinstance(value, bool)
 
 
+def optional_seat(value) -> bool:
+    """``None`` or a seat 0..3."""
+    return value is None or (is_int(value) and 0 <= value < 4)
+
+
+def int_pair(low: int, high: int) -> Callable[[Any], bool]:
+    """Two ints in ``low..high``, as a tuple or list."""
+    return lambda value: (isinstance(value, (tuple, list)) and len(value) == 2
+                          and all(is_int(x) and low <= x <= high for x in value))
+
+
 def one_of(*choices) -> Callable[[Any], bool]:
-    return lambda value: value in choices
+    """One of the given values (strings or None); any other type fails without comparing."""
+    return lambda value: isinstance(value, (str, type(None))) and value in choices
+
+
+def either(*checks: Callable[[Any], bool]) -> Callable[[Any], bool]:
+    """Passes if any of ``checks`` does."""
+    return lambda value: any(check(value) for check in checks)
+
+
+def _plain(value):
+    """numpy scalars and integers as Python values; tuples and lists element-wise."""
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain(x) for x in value)
+    if is_int(value):
+        return int(value)
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def resolve(spec: dict[str, Option], given: dict[str, Any], where: str) -> dict[str, Any]:
@@ -43,5 +89,5 @@ def resolve(spec: dict[str, Option], given: dict[str, Any], where: str) -> dict[
         if not option.check(value):
             raise ConfigError(f"{where}: option {name}={value!r} is invalid; expected "
                               f"{option.expected}")
-        resolved[name] = value
+        resolved[name] = _plain(value)
     return resolved
