@@ -1,6 +1,9 @@
 """The Huludao Dabang rules engine (numpy only; no PettingZoo).
 
-- ``DabangGame`` / ``DabangState``: options, positions, moves, serialization (``game.py``).
+- ``DabangGame`` / ``DabangState``: options, positions, the automatic flow, serialization
+  (``game.py``); the decision phases' vocabulary ``Phase`` (``phase.py``) and one module per
+  phase with its legal actions and moves (``phases/``: ``deal``, ``tribute``, ``burial``,
+  ``trick``).
 - ``ACTIONS``: the action catalogue (``catalogue.py``).
 - ``follow.play_mask``, ``follow.trick_winner``: vectorized play legality and trick comparison;
   ``strength``: card strength and suit under a trump suit and level.

@@ -11,29 +11,31 @@ import numpy as np
 
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang import follow
+from cardenv.dabang.phase import Phase
 
 
 def legal_masks(states) -> np.ndarray:
     """``(B, N)`` bool: the legal actions of the player to act in each of ``states`` (a state
     that is over gets an all-False row)."""
     masks = np.zeros((len(states), cat.NUM_ACTIONS), dtype=bool)
-    play = [i for i, s in enumerate(states) if s.phase == "play"]
+    play = [i for i, s in enumerate(states) if s.phase == Phase.PLAY]
     if play:
         chosen = [states[i] for i in play]
         hands = np.stack([s.v["hand"][s.current] for s in chosen])
         partial = np.zeros_like(hands)
-        for row, s in enumerate(chosen):
-            for kind, count in s.partial.items():
+        tricks = [s.trick for s in chosen]
+        for row, t in enumerate(tricks):
+            for kind, count in t.partial.items():
                 partial[row, kind] = count
         dead = np.array([s.game.options["follow"] == "dead" for s in chosen])
         masks[play, cat.PLAY:cat.PLAY + 216] = follow.play_mask(
-            hands, partial, np.array([s.led_kind for s in chosen]),
-            np.array([s.k for s in chosen]), np.array([s.trump for s in chosen]),
+            hands, partial, np.array([t.led_kind for t in tricks]),
+            np.array([t.k for t in tricks]), np.array([s.trump for s in chosen]),
             np.array([s.level for s in chosen]), dead)
         for i, s in zip(play, chosen):
             s.use_legal(masks[i])
     for i, s in enumerate(states):
-        if s.phase != "play" and not s.is_over:
+        if s.phase != Phase.PLAY and not s.is_over:
             masks[i, s.legal_actions()] = True
     return masks
 

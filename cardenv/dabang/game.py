@@ -4,17 +4,25 @@ Pure Python + numpy; knows nothing of PettingZoo. A state moves by ``apply(actio
 from ``catalogue``; chance (shuffles, the first dealer, the kitty draw) comes from the state's own
 seeded generator, so ``DabangGame(...).replay(seed, actions)`` rebuilds any game.
 
-A hand runs through these phases (``state.phase``); steps without a choice happen by themselves:
+A hand runs through these decision phases (``state.phase``, a ``phase.Phase``); the steps
+without a choice (in brackets) happen by themselves, in ``DabangState._advance``:
 
-1. ``declare``: the deal, one card at a time, with trump declarations [D-A1]; then the kitty
+1. ``declare``: [the deal, one card at a time] with trump declarations [D-A1]; [then the kitty
    flips (first hand, nobody grabbed) or the kitty draw (later hands, nobody declared), and a
-   redeal if no suit can be found; then tribute (喝血) and the 干锅 check.
+   redeal if no suit can be found; then tribute (喝血)].
    ``return``: with option ``tribute_return="dealer_choice"``, the dealer gives back as many
-   cards as it received, one by one.
+   cards as it received, one by one. [The dealer picks up the kitty, or 干锅 skips to play.]
 2. ``bury``: the dealer, holding the kitty, buries 8 cards one by one (big joker before small).
 3. ``koujoker`` / ``takeback``: each other player in turn may bury jokers (扣王) and takes back as
-   many of the kitty's smallest cards, choosing between equal ones.
-4. ``play``: tricks of 1..4 identical cards led; follows are built one group per step.
+   many of the kitty's smallest cards [automatically], choosing between equal ones.
+4. ``play``: tricks of 1..4 identical cards led; follows are built one group per step. [The
+   hand is scored; in a match the next hand is dealt.]
+
+Each decision phase's legal actions and moves live in a module of ``cardenv.dabang.phases``,
+with its part of the hand's state (``state.deal``, ``state.tribute``, ``state.kitty``,
+``state.trick``); ``phases.RULES`` dispatches to them. The state itself keeps the match, the
+hand-wide facts (dealer, level, trump, 干锅, cards left, points), the queries, the automatic flow,
+the end of a hand and serialization.
 
 Episodes (option ``episode``): ``"hand"`` plays one hand, from a fresh match or from the match
 state given by ``levels``/``dealer``/``blood``; ``"match"`` plays until the match ends (or
@@ -25,26 +33,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenv.core.cards import (BIG_JOKER, KIND_POINTS, NUM_KINDS, NUM_NATURAL, SMALL_JOKER,
-                                parse_cards)
+from cardenv.core.cards import NUM_KINDS, parse_cards
 from cardenv.core.errors import ConfigError, StateError
 from cardenv.core.options import Option, boolean, one_of, positive_int, resolve
 from cardenv.core.state import CardGame, CardState, copy_generator, generator_from_state
 from cardenv.dabang import catalogue as cat
-from cardenv.dabang import declare, kitty
-from cardenv.dabang.follow import play_steps_one
-from cardenv.dabang.observation import DECLARATIONS, LAYOUT, PHASES, STATE_SIZE
+from cardenv.dabang.observation import LAYOUT, STATE_SIZE
+from cardenv.dabang.phase import Phase, enter
+from cardenv.dabang.phases import RULES, burial, deal, trick, tribute
+from cardenv.dabang.phases.burial import Kitty
+from cardenv.dabang.phases.deal import DEALT, Deal
+from cardenv.dabang.phases.trick import Trick
+from cardenv.dabang.phases.tribute import Tribute
 from cardenv.dabang.scoring import HandResult, score_hand
-from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
 
 DECKS = 4
 DECK = np.repeat(np.arange(NUM_KINDS), DECKS)
-DEALT = 208  # 52 each; the last 8 cards of the shuffled deck are the kitty
-KITTY_SIZE = 8
-_FORMAT = "cardenv.dabang.state/1"
-_STRENGTH = STRENGTH.tolist()
-_SUIT_CLASS = SUIT_CLASS.tolist()
-_POINTS = KIND_POINTS.tolist()
+_DECLARE, _RETURN, _BURY, _PLAY, _OVER = (Phase.DECLARE, Phase.RETURN, Phase.BURY, Phase.PLAY,
+                                          Phase.OVER)
 
 
 def _levels_ok(value) -> bool:
@@ -153,15 +159,23 @@ class DabangGame(CardGame):
 
 
 class DabangState(CardState):
-    """One position of a Dabang episode. Create with ``DabangGame.new_state(seed)``."""
+    """One position of a Dabang episode. Create with ``DabangGame.new_state(seed)``.
+
+    Attributes: the match (``levels``, ``match_hand``, ``next_dealer``, ``next_blood``,
+    ``returns``, ``last_rewards``, ``truncated``, ``results``); the hand (``first_hand``,
+    ``start_seat``, ``dealer``, ``level``, ``blood_due``, ``trump``, ``gangguo``, ``cards_left``,
+    ``points``, ``last_trick_team``); the decision (``phase``, ``current``); and one object per
+    part of the hand: ``deal`` (``phases.deal.Deal``), ``tribute`` (``Tribute``), ``kitty``
+    (``Kitty``: ``kitty.cards`` is what lies in the kitty) and ``trick`` (``Trick``).
+    """
 
     def __init__(self, game: DabangGame, seed: int | None, *, deck=None,
                  first_seat: int | None = None, _blank: bool = False):
         self.game = game
+        self._legal = None
         if _blank:
             return
         opts = game.options
-        self._legal = None
         self._init_episode(seed)
         self.returns = [0.0] * 4
         self.last_rewards = [0.0] * 4
@@ -172,15 +186,14 @@ class DabangState(CardState):
         self.next_dealer = int(self.rng.integers(4)) if opts["dealer"] == "random" \
             else opts["dealer"]
         self.next_blood = opts["blood"]
-        self._fixed_deck = _check_deck(deck)
+        deck = _check_deck(deck)
         if first_seat is not None:
             if not _optional_seat(first_seat):
                 raise ValueError(f"first_seat must be a seat 0..3, got {first_seat!r}")
             if self.match_hand and first_seat != self.next_dealer:
                 raise ValueError("in a later hand the first seat is the dealer")
-        self._fixed_first_seat = first_seat
-        self._new_hand()
-        self._advance()
+        self._new_hand(first_seat, deck)
+        self._advance(_DECLARE)
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -191,30 +204,8 @@ class DabangState(CardState):
         return list(self._legal)
 
     def _compute_legal(self) -> list[int]:
-        phase = self.phase
-        if phase == "play":
-            steps = play_steps_one(self.v["hand"][self.current].tolist(), self.partial,
-                                   self.led_kind, self.k, self.trump, self.level,
-                                   self.game.options["follow"] == "dead",
-                                   self.cards_left[self.current])
-            return [cat.PLAY + step for step in steps]
-        if phase == "declare":
-            return [cat.PASS] + declare.legal(self.v["hand"][self.current].tolist(),
-                                              self.first_hand, self.level, self.decl)
-        if phase == "bury":
-            hand = self.v["hand"][self.dealer]
-            return [cat.BURY + k for k in np.flatnonzero(hand).tolist()
-                    if not (k == SMALL_JOKER and hand[BIG_JOKER] > 0)]
-        if phase == "koujoker":
-            hand = self.v["hand"][self.current]
-            joker = BIG_JOKER if hand[BIG_JOKER] else SMALL_JOKER
-            return [cat.PASS, cat.BURY + joker]
-        if phase == "takeback":
-            return [cat.TAKE + k for k in kitty.takeback_candidates(self.kitty, self.trump,
-                                                                    self.level)]
-        if phase == "return":
-            return [cat.RETURN + k for k in np.flatnonzero(self.v["hand"][self.dealer]).tolist()]
-        return []
+        rules = RULES.get(self.phase)  # none once over
+        return rules.legal(self) if rules is not None else []
 
     def use_legal(self, mask: np.ndarray) -> None:
         """Take the player's legal mask as computed elsewhere (the batched ``follow.play_mask``
@@ -223,10 +214,27 @@ class DabangState(CardState):
         self._legal = np.flatnonzero(mask).tolist()
 
     def legal_mask(self) -> np.ndarray:
-        """Boolean mask over the 350 actions for the player to act."""
+        """Boolean mask over the ``cat.NUM_ACTIONS`` (404) actions for the player to act."""
         mask = np.zeros(cat.NUM_ACTIONS, dtype=bool)
         mask[self.legal_actions()] = True
         return mask
+
+    # The trick in progress, as a batched legality call takes it (``follow.play_mask``).
+
+    @property
+    def led_kind(self) -> int:
+        """The kind led in the current trick (-1 before the lead)."""
+        return self.trick.led_kind
+
+    @property
+    def k(self) -> int:
+        """Cards in the current trick's lead (0 before the lead)."""
+        return self.trick.k
+
+    @property
+    def partial(self) -> dict[int, int]:
+        """``{kind: count}`` of the follow being built by the player to act (``{}`` if none)."""
+        return self.trick.partial
 
     # --- moves -----------------------------------------------------------------------------
 
@@ -239,455 +247,98 @@ class DabangState(CardState):
     def _play(self, action: int) -> None:
         self.last_rewards = [0.0] * 4
         self._legal = None
-        getattr(self, "_on_" + self.phase)(action)
-        self._advance()
+        phase = self.phase
+        RULES[phase].apply(self, action)
+        self._advance(phase)
 
-    # --- hand set-up and the deal ----------------------------------------------------------------
+    # --- the automatic flow ----------------------------------------------------------------
 
-    def _new_hand(self) -> None:
+    def _advance(self, after: Phase) -> None:
+        """Run the steps that need no decision until one does (or the episode ends), after a
+        move in phase ``after`` (``declare`` also for a hand just shuffled). The blocks follow
+        the hand's order; each either enters a decision phase and returns, or falls through."""
+        if after is _PLAY:
+            if self.trick.to_play:  # the hand goes on
+                enter(self, _PLAY, self.current)
+                return
+            if not self._end_hand():
+                enter(self, _OVER, self.current)
+                return
+            after = _DECLARE  # the next hand of the match is being dealt
+        if after is _DECLARE:
+            while True:
+                if deal.run(self):
+                    return  # a seat may declare
+                if deal.reveal(self):
+                    break
+                self._start_deal()  # no suit anywhere in the kitty: redeal
+            tribute.pay(self)
+            after = _RETURN
+        if after is _RETURN:
+            if tribute.returning(self):
+                enter(self, _RETURN, self.dealer)
+                return
+            if not burial.take_up(self):  # 干锅: the dealer leads at once
+                trick.start(self, self.dealer)
+                enter(self, _PLAY, self.current)
+                return
+            enter(self, _BURY, self.dealer)
+            return
+        if after is _BURY and burial.burying(self):
+            return
+        if burial.next_koujoker(self):  # after the burial, 扣王 and taking back
+            return
+        trick.start(self, self.dealer)
+        enter(self, _PLAY, self.current)
+
+    # --- hand set-up -------------------------------------------------------------------------
+
+    def _new_hand(self, first_seat: int | None = None, deck: list[int] | None = None) -> None:
         self.first_hand = self.match_hand == 0
         self.start_seat = int(self.rng.integers(4)) if self.first_hand else self.next_dealer
-        if getattr(self, "_fixed_first_seat", None) is not None:
-            self.start_seat, self._fixed_first_seat = self._fixed_first_seat, None
+        if first_seat is not None:
+            self.start_seat = first_seat
         self.dealer = None if self.first_hand else self.next_dealer
         self.level = 3 if self.first_hand else self.levels[self.dealer % 2]
         self.blood_due = 0 if self.first_hand else self.next_blood
-        self._deal()
+        self._start_deal(deck)
 
-    def _deal(self) -> None:
-        """Shuffle and start dealing (also used for a redeal)."""
+    def _start_deal(self, deck: list[int] | None = None) -> None:
+        """Shuffle (unless ``deck`` is given) and reset the hand for dealing (also a redeal)."""
         self.buffer[:] = 0
         v = self.v
-        if getattr(self, "_fixed_deck", None) is not None:
-            self.deck, self._fixed_deck = self._fixed_deck, None
-        else:
-            self.deck = self.rng.permutation(DECK).tolist()
-        self.kitty = self.deck[DEALT:]
-        self.deal_pos = 0
+        if deck is None:
+            deck = self.rng.permutation(DECK).tolist()
+        self.deal = Deal(deck, round_seat=self.start_seat)
+        self.kitty = Kitty(deck[DEALT:])
+        self.tribute = Tribute()
+        self.trick = Trick()
         self.trump = None
-        self.decl, self.declarer = 0, None
-        self.grab_waiting = False
-        self.queue: list[int] = []
-        self.after_deal, self.c_ptr, self.c_quiet = False, self.start_seat, 0
-        self.kitty_public = False
         self.gangguo = False
-        self.buried: list[int] = []
-        self.tribute: list[int] = []
-        self.returned = 0
-        self.kou_seats: list[int] = []
-        self.kou_cap, self.kou_buried, self.kou_stopped, self.take_need = None, 0, False, 0
         self.cards_left = [0, 0, 0, 0]
         self.points = [0, 0, 0, 0]
         self.last_trick_team = None
-        self.leader, self.led_kind, self.k = -1, -1, 0
-        self.partial: dict[int, int] = {}
-        self.trick: list[list] = []  # [seat, {kind: count}, kind if k identical else -1, void]
-        self.to_play: list[int] = []
         self.current = self.start_seat
-        self.ask_reason = None
-        self.stage = "deal"
         v["levels"][:] = [self.levels[s % 2] for s in range(4)]
         v["level"][self.level - 3] = 1
         v["first_hand"][0] = self.first_hand
         v["tribute"][0] = 0
         if self.dealer is not None:
             v["dealer"][self.dealer] = 1
-        v["kitty"][:] = np.bincount(self.kitty, minlength=NUM_KINDS)
-
-    def _set_phase(self, phase: str, seat: int) -> None:
-        v = self.v
-        v["phase"][:] = 0
-        if phase in PHASES:
-            v["phase"][PHASES.index(phase)] = 1
-        v["to_play"][:] = 0
-        if phase != "over":
-            v["to_play"][seat] = 1
-        self.phase, self.current = phase, seat
-
-    def _advance(self) -> None:
-        """Run the steps that need no decision until one does (or the episode ends)."""
-        while True:
-            stage = self.stage
-            if stage == "deal":
-                if self._deal_until_decision():
-                    return
-                self.stage = "reveal"
-            elif stage == "reveal":
-                if not self._reveal():
-                    self._deal()  # no suit anywhere in the kitty: redeal
-                    continue
-                self._tribute()
-                self.stage = "return" if self.tribute and \
-                    self.game.options["tribute_return"] == "dealer_choice" else "kitty"
-            elif stage == "return":
-                if self.returned < len(self.tribute):
-                    self._set_phase("return", self.dealer)
-                    return
-                self.stage = "kitty"
-            elif stage == "kitty":
-                self._take_kitty()
-                if self.stage == "bury":
-                    self._set_phase("bury", self.dealer)
-                    return
-            elif stage == "koujoker":
-                if self._next_koujoker():
-                    return
-                self._start_trick(self.dealer)
-                self.stage = "play"
-            elif stage == "play":
-                self._set_phase("play", self.current)
-                return
-            elif stage == "over":
-                self._set_phase("over", self.current)
-                return
-            else:  # bury: waiting for the dealer's decisions
-                return
-
-    def _deal_until_decision(self) -> bool:
-        during = self.game.options["bidding"] == "during_deal"
-        hands = self.v["hand"]
-        while self.queue:  # (b) each other player that could override, in play order
-            seat = self.queue.pop(0)
-            if self._declarations(seat):
-                self._ask(seat, "override")
-                return True
-        while not self.after_deal and self.deal_pos < DEALT:
-            card = self.deck[self.deal_pos]
-            seat = (self.start_seat + self.deal_pos) % 4
-            self.deal_pos += 1
-            could = self._declarations(seat) if during and self._may_enable(card) else None
-            hands[seat, card] += 1
-            self.cards_left[seat] += 1
-            self.v["cards_left"][seat] = self.cards_left[seat]
-            if self.grab_waiting and seat == self.declarer and card < NUM_NATURAL:
-                self._set_trump(card % 4)
-                self.grab_waiting = False
-            if could is not None and set(self._declarations(seat)) - set(could):
-                self._ask(seat, "new card")  # (a) a declaration it could not make before
-                return True
-        self.after_deal = True
-        while self.c_quiet < 4:  # (c) after the deal, round the table while anyone declares
-            seat = self.c_ptr
-            self.c_ptr = (seat + 1) % 4
-            if self._declarations(seat):
-                self._ask(seat, "after deal")
-                return True
-            self.c_quiet += 1
-        return False
-
-    def _may_enable(self, card: int) -> bool:
-        if self.first_hand:
-            return card == BIG_JOKER and self.decl == 0
-        return card >= NUM_NATURAL or card // 4 == self.level - 3
-
-    def _declarations(self, seat: int) -> list[int]:
-        return declare.legal(self.v["hand"][seat].tolist(), self.first_hand, self.level, self.decl)
-
-    def _ask(self, seat: int, why: str) -> None:
-        self.ask_reason = why
-        self._set_phase("declare", seat)
-
-    def _on_declare(self, action: int) -> None:
-        seat = self.current
-        if action == cat.PASS:
-            if self.after_deal:
-                self.c_quiet += 1
-            return
-        self.decl, self.declarer = action, seat
-        v = self.v
-        v["declarer"][:] = 0
-        v["declarer"][seat] = 1
-        v["declaration"][:] = 0
-        v["declared_suit"][:] = 0
-        rank = declare.rank_of(action)
-        v["declaration"][DECLARATIONS.index("grab") if rank == declare.GRAB_RANK else rank] = 1
-        suit = declare.suit_of(action)
-        if suit is not None:
-            v["declared_suit"][suit] = 1
-        if action == cat.GRAB:
-            self.grab_waiting = True
-            self.queue = []
-        elif self.after_deal:
-            self.c_quiet = 0
-        else:
-            self.queue = [(seat + i) % 4 for i in (1, 2, 3)]
-
-    def _set_trump(self, suit: int) -> None:
-        self.trump = suit
-        self.v["trump"][:] = 0
-        self.v["trump"][suit] = 1
-
-    def _reveal(self) -> bool:
-        """Fix the dealer and the trump once declaring is over; False asks for a redeal."""
-        v = self.v
-        if self.first_hand:
-            if self.decl == cat.GRAB:
-                self.dealer = self.declarer
-                if self.trump is None:  # [D-A2] the deal ended first: the kitty decides
-                    index = kitty.first_suited(self.kitty)
-                    if index is None:
-                        return False
-                    self._set_trump(self.kitty[index] % 4)
-                self._show_kitty(reveal=True)
-            else:  # [D-A3] each player from the first seat turns a kitty card
-                flipped = self.kitty[:4]
-                best = kitty.flip_winner(flipped)
-                index = best if flipped[best] < NUM_NATURAL else \
-                    kitty.first_suited(self.kitty, best + 1)  # a joker: the next suited card
-                if index is None:
-                    return False
-                self.dealer = (self.start_seat + best) % 4
-                self._set_trump(self.kitty[index] % 4)
-                self._reveal_kitty_cards(flipped + ([self.kitty[index]] if index > 3 else []))
-            v["dealer"][self.dealer] = 1
-            return True
-        if self.decl:
-            self._set_trump(declare.suit_of(self.decl))
-            self._show_kitty(reveal=True)
-            return True
-        drawn = []  # nobody declared: draw kitty cards at random until a suited one
-        for i in self.rng.permutation(KITTY_SIZE).tolist():
-            drawn.append(self.kitty[i])
-            if self.kitty[i] < NUM_NATURAL:
-                self._set_trump(self.kitty[i] % 4)
-                self._reveal_kitty_cards(drawn)
-                return True
-        return False
-
-    def _show_kitty(self, reveal: bool = False) -> None:
-        """The kitty lying now is shown to everyone (``reveal``: it is the dealt kitty)."""
-        self.kitty_public = True
-        counts = np.bincount(self.kitty, minlength=NUM_KINDS)
-        self.v["kitty_shown"][0] = 1
-        self.v["kitty_known"][:] = counts
-        if reveal:
-            self.v["kitty_revealed"][:] = counts
-
-    def _reveal_kitty_cards(self, cards) -> None:
-        """Some dealt kitty cards are turned face up (flips, the draw)."""
-        counts = np.bincount(cards, minlength=NUM_KINDS)
-        self.v["kitty_known"][:] = counts
-        self.v["kitty_revealed"][:] = counts
-
-    def _tribute(self) -> None:
-        if self.blood_due <= 0:
-            return
-        giver = (self.dealer - 1) % 4
-        hands = self.v["hand"]
-        cards = kitty.tribute_cards(hands[giver].tolist(), self.blood_due, self.trump, self.level)
-        counts = np.bincount(cards, minlength=NUM_KINDS)
-        hands[giver] -= counts
-        hands[self.dealer] += counts
-        self.cards_left[giver] -= len(cards)
-        self.cards_left[self.dealer] += len(cards)
-        self.v["cards_left"][:] = self.cards_left
-        self.tribute = cards
-        self.v["tribute"][0] = len(cards)
-        self.v["tribute_known"][giver] = counts
-        self.v["tribute_known"][self.dealer] = counts
-
-    def _on_return(self, action: int) -> None:
-        card = action - cat.RETURN
-        giver = (self.dealer - 1) % 4
-        v = self.v
-        v["hand"][self.dealer, card] -= 1
-        v["hand"][giver, card] += 1
-        self.cards_left[self.dealer] -= 1
-        self.cards_left[giver] += 1
-        v["cards_left"][:] = self.cards_left
-        v["returned_known"][giver, card] += 1
-        v["returned_known"][self.dealer, card] += 1
-        self.returned += 1
-        v["returned"][0] = self.returned
-
-    # --- the kitty ----------------------------------------------------------------------------
-
-    def _take_kitty(self) -> None:
-        if not self.first_hand and self.kitty_public and \
-                kitty.is_gangguo(self.kitty, self.trump, self.level):
-            self.gangguo = True
-            self.v["gangguo"][0] = 1
-            self._start_trick(self.dealer)
-            self.stage = "play"
-            return
-        counts = np.bincount(self.kitty, minlength=NUM_KINDS)
-        self.v["hand"][self.dealer] += counts
-        self.cards_left[self.dealer] += KITTY_SIZE
-        self.v["cards_left"][self.dealer] = self.cards_left[self.dealer]
-        self.kitty = []
-        self.v["kitty"][:] = 0
-        self.v["kitty_known"][:] = 0
-        self.v["kitty_shown"][0] = 0
-        self.stage = "bury"
-
-    def _move_to_kitty(self, seat: int, card: int) -> None:
-        v = self.v
-        v["hand"][seat, card] -= 1
-        self.cards_left[seat] -= 1
-        v["cards_left"][seat] = self.cards_left[seat]
-        self.kitty.append(card)
-        v["kitty"][card] += 1
-
-    def _on_bury(self, action: int) -> None:
-        card = action - cat.BURY
-        self._move_to_kitty(self.dealer, card)
-        self.buried.append(card)
-        self.v["kitty_known"][self.dealer, card] += 1
-        if len(self.buried) < KITTY_SIZE:
-            return
-        if any(c >= NUM_NATURAL for c in self.buried):  # a buried joker shows the kitty
-            self._show_kitty()
-        self.kou_seats = [(self.dealer + i) % 4 for i in (1, 2, 3)] \
-            if kitty.koujoker_allowed(self.buried) else []
-        self.kou_cap = None
-        self.stage = "koujoker"
-
-    def _next_koujoker(self) -> bool:
-        """Run 扣王 seat by seat until a decision is needed (True) or nobody is left."""
-        hands = self.v["hand"]
-        while self.kou_seats:
-            seat = self.kou_seats[0]
-            if self.kou_cap is None:  # this seat's turn opens
-                self.kou_cap = kitty.koujoker_cap(self.kitty)
-                self.kou_buried, self.kou_stopped, self.take_need = 0, False, 0
-            if not self.kou_stopped:
-                if hands[seat, BIG_JOKER] + hands[seat, SMALL_JOKER] and \
-                        self.kou_buried < self.kou_cap:
-                    self._set_phase("koujoker", seat)
-                    return True
-                self._stop_burying()
-            if self.take_need and self._take_back(seat):
-                return True
-            self.kou_seats.pop(0)
-            self.kou_cap = None
-        return False
-
-    def _stop_burying(self) -> None:
-        self.kou_stopped = True
-        self.take_need = self.kou_buried  # take back as many cards as jokers buried
-
-    def _on_koujoker(self, action: int) -> None:
-        if action == cat.PASS:
-            self._stop_burying()
-            return
-        seat = self.current
-        self._move_to_kitty(seat, action - cat.BURY)
-        self.kou_buried += 1
-        self.v["koujoker"][seat] += 1
-        self._show_kitty()
-
-    def _take_back(self, seat: int) -> bool:
-        """Take the smallest cards automatically until a real choice arises (True)."""
-        while self.take_need:
-            candidates = kitty.takeback_candidates(self.kitty, self.trump, self.level)
-            tied = sum(self.kitty.count(c) for c in candidates)
-            if len(candidates) > 1 and self.take_need < tied:
-                self._set_phase("takeback", seat)
-                return True
-            for c in candidates:
-                for _ in range(min(self.kitty.count(c), self.take_need)):
-                    self._take_card(seat, c)
-        return False
-
-    def _take_card(self, seat: int, card: int) -> None:
-        v = self.v
-        self.kitty.remove(card)
-        v["kitty"][card] -= 1
-        v["kitty_known"][:, card] = np.maximum(v["kitty_known"][:, card] - 1, 0)
-        v["hand"][seat, card] += 1
-        self.cards_left[seat] += 1
-        v["cards_left"][seat] = self.cards_left[seat]
-        self.take_need -= 1
-
-    def _on_takeback(self, action: int) -> None:
-        self._take_card(self.current, action - cat.TAKE)
-
-    # --- play ------------------------------------------------------------------------------------
-
-    def _start_trick(self, leader: int) -> None:
-        if self.cards_left[leader] == 0:
-            leader = next(s for s in ((leader + i) % 4 for i in range(1, 4)) if self.cards_left[s])
-        self.leader, self.led_kind, self.k = leader, -1, 0
-        self.partial = {}
-        self.trick = []
-        self.to_play = [s for s in ((leader + i) % 4 for i in range(4)) if self.cards_left[s]]
-        v = self.v
-        v["trick"][:] = 0
-        v["leader"][:] = 0
-        v["leader"][leader] = 1
-        v["led_count"][0] = 0
-        self.current = leader
-
-    def _on_play(self, action: int) -> None:
-        seat = self.current
-        kind, count = divmod(action - cat.PLAY, 4)
-        count += 1
-        if self.led_kind < 0:
-            self.led_kind, self.k = kind, count
-            self.v["led_count"][0] = count
-            self._complete_play(seat, {kind: count})
-            return
-        self.partial[kind] = count
-        self.v["selection"][seat, kind] = count
-        if sum(self.partial.values()) == min(self.k, self.cards_left[seat]):
-            play, self.partial = self.partial, {}
-            self.v["selection"][seat] = 0
-            self._complete_play(seat, play)
-
-    def _complete_play(self, seat: int, play: dict) -> None:
-        v = self.v
-        hand = v["hand"][seat]
-        if self.trick:  # a follower's void in the led suit lets its trump win
-            cls = _SUIT_CLASS[self.trump][self.level - 3]
-            led_cls = cls[self.led_kind]
-            void = not any(h for h, c in zip(hand.tolist(), cls) if h and c == led_cls)
-        else:
-            void = False
-        identical = next(iter(play)) if len(play) == 1 and next(iter(play.values())) == self.k \
-            else -1
-        for kind, count in play.items():
-            hand[kind] -= count
-            v["played"][seat, kind] += count
-            v["trick"][seat, kind] += count
-        self.cards_left[seat] -= sum(play.values())
-        v["cards_left"][seat] = self.cards_left[seat]
-        self.trick.append([seat, play, identical, void])
-        self.to_play.pop(0)
-        if self.to_play:
-            self.current = self.to_play[0]
-        else:
-            self._end_trick()
-
-    def _end_trick(self) -> None:
-        strength = _STRENGTH[self.trump][self.level - 3]
-        cls = _SUIT_CLASS[self.trump][self.level - 3]
-        led_cls = cls[self.led_kind]
-        best, best_value = 0, -1
-        for i, (seat, play, kind, void) in enumerate(self.trick):
-            if kind < 0 or not (i == 0 or cls[kind] == led_cls or (void and cls[kind] == TRUMP)):
-                continue
-            if strength[kind] > best_value:  # strictly: the first of equals keeps the trick
-                best, best_value = i, strength[kind]
-        winner = self.trick[best][0]
-        points = sum(_POINTS[k] * c for _, play, _, _ in self.trick for k, c in play.items())
-        self.points[winner] += points
-        self.v["points"][winner] = self.points[winner]
-        self.last_trick_team = winner % 2
-        if any(self.cards_left):
-            self._start_trick(winner)
-        else:
-            self._end_hand()
+        v["kitty"][:] = np.bincount(self.kitty.cards, minlength=NUM_KINDS)
 
     # --- the end of a hand ---------------------------------------------------------------------
 
-    def _end_hand(self) -> None:
+    def _end_hand(self) -> bool:
+        """Score the hand just played; deal the next one (True) or end the episode (False)."""
         opts = self.game.options
         team_points = [self.points[0] + self.points[2], self.points[1] + self.points[3]]
         result = score_hand(
             dealer=self.dealer, level=self.level, trump=self.trump, levels=self.levels,
-            trick_points=team_points, kitty=list(self.kitty), last_trick_team=self.last_trick_team,
-            gangguo=self.gangguo, joker_levels=opts["joker_levels"],
-            keep_dealer=opts["keep_dealer"], four_joker_win=opts["four_joker_win"])
+            trick_points=team_points, kitty=list(self.kitty.cards),
+            last_trick_team=self.last_trick_team, gangguo=self.gangguo,
+            joker_levels=opts["joker_levels"], keep_dealer=opts["keep_dealer"],
+            four_joker_win=opts["four_joker_win"])
         team_reward = self._team_rewards(result)
         result.rewards = [team_reward[s % 2] for s in range(4)]
         self.results.append(result)
@@ -696,15 +347,14 @@ class DabangState(CardState):
         match_over = result.match_winner is not None
         self.levels = list(result.levels_after)
         if opts["episode"] == "hand" or match_over:
-            self.stage = "over"
-            return
+            return False
         if opts["max_hands"] is not None and len(self.results) >= opts["max_hands"]:
             self.truncated = True
-            self.stage = "over"
-            return
+            return False
         self.next_dealer, self.next_blood = result.next_dealer, result.blood
         self.match_hand += 1
         self._new_hand()
+        return True
 
     def _team_rewards(self, result: HandResult) -> list[float]:
         """Hand episodes: levels gained minus the other team's, plus ``deal_value`` for taking the
@@ -717,39 +367,34 @@ class DabangState(CardState):
             return [float(gain) if t == winner else -float(gain) for t in (0, 1)]
         diff = result.gained[0] - result.gained[1]
         took = result.outcome in (3, 4)  # the attackers take the deal
-        deal = self.game.options["deal_value"] * (1 if took else 0)
-        deal_team = [deal if t == result.attackers else -deal for t in (0, 1)]
+        deal_value = self.game.options["deal_value"] * (1 if took else 0)
+        deal_team = [deal_value if t == result.attackers else -deal_value for t in (0, 1)]
         return [float(diff) + deal_team[0], -float(diff) + deal_team[1]]
 
     # --- copies and serialization ------------------------------------------------------------------
 
+    # Format "cardenv.dabang.state/2": "format", "options", these fields as they are ("phase" as
+    # its string), one plain dict per part (_PARTS: each dataclass's to_plain), "results",
+    # "buffer" (the tensor state) and "rng" (the generator's state). Format /1 (flat fields, a
+    # separate "stage") is refused.
+    FORMAT = "cardenv.dabang.state/2"
+    OLD_FORMATS = {"cardenv.dabang.state/1": "this version does not load it (it reads "
+                   "'cardenv.dabang.state/2'); rebuild the state by replaying its seed and "
+                   "history with DabangGame.replay"}
     _FIELDS = ("seed", "history", "returns", "last_rewards", "truncated", "levels", "match_hand",
                "next_dealer", "next_blood", "first_hand", "start_seat", "dealer", "level",
-               "blood_due", "deck", "kitty", "deal_pos", "trump", "decl", "declarer",
-               "grab_waiting", "queue", "after_deal", "c_ptr", "c_quiet", "kitty_public",
-               "gangguo", "buried", "tribute", "returned", "kou_seats", "kou_cap", "kou_buried",
-               "kou_stopped", "take_need",
-               "cards_left", "points", "last_trick_team", "leader", "led_kind", "k", "to_play",
-               "current", "stage", "phase", "ask_reason")
-
-    def _plain(self) -> dict:
-        data = {}
-        for name in self._FIELDS:
-            value = getattr(self, name, None)
-            data[name] = list(value) if isinstance(value, list) else value
-        data["partial"] = [[k, c] for k, c in self.partial.items()]
-        data["trick"] = [[s, [[k, c] for k, c in p.items()], kind, void]
-                         for s, p, kind, void in self.trick]
-        return data
+               "blood_due", "trump", "gangguo", "cards_left", "points", "last_trick_team",
+               "current", "phase")
+    _PARTS = {"deal": Deal, "tribute": Tribute, "kitty": Kitty, "trick": Trick}
 
     def clone(self) -> "DabangState":
         """An independent copy (the random generator included)."""
         new = DabangState(self.game, None, _blank=True)
-        new._legal = None
-        for name, value in self._plain().items():
-            setattr(new, name, value)
-        new.partial = dict(self.partial)
-        new.trick = [[s, dict(p), kind, void] for s, p, kind, void in self.trick]
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            setattr(new, name, list(value) if isinstance(value, list) else value)
+        for name in self._PARTS:
+            setattr(new, name, getattr(self, name).copy())
         new.results = list(self.results)
         new.buffer = self.buffer.copy()
         new.v = LAYOUT.views(new.buffer)
@@ -758,11 +403,13 @@ class DabangState(CardState):
 
     def to_dict(self) -> dict:
         """A JSON-compatible dict of the whole state (options and random generator included)."""
-        options = dict(self.game.options)
-        if options["levels"] != "random":
-            options["levels"] = list(options["levels"])
-        data = {"format": _FORMAT, "options": options}
-        data.update(self._plain())
+        data = {"format": self.FORMAT, "options": self.game.options_dict()}
+        for name in self._FIELDS:
+            value = getattr(self, name)
+            data[name] = list(value) if isinstance(value, list) else value
+        data["phase"] = self.phase.value
+        for name in self._PARTS:
+            data[name] = getattr(self, name).to_plain()
         data["results"] = [r.to_dict() for r in self.results]
         data["buffer"] = self.buffer.tolist()
         data["rng"] = self.rng.bit_generator.state
@@ -770,21 +417,31 @@ class DabangState(CardState):
 
     @classmethod
     def from_dict(cls, data: dict) -> "DabangState":
-        """Rebuild a state from ``to_dict`` output; ``StateError`` if it is malformed."""
-        if not isinstance(data, dict) or data.get("format") != _FORMAT:
-            raise StateError(f"not a serialized Dabang state (expected format {_FORMAT!r})")
-        missing = [k for k in (*cls._FIELDS, "options", "partial", "trick", "results", "buffer",
-                               "rng") if k not in data]
+        """Rebuild a state from ``to_dict`` output; ``StateError`` if it is malformed or in an
+        older format."""
+        fmt = data.get("format") if isinstance(data, dict) else None
+        if fmt in cls.OLD_FORMATS:
+            raise StateError(f"serialized Dabang state in the old format {fmt!r}: "
+                             f"{cls.OLD_FORMATS[fmt]}")
+        if fmt != cls.FORMAT:
+            raise StateError(f"not a serialized Dabang state (expected format {cls.FORMAT!r})")
+        missing = [k for k in (*cls._FIELDS, *cls._PARTS, "options", "results", "buffer", "rng")
+                   if k not in data]
         if missing:
             raise StateError(f"serialized Dabang state lacks {missing}")
         state = cls(DabangGame(**data["options"]), None, _blank=True)
-        state._legal = None
         for name in cls._FIELDS:
             value = data[name]
             setattr(state, name, list(value) if isinstance(value, list) else value)
-        state.partial = {int(k): int(c) for k, c in data["partial"]}
-        state.trick = [[s, {int(k): int(c) for k, c in p}, kind, void]
-                       for s, p, kind, void in data["trick"]]
+        try:
+            state.phase = Phase(data["phase"])
+        except (TypeError, ValueError):
+            raise StateError(f"unknown phase {data['phase']!r}") from None
+        for name, part in cls._PARTS.items():
+            try:
+                setattr(state, name, part.from_plain(data[name]))
+            except (TypeError, ValueError) as exc:
+                raise StateError(f"serialized Dabang state has a bad {name!r}: {exc}") from None
         state.results = [HandResult(**{**r, "kitty_jokers": tuple(r["kitty_jokers"])})
                          for r in data["results"]]
         try:
@@ -794,14 +451,11 @@ class DabangState(CardState):
         if state.buffer.shape != (STATE_SIZE,):
             raise StateError("serialized Dabang state has a buffer of the wrong shape")
         state.v = LAYOUT.views(state.buffer)
-        if state.phase not in (*PHASES, "over"):
-            raise StateError(f"unknown phase {state.phase!r}")
         hands = state.v["hand"]
         if (hands < 0).any() or list(hands.sum(axis=1)) != state.cards_left:
             raise StateError("serialized Dabang state: hands disagree with cards_left")
         held = hands.sum(axis=0) + state.v["played"].sum(axis=0) + state.v["kitty"]
-        undealt = np.bincount(state.deck[state.deal_pos:DEALT], minlength=NUM_KINDS) \
-            if state.stage == "deal" else 0
+        undealt = np.bincount(state.deal.deck[state.deal.pos:DEALT], minlength=NUM_KINDS)
         if not np.array_equal(held + undealt, np.full(NUM_KINDS, DECKS)):
             raise StateError("serialized Dabang state does not conserve the 216 cards")
         try:

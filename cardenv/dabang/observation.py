@@ -8,8 +8,9 @@ opponent), 2 = its partner, 3 = its 上家 (previous player, an opponent). Card 
 from __future__ import annotations
 
 from cardenv.core.layout import Layout, Piece
+from cardenv.dabang.phase import DECISIONS
 
-PHASES = ("declare", "return", "bury", "koujoker", "takeback", "play")
+PHASES = tuple(phase.value for phase in DECISIONS)  # the decision phases, in one-hot order
 DECLARATIONS = ("grab", "level_1", "level_2", "level_3", "level_4", "small_jokers", "big_jokers")
 
 PIECES = [

@@ -10,13 +10,14 @@ from cardenv.dabang import catalogue as cat
 def render_text(state) -> str:
     trump = "?" if state.trump is None else SUIT_SYMBOLS[state.trump]
     dealer = "?" if state.dealer is None else f"player_{state.dealer}"
-    decl = "none" if not state.decl else \
-        f"{cat.ACTIONS[state.decl].text} by player_{state.declarer}"
+    decl = "none" if not state.deal.decl else \
+        f"{cat.ACTIONS[state.deal.decl].text} by player_{state.deal.declarer}"
     lines = [
         f"Dabang hand {len(state.results) + (0 if state.is_over else 1)} | levels team0 {state.levels[0]} : team1 "
         f"{state.levels[1]} | playing level {state.level} | trump {trump} | dealer {dealer} | "
         f"phase {state.phase}",
-        f"declaration: {decl}" + (f" | tribute {len(state.tribute)}" if state.tribute else "")
+        f"declaration: {decl}"
+        + (f" | tribute {len(state.tribute.cards)}" if state.tribute.cards else "")
         + (" | 干锅" if state.gangguo else ""),
         f"{'':2}{'seat':<10}{'team':<5}{'cards':>5}{'points':>7}  hand",
     ]
@@ -26,13 +27,14 @@ def render_text(state) -> str:
         lines.append(f"{arrow}{'player_' + str(seat):<10}{str(seat % 2) + role:<5}"
                      f"{state.cards_left[seat]:>5}{state.points[seat]:>7}  "
                      f"{hand_str(state.hands[seat])}")
-    if state.trick:
+    if state.trick.plays:
         plays = "; ".join(f"player_{s}: " + " ".join(card_str(k) for k, c in p.items()
                                                     for _ in range(c))
-                          for s, p, _, _ in state.trick)
+                          for s, p, _, _ in state.trick.plays)
         lines.append(f"Trick: {plays}")
-    if state.partial:
-        lines.append("Choosing: " + " ".join(card_str(k) for k, c in state.partial.items()
+    partial = state.trick.partial
+    if partial:
+        lines.append("Choosing: " + " ".join(card_str(k) for k, c in partial.items()
                                              for _ in range(c)))
     lines.append(f"Kitty: {hand_str(state.v['kitty'])}")
     for i, r in enumerate(state.results):

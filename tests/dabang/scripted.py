@@ -162,7 +162,7 @@ def run_declare(state, script=(), *, strict: bool = True) -> list[Decision]:
             elif strict:
                 raise AssertionError(f"scripted action {want} ({cat.ACTIONS[want].text}) not "
                                      f"legal for seat {seat}: {legal}")
-        log.append(Decision(seat, state.phase, state.ask_reason, legal, action, state.deal_pos,
+        log.append(Decision(seat, state.phase, state.deal.ask_reason, legal, action, state.deal.pos,
                             [int(x) for x in state.hands.sum(axis=1)],
                             int(state.v["kitty_shown"][0])))
         state.apply(action)
@@ -199,7 +199,7 @@ def finish_kitty(state, koujoker=None, takes=None) -> list[Decision]:
                 koujoker[seat] -= 1
         else:
             action = cat.take(takes.pop(0)) if takes else legal[0]
-        log.append(Decision(seat, state.phase, None, legal, action, state.deal_pos,
+        log.append(Decision(seat, state.phase, None, legal, action, state.deal.pos,
                             [int(x) for x in state.hands.sum(axis=1)],
                             int(state.v["kitty_shown"][0])))
         state.apply(action)
@@ -248,9 +248,9 @@ def census(state) -> np.ndarray:
     """Copies of each kind in hands + played + kitty (+ undealt cards during the deal)."""
     v = state.v
     total = v["hand"].sum(axis=0).astype(int) + v["played"].sum(axis=0).astype(int)
-    total = total + np.bincount(state.kitty, minlength=NUM_KINDS)
-    if state.stage == "deal":
-        total = total + np.bincount(state.deck[state.deal_pos:DEALT], minlength=NUM_KINDS)
+    total = total + np.bincount(state.kitty.cards, minlength=NUM_KINDS)
+    # during the deal, the cards not dealt yet
+    total = total + np.bincount(state.deal.deck[state.deal.pos:DEALT], minlength=NUM_KINDS)
     return total
 
 

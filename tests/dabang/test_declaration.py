@@ -32,7 +32,7 @@ def test_grab_first_stands_trump_is_next_suited_card_jokers_skipped():
     # although seats 0 and 3 receive a BJ later (deck[3], deck[12]) and hold one after the deal
     assert asks(log) == [(1, "new card", 2)]
     assert log[0].legal == [PASS, GRAB]
-    assert st.decl == GRAB and st.declarer == 1
+    assert st.deal.decl == GRAB and st.deal.declarer == 1
     assert st.dealer == 1 and st.level == 3
     assert st.trump == C  # ♣9 (seat 1's third card), its second card SJ is skipped
     assert st.v["kitty_revealed"].sum() == 8  # the kitty was shown
@@ -116,7 +116,7 @@ def test_flips(kitty, first, winner, trump):
     deck = sc.build_deck(kitty=kitty, first_seat=first)
     st = sc.new_state(deck, first_seat=first)
     sc.run_declare(st)  # every BJ holder passes
-    assert st.decl == 0 and st.declarer is None
+    assert st.deal.decl == 0 and st.deal.declarer is None
     assert st.dealer == (first + winner) % 4
     assert st.trump == trump
     assert st.v["kitty_revealed"].sum() < 8  # only flipped cards turned up
@@ -148,7 +148,7 @@ def test_hand1_all_joker_kitty_redeals():
     deck = sc.build_deck(kitty="SJ SJ SJ SJ BJ BJ BJ BJ")
     st = sc.new_state(deck, seed=5)
     sc.run_declare(st)
-    assert st.deck != deck
+    assert st.deal.deck != deck
     assert st.trump is not None and st.dealer is not None and st.level == 3
     assert st.phase == "bury"
 
@@ -181,10 +181,10 @@ def test_level_overrides(n0, n1, allowed):
     assert st.dealer == 0  # hand 2+: declaring never changes the dealer
     if allowed:
         assert seat1[0].legal == [PASS] + [L(H, n) for n in allowed]
-        assert st.trump == H and st.declarer == 1 and st.decl == L(H, max(allowed))
+        assert st.trump == H and st.deal.declarer == 1 and st.deal.decl == L(H, max(allowed))
     else:
         assert not seat1  # nothing to declare: seat 1 is never asked
-        assert st.trump == S and st.declarer == 0 and st.decl == L(S, n0)
+        assert st.trump == S and st.deal.declarer == 0 and st.deal.decl == L(S, n0)
 
 
 JOKER_OVERRIDES = [
@@ -210,10 +210,10 @@ def test_joker_overrides(cards0, decl0, cards1, allowed):
     if allowed:
         assert seat1[0].legal == [PASS] + allowed
         assert {cat.ACTIONS[a].suit for a in allowed} == {0, 1, 2, 3}
-        assert st.declarer == 1 and st.trump == D
+        assert st.deal.declarer == 1 and st.trump == D
     else:
         assert not seat1
-        assert st.declarer == 0 and st.decl == decl0
+        assert st.deal.declarer == 0 and st.deal.decl == decl0
 
 
 def test_joker_declaration_at_standing_zero_names_any_suit():
@@ -223,7 +223,7 @@ def test_joker_declaration_at_standing_zero_names_any_suit():
     first = [d for d in log if d.seat == 1][0]
     assert set(cat.DECLARE_SJ4 + s for s in range(4)) <= set(first.legal)
     assert L(H, 1) in first.legal
-    assert st.trump == S and st.declarer == 1
+    assert st.trump == S and st.deal.declarer == 1
 
 
 def test_reinforce_own_declaration():
@@ -232,7 +232,7 @@ def test_reinforce_own_declaration():
     st = _override_state("♠7 ♠7", "♥7 ♥7")
     log = sc.run_declare(st, [(0, L(S, 1)), (1, PASS), (0, L(S, 2))])
     assert [(d.seat, d.action) for d in log][:3] == [(0, L(S, 1)), (1, PASS), (0, L(S, 2))]
-    assert st.decl == L(S, 2) and st.declarer == 0 and st.trump == S
+    assert st.deal.decl == L(S, 2) and st.deal.declarer == 0 and st.trump == S
     assert [d for d in log if d.seat == 1][-1].legal == [PASS, L(H, 2)]  # before the reinforce
 
 
@@ -240,7 +240,7 @@ def test_override_oneself_with_another_suit():
     """A2 / seed 亮主 4 (自己和其他人都可以反): the standing declarer overrides itself."""
     st = _override_state("♠7 ♥7 ♥7", None)
     sc.run_declare(st, [(0, L(S, 1)), (0, L(H, 2))])
-    assert st.decl == L(H, 2) and st.declarer == 0 and st.trump == H
+    assert st.deal.decl == L(H, 2) and st.deal.declarer == 0 and st.trump == H
 
 
 def test_after_deal_rounds_repeat_while_anyone_declares():
@@ -249,7 +249,7 @@ def test_after_deal_rounds_repeat_while_anyone_declares():
     st = _override_state("♠7 ♠7 ♠7", "♥7 ♥7 ♥7 ♥7")
     log = sc.run_declare(st, [(0, L(S, 1)), (1, L(H, 2)), (0, L(S, 3)), (1, L(H, 4))])
     assert [d.seat for d in log] == [0, 1, 0, 1]
-    assert st.decl == L(H, 4) and st.trump == H
+    assert st.deal.decl == L(H, 4) and st.trump == H
 
 
 def test_level_card_is_the_dealer_teams_level():
@@ -280,7 +280,7 @@ def test_later_hand_decision_points_during_deal():
     # after 2 ♦ nobody can beat it (seat 2's late 2 ♦7 and 2 ♣7 only equal it): no more asks,
     # during the deal or after it
     assert len(log) == 7
-    assert st.decl == L(D, 2) and st.declarer == 0 and st.trump == D
+    assert st.deal.decl == L(D, 2) and st.deal.declarer == 0 and st.trump == D
 
 
 def test_later_hand_c_asks_seats_that_passed_during_deal():
@@ -293,7 +293,7 @@ def test_later_hand_c_asks_seats_that_passed_during_deal():
     log = sc.run_declare(st)
     after = [(d.seat, d.reason) for d in log if d.reason == "after deal"]
     assert [s for s, _ in after] == [1, 2, 3]  # seat 0 holds no level card
-    assert st.decl == 0
+    assert st.deal.decl == 0
 
 
 def test_nobody_declares_random_kitty_draw():
@@ -304,7 +304,7 @@ def test_nobody_declares_random_kitty_draw():
         deck = sc.build_deck(kitty="SJ BJ ♥4 SJ BJ ♣4 SJ SJ")
         st = sc.new_state(deck, seed=seed, **LATER)
         sc.run_declare(st)
-        assert st.trump in (H, C) and st.decl == 0
+        assert st.trump in (H, C) and st.deal.decl == 0
         assert st.v["kitty_revealed"].sum() < 8 and not st.gangguo and st.phase == "bury"
         seen.add(st.trump)
     assert seen == {H, C}
@@ -325,6 +325,6 @@ def test_later_hand_all_joker_kitty_redeals():
     deck = sc.build_deck(kitty="SJ SJ SJ SJ BJ BJ BJ BJ")
     st = sc.new_state(deck, seed=3, **LATER)
     sc.run_declare(st)
-    assert st.deck != deck
+    assert st.deal.deck != deck
     assert st.dealer == 0 and st.level == 7 and st.trump is not None
     assert st.phase in ("bury", "play")

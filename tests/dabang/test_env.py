@@ -191,18 +191,18 @@ def hide_and_reshuffle(state: DabangState, seat: int, rng) -> DabangState:
     buf = np.array(data["buffer"])
     views = LAYOUT.views(buf)
     hands = views["hand"]
-    kitty_known = views["kitty_known"][seat].sum() > 0 or data["kitty_public"]
+    kitty_known = views["kitty_known"][seat].sum() > 0 or data["kitty"]["public"]
     places = [s for s in range(4) if s != seat]
     pool = [k for s in places for k in range(54) for _ in range(int(hands[s, k]))]
     if not kitty_known:
-        pool += list(data["kitty"])
+        pool += list(data["kitty"]["cards"])
     pool = [int(k) for k in rng.permutation(pool)]
     for s in places:
         n = int(hands[s].sum())
         hands[s] = np.bincount(pool[:n], minlength=54)
         pool = pool[n:]
     if not kitty_known:
-        data["kitty"] = pool
+        data["kitty"]["cards"] = pool
         views["kitty"][:] = np.bincount(pool, minlength=54)
     data["buffer"] = buf.tolist()
     return DabangState.from_dict(data)
@@ -223,7 +223,7 @@ def test_observation_does_not_leak_hidden_cards():
         if state.is_over or state.phase != "play":
             continue
         for seat in range(4):
-            if state.partial and seat == state.current:
+            if state.trick.partial and seat == state.current:
                 continue
             other = hide_and_reshuffle(state, seat, rng)
             assert np.array_equal(state.observation(seat), other.observation(seat))

@@ -59,7 +59,7 @@ def test_tribute(level, strong, blood, expected):
                           level=level, blood=blood, spread=(1, 2), sink=0)
     want = sc.cards(expected)
     assert st.trump == S and st.level == level
-    assert sorted(st.tribute) == sorted(want)
+    assert sorted(st.tribute.cards) == sorted(want)
     assert all(d.kitty_shown == 0 for d in log)  # never shown before the tribute
     assert st.phase == "bury" and st.v["kitty_revealed"].sum() == 8
     dealt = sc.initial_hands(deck)
@@ -76,7 +76,7 @@ def test_no_tribute_in_first_hand():
     """A3: in hand 1 of a match N = 0."""
     st = sc.new_state(sc.build_deck())
     sc.run_declare(st)
-    assert st.tribute == [] and st.hands.sum(axis=1).tolist().count(52) == 3
+    assert st.tribute.cards == [] and st.hands.sum(axis=1).tolist().count(52) == 3
 
 
 def test_tribute_giver_short_of_non_point_cards_silent_point():
@@ -85,7 +85,7 @@ def test_tribute_giver_short_of_non_point_cards_silent_point():
     giver = [sc.kind(r, s) for r in ("5", "10", "K") for s in range(4) for _ in range(4)]
     giver += sc.cards("♦4 ♦4 ♦6 ♦6")
     st, _, _ = later(["♠3", None, None, giver], "♠4 ♠6", blood=6, spread=(1, 2))
-    assert sorted(st.tribute) == sorted(sc.cards("♦4 ♦4 ♦6 ♦6"))
+    assert sorted(st.tribute.cards) == sorted(sc.cards("♦4 ♦4 ♦6 ♦6"))
 
 
 # --- 干锅 (A4) -----------------------------------------------------------------------------------
@@ -109,8 +109,8 @@ def test_gangguo(kitty, gangguo):
     assert st.v["kitty_revealed"].sum() == 8
     assert st.gangguo is gangguo and st.v["gangguo"][0] == int(gangguo)
     if gangguo:
-        assert st.phase == "play" and st.current == 0 and st.led_kind < 0
-        assert st.kitty == sc.cards(kitty)
+        assert st.phase == "play" and st.current == 0 and st.trick.led_kind < 0
+        assert st.kitty.cards == sc.cards(kitty)
         assert st.hands.sum(axis=1).tolist() == [52] * 4
         assert np.array_equal(st.hands, sc.initial_hands(deck))
     else:
@@ -175,7 +175,7 @@ def test_burial_big_joker_before_small_any_card():
     assert st.phase == "bury"
     sc.bury(st, "♥7")
     assert st.phase != "bury"
-    assert sorted(st.kitty) == sorted(sc.cards("BJ BJ SJ ♥K ♠10 ♣5 ♦6 ♥7"))
+    assert sorted(st.kitty.cards) == sorted(sc.cards("BJ BJ SJ ♥K ♠10 ♣5 ♦6 ♥7"))
     assert st.hands[0].sum() == 52
 
 
@@ -253,7 +253,7 @@ def test_koujoker_take_back(k, taken):
     jokers = sc.cards("BJ BJ BJ SJ SJ")[:k]
     dealt = sc.initial_hands(deck)
     assert np.array_equal(st.hands[1], dealt[1] - sc.counts(jokers) + sc.counts(taken))
-    assert np.array_equal(sc.counts(st.kitty),
+    assert np.array_equal(sc.counts(st.kitty.cards),
                           sc.counts(KOU_BURIAL) + sc.counts(jokers) - sc.counts(taken))
     # the later seats are asked only while the kitty holds non-point, non-joker cards
     asked = {d.seat for d in log if d.phase == "koujoker"}
@@ -261,7 +261,7 @@ def test_koujoker_take_back(k, taken):
     assert st.phase == "play" and st.current == 0  # A5: the dealer leads the first trick
     assert st.v["kitty_shown"][0] == 1
     for seat in range(4):
-        assert np.array_equal(st.v["kitty_known"][seat], sc.counts(st.kitty))
+        assert np.array_equal(st.v["kitty_known"][seat], sc.counts(st.kitty.cards))
 
 
 def test_koujoker_chain_cap_shrinks():
@@ -273,7 +273,7 @@ def test_koujoker_chain_cap_shrinks():
     dealt = sc.initial_hands(deck)
     assert np.array_equal(st.hands[2], dealt[2] - sc.counts("SJ") + sc.counts("♦6"))
     assert np.array_equal(st.hands[3], dealt[3] - sc.counts("BJ") + sc.counts("♠6"))
-    assert sorted(st.kitty) == sorted(sc.cards("♦2 ♥K ♠10 ♣5 BJ BJ SJ BJ"))
+    assert sorted(st.kitty.cards) == sorted(sc.cards("♦2 ♥K ♠10 ♣5 BJ BJ SJ BJ"))
 
 
 @pytest.mark.parametrize("choice", ["♣4", "♥4"])
@@ -299,7 +299,7 @@ def test_takeback_side_before_trump():
     st, _ = kou_state(burial="♠4 ♥A ♦3 ♠A ♦2 ♥K ♠10 ♣5",
                       dealer=KOU_DEALER + " ♥A ♠A")
     sc.finish_kitty(st, koujoker={1: 1})
-    assert sorted(st.kitty) == sorted(sc.cards("♠4 ♦3 ♠A ♦2 ♥K ♠10 ♣5 BJ"))
+    assert sorted(st.kitty.cards) == sorted(sc.cards("♠4 ♦3 ♠A ♦2 ♥K ♠10 ♣5 BJ"))
 
 
 def test_takeback_trump_by_face_rank_seed():
@@ -311,7 +311,7 @@ def test_takeback_trump_by_face_rank_seed():
     st, _ = kou_state(burial="♠4 ♥A ♦3 ♠A ♦2 ♥K ♠10 ♣5",
                       dealer=KOU_DEALER + " ♥A ♠A")
     sc.finish_kitty(st, koujoker={1: 2})
-    assert sorted(st.kitty) == sorted(sc.cards("♠4 ♠A ♦2 ♥K ♠10 ♣5 BJ BJ"))
+    assert sorted(st.kitty.cards) == sorted(sc.cards("♠4 ♠A ♦2 ♥K ♠10 ♣5 BJ BJ"))
 
 
 @pytest.mark.parametrize("burial,dealer_jokers,allowed", [
@@ -330,7 +330,7 @@ def test_koujoker_forbidden_after_point_burial(burial, dealer_jokers, allowed):
         assert st.phase == "koujoker" and st.current == 1
         log = sc.finish_kitty(st, koujoker={1: 1, 2: 1, 3: 1})
         assert [d.seat for d in log if d.phase == "koujoker"] == [1]  # cap 1, then 0
-        assert sc.card("♥4") not in st.kitty
+        assert sc.card("♥4") not in st.kitty.cards
 
 
 def test_no_koujoker_in_gangguo():

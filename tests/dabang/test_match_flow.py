@@ -68,7 +68,7 @@ def test_trick_winner_equal_cards(hands, plays, winner, pts):
     st = trick_state(hands)
     for seat, play in enumerate(plays):
         sc.play(st, seat, play)
-    assert st.current == winner and st.leader == winner and st.led_kind < 0
+    assert st.current == winner and st.trick.leader == winner and st.trick.led_kind < 0
     assert st.points == [pts if s == winner else 0 for s in range(4)]
 
 
@@ -89,7 +89,7 @@ def run_match(seed, **options):
             seen_hand = hand
             giver = (st.dealer - 1) % 4
             non_point = int(sum(c for k, c in enumerate(st.hands[giver]) if not KIND_POINTS[k]))
-            starts.append((st.dealer, st.level, list(st.levels), list(st.tribute), non_point,
+            starts.append((st.dealer, st.level, list(st.levels), list(st.tribute.cards), non_point,
                            st.v["levels"].tolist()))
         st.apply(rng.choice(st.legal_actions()))
         rewards.append(list(st.last_rewards))
@@ -145,7 +145,7 @@ def test_match_from_later_hand_pays_blood():
     game = DabangGame(episode="match", dealer=2, levels=(5, 8), blood=4)
     st = game.new_state(11)
     sc.run_declare(st)
-    assert st.dealer == 2 and st.level == 5 and len(st.tribute) == 4
+    assert st.dealer == 2 and st.level == 5 and len(st.tribute.cards) == 4
     assert st.hands[1].sum() == 48
 
 
@@ -166,7 +166,7 @@ HAND_OPTIONS = [
 def check_step(st):
     census = sc.census(st)
     assert (census == 4).all(), f"cards not conserved in phase {st.phase}: {census}"
-    assert np.array_equal(st.v["kitty"], np.bincount(st.kitty, minlength=54))
+    assert np.array_equal(st.v["kitty"], np.bincount(st.kitty.cards, minlength=54))
     assert (st.v["hand"] >= 0).all()
     assert st.hands.sum(axis=1).tolist() == list(st.cards_left)
     assert abs(sum(st.last_rewards)) < 1e-9 and abs(sum(st.returns)) < 1e-9

@@ -204,7 +204,7 @@ def test_kitty_points_doubled_once_whatever_the_shape():
         rng = random.Random(seed)
         while not st.is_over:
             legal = st.legal_actions()
-            if st.phase == "play" and st.led_kind < 0 and rng.random() < 0.7:
+            if st.phase == "play" and st.trick.led_kind < 0 and rng.random() < 0.7:
                 st.apply(max(legal, key=lambda a: ((a - 134) % 4, rng.random())))
             else:
                 st.apply(rng.choice(legal))
@@ -212,5 +212,5 @@ def test_kitty_points_doubled_once_whatever_the_shape():
         koudi += r.koudi
         assert r.koudi == (r.attackers == st.last_trick_team)
         assert r.score == r.trick_points[r.attackers] + (2 * r.kitty_points if r.koudi else 0)
-        assert r.kitty_points == sc.points(st.kitty)
+        assert r.kitty_points == sc.points(st.kitty.cards)
     assert 0 < koudi < 60

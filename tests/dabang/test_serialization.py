@@ -69,6 +69,9 @@ def test_hands_is_read_only():
     (lambda d: d.update(format="x"), "not a serialized Dabang state"),
     (lambda d: d.update(buffer=d["buffer"][:-1]), "wrong shape"),
     (lambda d: d.update(phase="bidding"), "unknown phase"),
+    (lambda d: d["deal"].pop("pos"), "bad 'deal'"),
+    (lambda d: d["trick"].update(stage="play"), "bad 'trick'"),
+    (lambda d: d.update(kitty=[1, 2, 3]), "bad 'kitty'"),
     (lambda d: d.update(cards_left=[0, 0, 0, 0]), "cards_left"),
     (lambda d: d.update(rng={"bit_generator": "nonsense"}), "generator"),
     (lambda d: d.update(options={"episode": "forever"}), "invalid"),
@@ -89,4 +92,14 @@ def test_card_conservation_is_checked():
     data["buffer"][0] += 1  # one more copy of ♦3 in seat 0's hand
     data["cards_left"][0] += 1
     with pytest.raises(StateError, match="216 cards"):
+        DabangState.from_dict(data)
+
+
+def test_old_format_is_refused():
+    s = DabangGame().new_state(3)
+    advance(s, np.random.default_rng(0), 60)
+    data = s.to_dict()
+    assert data["format"] == "cardenv.dabang.state/2"
+    data["format"] = "cardenv.dabang.state/1"
+    with pytest.raises(StateError, match="old format 'cardenv.dabang.state/1'.*does not load"):
         DabangState.from_dict(data)

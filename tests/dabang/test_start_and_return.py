@@ -20,7 +20,7 @@ def test_tribute_return_gives_back_as_many_cards_of_the_dealers_choice():
         game = DabangGame(dealer=seed % 4, levels=(5, 7), blood=3, tribute_return="dealer_choice")
         s = game.new_state(seed)
         run_until(s, "return", rng)
-        assert s.phase == "return" and s.current == s.dealer and len(s.tribute) == 3
+        assert s.phase == "return" and s.current == s.dealer and len(s.tribute.cards) == 3
         giver = (s.dealer - 1) % 4
         assert s.cards_left[s.dealer] == 55 and s.cards_left[giver] == 49
         held = np.flatnonzero(s.hands[s.dealer])
@@ -72,7 +72,7 @@ def test_shown_kitty_stays_in_every_observation():
     for seed in range(20):
         s = DabangGame(dealer=2, levels=(4, 4)).new_state(seed)
         run_until(s, "bury", rng)
-        if s.decl == 0 or s.gangguo:
+        if s.deal.decl == 0 or s.gangguo:
             continue
         revealed = s.v["kitty_revealed"].copy()
         assert revealed.sum() == 8 and s.v["kitty_shown"][0] == 0

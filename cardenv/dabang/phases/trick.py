@@ -1,0 +1,149 @@
+"""Trick play (phase ``play``): a lead of 1..4 identical cards, then each follower's cards built
+one group of identical cards per decision (``follow`` gives the steps that can still end in a
+legal follow); the strongest eligible play takes the trick, and its player leads the next.
+
+This is the hot path (most of a hand's decisions): each function reads ``state.trick`` once
+into a local, and the strength tables are nested lists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cardenv.core.cards import KIND_POINTS
+from cardenv.dabang import catalogue as cat
+from cardenv.dabang.follow import play_steps_one
+from cardenv.dabang.phase import PhaseData, check_keys
+from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
+
+_PLAY = cat.PLAY
+_STRENGTH = STRENGTH.tolist()
+_SUIT_CLASS = SUIT_CLASS.tolist()
+_POINTS = KIND_POINTS.tolist()
+
+
+@dataclass(slots=True)
+class Trick(PhaseData):
+    """The trick being played."""
+
+    leader: int = -1
+    led_kind: int = -1  # the kind of the lead (-1 before the lead)
+    k: int = 0  # cards in the lead: each follower plays k cards, or all it has left
+    partial: dict[int, int] = field(default_factory=dict)  # {kind: count} of the follow so far
+    # each completed play: [seat, {kind: count}, kind if k identical cards else -1, void in the
+    # led suit (a follower's trump can then win)]
+    plays: list[list] = field(default_factory=list)
+    to_play: list[int] = field(default_factory=list)  # seats still to play, the next first
+
+    def copy(self) -> "Trick":
+        return Trick(self.leader, self.led_kind, self.k, dict(self.partial),
+                     [[s, dict(p), kind, void] for s, p, kind, void in self.plays],
+                     list(self.to_play))
+
+    def to_plain(self) -> dict:
+        return {"leader": self.leader, "led_kind": self.led_kind, "k": self.k,
+                "partial": [[k, c] for k, c in self.partial.items()],
+                "plays": [[s, [[k, c] for k, c in p.items()], kind, void]
+                          for s, p, kind, void in self.plays],
+                "to_play": list(self.to_play)}
+
+    @classmethod
+    def from_plain(cls, data) -> "Trick":
+        data = check_keys(cls, data)
+        return cls(data["leader"], data["led_kind"], data["k"],
+                   {int(k): int(c) for k, c in data["partial"]},
+                   [[s, {int(k): int(c) for k, c in p}, kind, void]
+                    for s, p, kind, void in data["plays"]],
+                   list(data["to_play"]))
+
+
+def start(state, leader: int) -> None:
+    """Open a trick led by ``leader`` (by the next seat holding cards if it holds none)."""
+    cards_left = state.cards_left
+    if cards_left[leader] == 0:
+        leader = next(s for s in ((leader + i) % 4 for i in range(1, 4)) if cards_left[s])
+    t = state.trick
+    t.leader, t.led_kind, t.k = leader, -1, 0
+    t.partial = {}
+    t.plays = []
+    t.to_play = [s for s in ((leader + i) % 4 for i in range(4)) if cards_left[s]]
+    v = state.v
+    v["trick"][:] = 0
+    v["leader"][:] = 0
+    v["leader"][leader] = 1
+    v["led_count"][0] = 0
+    state.current = leader
+
+
+def legal(state) -> list[int]:
+    seat, t = state.current, state.trick
+    steps = play_steps_one(state.v["hand"][seat].tolist(), t.partial, t.led_kind, t.k,
+                           state.trump, state.level, state.game.options["follow"] == "dead",
+                           state.cards_left[seat])
+    return [_PLAY + step for step in steps]
+
+
+def apply(state, action: int) -> None:
+    seat, t = state.current, state.trick
+    kind, count = divmod(action - _PLAY, 4)
+    count += 1
+    if t.led_kind < 0:
+        t.led_kind, t.k = kind, count
+        state.v["led_count"][0] = count
+        _complete(state, t, seat, {kind: count})
+        return
+    partial = t.partial
+    partial[kind] = count
+    selection = state.v["selection"]
+    selection[seat, kind] = count
+    if sum(partial.values()) == min(t.k, state.cards_left[seat]):
+        t.partial = {}
+        selection[seat] = 0
+        _complete(state, t, seat, partial)
+
+
+def _complete(state, t: Trick, seat: int, play: dict) -> None:
+    v = state.v
+    hand = v["hand"][seat]
+    if t.plays:  # a follower's void in the led suit lets its trump win
+        cls = _SUIT_CLASS[state.trump][state.level - 3]
+        led_cls = cls[t.led_kind]
+        void = not any(h for h, c in zip(hand.tolist(), cls) if h and c == led_cls)
+    else:
+        void = False
+    identical = next(iter(play)) if len(play) == 1 and next(iter(play.values())) == t.k else -1
+    played, trick = v["played"], v["trick"]
+    for kind, count in play.items():
+        hand[kind] -= count
+        played[seat, kind] += count
+        trick[seat, kind] += count
+    cards_left = state.cards_left
+    cards_left[seat] -= sum(play.values())
+    v["cards_left"][seat] = cards_left[seat]
+    t.plays.append([seat, play, identical, void])
+    t.to_play.pop(0)
+    if t.to_play:
+        state.current = t.to_play[0]
+    else:
+        _end(state, t)
+
+
+def _end(state, t: Trick) -> None:
+    """The trick is complete: its winner takes its points and leads the next one, if any (with
+    no cards left, ``to_play`` stays empty: the hand is over)."""
+    strength = _STRENGTH[state.trump][state.level - 3]
+    cls = _SUIT_CLASS[state.trump][state.level - 3]
+    led_cls = cls[t.led_kind]
+    best, best_value = 0, -1
+    for i, (seat, play, kind, void) in enumerate(t.plays):
+        if kind < 0 or not (i == 0 or cls[kind] == led_cls or (void and cls[kind] == TRUMP)):
+            continue
+        if strength[kind] > best_value:  # strictly: the first of equals keeps the trick
+            best, best_value = i, strength[kind]
+    winner = t.plays[best][0]
+    points = sum(_POINTS[k] * c for _, play, _, _ in t.plays for k, c in play.items())
+    state.points[winner] += points
+    state.v["points"][winner] = state.points[winner]
+    state.last_trick_team = winner % 2
+    if any(state.cards_left):
+        start(state, winner)
