@@ -16,8 +16,13 @@ import enum
 from dataclasses import fields
 
 
-class Phase(enum.StrEnum):
+class Phase(str, enum.Enum):
     """What the player to act decides (a ``str``: ``Phase.PLAY == "play"``)."""
+
+    # str(), format() and f-strings give the plain value on every Python >= 3.10 (what
+    # enum.StrEnum does from 3.11 on)
+    __str__ = str.__str__
+    __format__ = str.__format__
 
     DECLARE = "declare"    # during or after the deal: declare trump, or pass [D-A1]
     RETURN = "return"      # the dealer gives a tribute card back (option tribute_return)
