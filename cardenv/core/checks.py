@@ -97,3 +97,26 @@ def check_array(value, name: str, shape: tuple, low: int = 0, high: int = 32767,
     if array.size and (array.min() < low or array.max() > high):
         raise error(f"{name} has entries outside {low}..{high}")
     return array.astype(np.int16)
+
+
+PCG64_KEYS = ("bit_generator", "state", "has_uint32", "uinteger")
+
+
+def check_generator_state(value, name: str, *, error: type[Exception] = StateError) -> dict:
+    """A saved ``PCG64`` ``bit_generator.state`` dict, every entry of the right type and range
+    (numpy itself accepts floats and raises ``OverflowError`` for some bad values)."""
+    if not isinstance(value, dict) or sorted(value, key=str) != sorted(PCG64_KEYS):
+        raise error(f"{name} must be a PCG64 generator state with keys {list(PCG64_KEYS)}, "
+                    f"got {value!r}")
+    if value["bit_generator"] != "PCG64":
+        raise error(f"{name}: bit_generator must be 'PCG64', got {value['bit_generator']!r}")
+    inner = value["state"]
+    if not isinstance(inner, dict) or sorted(inner, key=str) != ["inc", "state"]:
+        raise error(f"{name}: state must be a dict with keys 'state' and 'inc', got {inner!r}")
+    check_int(inner["state"], f"{name}.state.state", 0, 2 ** 128 - 1, error=error)
+    check_int(inner["inc"], f"{name}.state.inc", 0, 2 ** 128 - 1, error=error)
+    if inner["inc"] % 2 == 0:
+        raise error(f"{name}: state.inc must be odd (PCG64 increments are), got {inner['inc']}")
+    check_int(value["has_uint32"], f"{name}.has_uint32", 0, 1, error=error)
+    check_int(value["uinteger"], f"{name}.uinteger", 0, 2 ** 32 - 1, error=error)
+    return value

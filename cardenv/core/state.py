@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenv.core.checks import check_array, check_int, check_int_list, is_int
+from cardenv.core.checks import (check_array, check_generator_state, check_int, check_int_list,
+                                  is_int)
 from cardenv.core.errors import ConfigError, IllegalActionError, StateError
 
 MAX_SEED = 2 ** 63 - 1
@@ -200,6 +201,24 @@ class CardState:
     FIELDS: tuple[str, ...] = ()
     OLD_FORMATS: dict[str, str] = {}
 
+    _rng: np.random.Generator | None = None
+    _rng_saved: dict | None = None  # a clone's generator state, until its first use
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The state's own random generator. A clone holds its parent's generator state and
+        builds its generator on first use (building one costs more than the rest of a clone,
+        and most clones in a tree search never deal again)."""
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = generator_from_state(self._rng_saved)
+            self._rng_saved = None
+        return rng
+
+    @rng.setter
+    def rng(self, value: np.random.Generator) -> None:
+        self._rng, self._rng_saved = value, None
+
     @classmethod
     def _blank(cls, game: CardGame) -> "CardState":
         """A state object with nothing set but its game (filled by ``clone``/``from_dict``)."""
@@ -215,7 +234,8 @@ class CardState:
         new.results = list(self.results)  # results are not changed once written
         new.buffer = self.buffer.copy()
         new.v = self.game.layout.views(new.buffer)
-        new.rng = copy_generator(self.rng)
+        # the generator state is read now (a new dict); the generator is built on first use
+        new._rng_saved = self._rng_saved if self._rng is None else self._rng.bit_generator.state
         self._copy_fields(new)
         return new
 
@@ -237,7 +257,7 @@ class CardState:
         if not isinstance(data, dict):
             raise StateError(f"not a {what}: expected a dict, got {type(data).__name__}")
         fmt = data.get("format")
-        if fmt in cls.OLD_FORMATS:
+        if isinstance(fmt, str) and fmt in cls.OLD_FORMATS:
             raise StateError(f"{what} in the old format {fmt!r}: {cls.OLD_FORMATS[fmt]}")
         if fmt != cls.FORMAT:
             raise StateError(f"not a {what} (expected format {cls.FORMAT!r}, got {fmt!r})")
@@ -245,11 +265,13 @@ class CardState:
         missing = [k for k in expected if k not in data]
         if missing:
             raise StateError(f"{what} lacks {missing}")
-        unknown = sorted(set(data) - set(expected))
+        unknown = sorted(set(data) - set(expected), key=repr)
         if unknown:
             raise StateError(f"{what} has unknown keys {unknown}")
         if not isinstance(data["options"], dict):
             raise StateError(f"{what}: options must be a dict, got {data['options']!r}")
+        if not all(isinstance(k, str) for k in data["options"]):
+            raise StateError(f"{what}: options must have string keys, got {data['options']!r}")
         try:
             game = cls._game_class()(**data["options"])
         except ConfigError as exc:
@@ -264,9 +286,10 @@ class CardState:
         if bad is not None:
             raise StateError(f"{what}: buffer piece {bad!r} is out of its range")
         state.v = layout.views(state.buffer)
+        check_generator_state(data["rng"], "rng")
         try:
             state.rng = generator_from_state(data["rng"])
-        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
             raise StateError(f"{what} has a bad generator state (rng): {exc}") from None
         results = data["results"]
         if not isinstance(results, list):

@@ -8,6 +8,14 @@ Phases of a hand: ``"solo"`` (each player in turn from the dealer may declare �
 ``"play"``; after the last hand of the episode the state is ``"over"``. Several hands
 (option ``hands``) follow each other under the later-hand rules: the previous 一游 deals and
 the call is the dealer's first dealt card.
+
+Saved states (``to_dict`` / ``from_dict``, format ``cardenv.dagong.state/2``) hold the tensor
+buffer, the history, the hand results, the generator and the two things the buffer cannot give:
+the action id of the play to beat (``standing``) and the order the cards were dealt in
+(``deal_order``). Everything else (phase, seat to act, roles, cards left, places, points,
+returns...) is derived from them on loading, after checking that they describe a position the
+rules can reach: the cards against the two decks, each piece against the others, the history's
+last moves against the trick, each result against ``settle``.
 """
 
 from __future__ import annotations
@@ -15,14 +23,13 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, parse_cards
-from cardenv.core.errors import StateError
 from cardenv.core.options import Option, boolean, positive_int, resolve
-from cardenv.core.state import CardGame, CardState, copy_generator, generator_from_state
+from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
-from cardenv.dagong import legality
+from cardenv.dagong import legality, saved
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_call
-from cardenv.dagong.observation import LAYOUT, STATE_SIZE
-from cardenv.dagong.scoring import HandResult, settle
+from cardenv.dagong.observation import LAYOUT
+from cardenv.dagong.scoring import HandResult, result_from_dict, settle
 from cardenv.dagong.selection import select_cards
 
 OPTIONS = {
@@ -42,7 +49,6 @@ SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 _SOLO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
 _SOLO_MASK[[cat.SOLO_DECLINE, cat.SOLO_DECLARE]] = True
 _NO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
-_FORMAT = "cardenv.dagong.state/1"
 
 
 class DagongGame(CardGame):
@@ -95,6 +101,9 @@ class DagongGame(CardGame):
         for seat, cards in enumerate(kinds):
             if not cards:
                 raise ValueError(f"hand {seat} is empty")
+            if len(cards) > cat.HAND_SIZE:
+                raise ValueError(f"hand {seat} holds {len(cards)} cards; a hand holds at most "
+                                 f"{cat.HAND_SIZE}")
             if any(not 0 <= k < NUM_KINDS for k in cards):
                 raise ValueError(f"hand {seat} holds a kind outside 0..53")
             np.add.at(counts[seat], cards, 1)
@@ -111,11 +120,8 @@ class DagongGame(CardGame):
 class DagongState(CardState):
     """One position of a Dagong episode. Create with ``DagongGame.new_state(seed)``."""
 
-    def __init__(self, game: DagongGame, seed: int | None, *, _blank: bool = False,
-                 _deal: bool = True):
+    def __init__(self, game: DagongGame, seed: int | None, *, _deal: bool = True):
         self.game = game
-        if _blank:
-            return
         self._init_episode(seed)
         self.hand_index = 0
         self.returns = [0, 0, 0, 0]
@@ -275,25 +281,15 @@ class DagongState(CardState):
 
     def _end_hand(self) -> None:
         self._award_trick()  # the play that ended the hand stands
-        places = list(self.out)
-        last_points = 0
-        if len(places) == 3:
-            last = next(s for s in range(4) if s not in places)
-            places.append(last)
-            self.v["place"][last, 3] = 1
-            last_points = int(KIND_POINTS @ self.v["hand"][last])
-        result = settle(
-            dealer=self.dealer, partner=self.partner, called=self.called, solo=self.solo,
-            forced_solo=self.forced_solo, places=places, trick_points=list(self.won),
-            last_hand_points=last_points, yaobai_seats=set(self.yaobai),
-            dealt_hands=self.dealt, solo_multiplier=self.game.options["solo_multiplier"],
-            xiqian=self.game.options["xiqian"], total_points=self.total_points)
+        if len(self.out) == 3:
+            self.v["place"][self._last_seat(), 3] = 1
+        result = self._settle()
         self.results.append(result)
         self.last_rewards = list(result.rewards)
         self.returns = [a + b for a, b in zip(self.returns, result.rewards)]
         if self.hand_index + 1 < self.game.options["hands"]:
             self.hand_index += 1
-            self._start_hand(dealer=places[0], first=False)
+            self._start_hand(dealer=result.places[0], first=False)
         else:
             self.phase = "over"
             self.v["to_play"][:] = 0
@@ -349,6 +345,25 @@ class DagongState(CardState):
         self.current = seat
         self.v["to_play"][seat] = 1
 
+    def _last_seat(self) -> int:
+        """末游: the seat still holding cards when three are out."""
+        return next(s for s in range(4) if s not in self.out)
+
+    def _settle(self) -> HandResult:
+        """The result of the hand just decided (the last trick awarded)."""
+        places = list(self.out)
+        last_points = 0
+        if len(places) == 3:
+            last = self._last_seat()
+            places.append(last)
+            last_points = int(KIND_POINTS @ self.v["hand"][last])
+        return settle(
+            dealer=self.dealer, partner=self.partner, called=self.called, solo=self.solo,
+            forced_solo=self.forced_solo, places=places, trick_points=list(self.won),
+            last_hand_points=last_points, yaobai_seats=set(self.yaobai),
+            dealt_hands=self.dealt, solo_multiplier=self.game.options["solo_multiplier"],
+            xiqian=self.game.options["xiqian"], total_points=self.total_points)
+
     def _next_active(self, seat: int) -> int:
         for step in range(1, 5):
             s = (seat + step) % 4
@@ -368,83 +383,51 @@ class DagongState(CardState):
         v["standing_length"][0] = info.length
         v["trick_points"][0] = self.trick_points
 
-    # --- copies and serialization -------------------------------------------------------------
+    # --- copies and saved states (CardState's skeleton calls these hooks) --------------------
 
-    _SCALARS = ("seed", "hand_index", "phase", "dealer", "partner", "called", "forced_solo",
-                "solo", "revealed", "current", "standing", "standing_seat", "trick_points",
-                "total_points")
-    _LISTS = ("returns", "last_rewards", "history", "passed", "cards_left", "out", "won")
-
-    def clone(self) -> "DagongState":
-        """An independent copy (the random generator included)."""
-        new = DagongState(self.game, None, _blank=True)
-        for name in self._SCALARS:
-            setattr(new, name, getattr(self, name))
-        for name in self._LISTS:
-            setattr(new, name, list(getattr(self, name)))
-        new.yaobai = set(self.yaobai)
-        new.results = list(self.results)
-        new.deal_order = self.deal_order
-        new.buffer = self.buffer.copy()
-        new.v = LAYOUT.views(new.buffer)
-        new.dealt = self.dealt.copy()
-        new.rng = copy_generator(self.rng)
-        new._feasible = list(self._feasible)  # cached masks are immutable once computed
-        return new
-
-    def to_dict(self) -> dict:
-        """A JSON-compatible dict of the whole state (options and random generator included)."""
-        data = {"format": _FORMAT, "options": dict(self.game.options)}
-        for name in self._SCALARS:
-            data[name] = getattr(self, name)
-        for name in self._LISTS:
-            data[name] = list(getattr(self, name))
-        data["yaobai"] = sorted(self.yaobai)
-        data["deal_order"] = [list(cards) for cards in self.deal_order]
-        data["results"] = [r.to_dict() for r in self.results]
-        data["buffer"] = self.buffer.tolist()
-        data["dealt"] = self.dealt.tolist()
-        data["rng"] = self.rng.bit_generator.state
-        return data
+    FORMAT = "cardenv.dagong.state/2"
+    FIELDS = ("standing", "deal_order")
+    OLD_FORMATS = {
+        "cardenv.dagong.state/1": (
+            "format 1 stored the derived fields (phase, seat to act, roles, cards left, points "
+            "won, places...) beside the buffer and read them back unchecked, so a saved state "
+            "could disagree with itself; format 2 derives them from the buffer and checks it. "
+            "Rebuild the state with DagongGame(**options).replay(seed, history) (a custom deal: "
+            "state_from_hands, then apply the history)"),
+    }
+    # never changed in place (replaced when they change), so a clone shares them
+    _SHARED = ("hand_index", "phase", "current", "dealer", "partner", "called", "forced_solo",
+               "solo", "revealed", "standing", "standing_seat", "trick_points", "total_points",
+               "returns", "last_rewards", "dealt", "deal_order")
 
     @classmethod
-    def from_dict(cls, data: dict) -> "DagongState":
-        """Rebuild a state from ``to_dict`` output; ``StateError`` if it is malformed."""
-        if not isinstance(data, dict) or data.get("format") != _FORMAT:
-            raise StateError(f"not a serialized Dagong state (expected format {_FORMAT!r})")
-        missing = [k for k in (*cls._SCALARS, *cls._LISTS, "options", "yaobai", "results",
-                               "buffer", "dealt", "rng", "deal_order") if k not in data]
-        if missing:
-            raise StateError(f"serialized Dagong state lacks {missing}")
-        state = cls(DagongGame(**data["options"]), None, _blank=True)
-        for name in cls._SCALARS:
-            setattr(state, name, data[name])
-        for name in cls._LISTS:
-            setattr(state, name, list(data[name]))
-        state.yaobai = set(data["yaobai"])
-        state.deal_order = [list(cards) for cards in data["deal_order"]]
-        state.results = [HandResult(**r) for r in data["results"]]
-        try:
-            state.buffer = np.array(data["buffer"], dtype=np.int16)
-            state.dealt = np.array(data["dealt"], dtype=np.int16)
-        except (TypeError, ValueError) as exc:
-            raise StateError(f"serialized Dagong state has a bad array: {exc}") from None
-        if state.buffer.shape != (STATE_SIZE,) or state.dealt.shape != (4, NUM_KINDS):
-            raise StateError("serialized Dagong state has arrays of the wrong shape")
-        state.v = LAYOUT.views(state.buffer)
-        if state.phase not in PHASES:
-            raise StateError(f"unknown phase {state.phase!r}")
-        if np.any(state.v["hand"] < 0) or not np.array_equal(
-                state.v["hand"].sum(0) + state.v["played"].sum(0), state.dealt.sum(0)):
-            raise StateError("serialized Dagong state does not conserve the dealt cards")
-        if list(state.v["hand"].sum(1)) != state.cards_left:
-            raise StateError("serialized Dagong state: cards_left disagrees with the hands")
-        try:
-            state.rng = generator_from_state(data["rng"])
-        except (TypeError, ValueError, KeyError) as exc:
-            raise StateError(f"serialized Dagong state has a bad generator state: {exc}") from None
-        state._feasible = [None] * 4
-        return state
+    def _game_class(cls) -> type:
+        return DagongGame
+
+    def _copy_fields(self, new: "DagongState") -> None:
+        mine, theirs = self.__dict__, new.__dict__
+        for name in self._SHARED:
+            theirs[name] = mine[name]
+        new.passed = self.passed.copy()
+        new.cards_left = self.cards_left.copy()
+        new.out = self.out.copy()
+        new.won = self.won.copy()
+        new.yaobai = self.yaobai.copy()
+        new._feasible = self._feasible.copy()  # cached masks are immutable once computed
+
+    def _save_fields(self) -> dict:
+        return {"standing": self.standing, "deal_order": [list(c) for c in self.deal_order]}
+
+    def _load_result(self, data: dict) -> HandResult:
+        options = self.game.options
+        return result_from_dict(data, solo_multiplier=options["solo_multiplier"],
+                                xiqian=options["xiqian"])
+
+    def _load_fields(self, data: dict) -> None:
+        saved.load_fields(self, data)
+
+    def _check_consistency(self) -> None:
+        saved.check_consistency(self)
 
     def __repr__(self):
         return (f"DagongState(hand {self.hand_index + 1}/{self.game.options['hands']}, "

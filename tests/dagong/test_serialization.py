@@ -65,8 +65,9 @@ def test_same_seed_same_deal_different_seed_different_deal():
 @pytest.mark.parametrize("damage, message", [
     (lambda d: d.pop("buffer"), "lacks"),
     (lambda d: d.update(format="something else"), "not a serialized Dagong state"),
-    (lambda d: d.update(buffer=d["buffer"][:-1]), "wrong shape"),
-    (lambda d: d.update(phase="bidding"), "unknown phase"),
+    (lambda d: d.update(buffer=d["buffer"][:-1]), "buffer must have shape"),
+    # the phase is not stored (format 2 derives it from the buffer): an extra key is refused
+    (lambda d: d.update(phase="bidding"), r"unknown keys \['phase'\]"),
     (lambda d: d["buffer"].__setitem__(0, d["buffer"][0] + 1), "conserve"),
     (lambda d: d.update(rng={"bit_generator": "nonsense"}), "generator"),
     (lambda d: d.update(options={"hands": 0}), "invalid"),
@@ -87,3 +88,15 @@ def test_hands_is_read_only():
     s = DagongGame().new_state(0)
     with pytest.raises(ValueError, match="read-only"):
         s.hands[0, 0] = 2
+
+
+def test_clones_of_clones_share_no_generator():
+    # a clone builds its generator on first use, from its parent's state at clone time
+    s = DagongGame(hands=3).new_state(11)
+    advance(s, np.random.default_rng(0), 40)
+    first = s.clone()
+    second = first.clone()
+    random_playout(s, np.random.default_rng(2))  # deals later hands from s's own generator
+    for copy in (second, first):
+        random_playout(copy, np.random.default_rng(2))
+        assert copy.to_dict() == s.to_dict()

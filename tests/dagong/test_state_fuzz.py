@@ -1,0 +1,199 @@
+"""Saved states are validated, not trusted: systematic mutations of ``to_dict()`` output.
+
+Saved states of seeded random games (every phase, mid-trick, after a player went out, right
+after a hand ended in a multi-hand episode, over) are mutated one change at a time: each key
+removed or given a value of a wrong type, each int (in lists and nested dicts too) set to -1,
+out of range or moved by one, two list items swapped, buffer entries moved by one. Each mutated
+dict must either be refused with a ``StateError`` / ``ConfigError`` carrying a message, or load
+into a state that plays to the end under random legal moves with every invariant intact. Any
+other exception, or a broken invariant, is a failure naming the mutation.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cardenv.core.cards import KIND_POINTS
+from cardenv.core.errors import ConfigError, StateError
+from cardenv.dagong import DagongGame, DagongState
+from cardenv.dagong.observation import LAYOUT
+from tests.dagong.util import random_step, sample_positions
+
+WRONG_TYPES = (None, "x", 1.5, float("inf"), float("nan"), [], {}, True)
+BIG_INTS = (-1, 7, 40000, 10 ** 30)
+SAMPLED_LIST_ITEMS = 6  # ints mutated per long list (history, deal_order[s])
+BUFFER_ENTRIES = 2  # set entries of each buffer piece moved by +1 and -1, per state
+MAX_EXTRA_HANDS = 4  # a state whose options now ask for many hands plays this many more
+
+
+# --- the saved states ----------------------------------------------------------------------------
+
+CASES = [({}, 11), ({}, 12), ({"hands": 3}, 5), ({"allow_solo": False}, 7)]
+
+
+def base_states():
+    states = []
+    for options, seed in CASES:
+        for name, state in sample_positions(options, seed).items():
+            states.append((f"{options} seed {seed} {name}", state.to_dict()))
+    puzzle = DagongGame(hands=2, allow_solo=False).state_from_hands(
+        ["♠3 ♦4 ♦5 ♥K", "♣6 ♣9 ♣10", "♠3 ♥7 ♥5", "♠8 ♠J ♠Q"], dealer=0, called="♠3", seed=4)
+    states.append(("custom deal", puzzle.to_dict()))
+    return states
+
+
+# --- the mutations -------------------------------------------------------------------------------
+
+def _set(data, path, value=None, *, remove=False):
+    """A copy of ``data`` with the item at ``path`` replaced (or removed); only the containers
+    on the path are copied."""
+    if not path:
+        return value
+    head, rest = path[0], path[1:]
+    copy = dict(data) if isinstance(data, dict) else list(data)
+    if not rest and remove:
+        del copy[head]
+    else:
+        copy[head] = _set(data[head], rest, value, remove=remove)
+    return copy
+
+
+def _get(data, path):
+    for key in path:
+        data = data[key]
+    return data
+
+
+def _leaves(value, path=()):
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _leaves(item, path + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _leaves(item, path + (i,))
+
+
+def _int_values(value):
+    return [x for x in (*BIG_INTS, value + 1, value - 1) if x != value]
+
+
+def mutations(data: dict, rng: np.random.Generator):
+    """``(description, mutated dict)`` pairs, deterministic for a given ``rng``."""
+    for path, value in _leaves({k: v for k, v in data.items() if k != "buffer"}):
+        if not path:
+            continue
+        long_list_item = path[0] in ("history", "deal_order") and isinstance(path[-1], int)
+        if long_list_item and rng.random() > SAMPLED_LIST_ITEMS / 27:
+            continue
+        if isinstance(_get(data, path[:-1]), dict):  # a key: removed, or of a wrong type
+            yield f"del {path}", _set(data, path, remove=True)
+            for wrong in WRONG_TYPES:
+                yield f"{path} = {wrong!r}", _set(data, path, wrong)
+        if isinstance(value, bool):
+            yield f"{path} = {not value}", _set(data, path, not value)
+        elif isinstance(value, int):
+            for x in _int_values(value):
+                yield f"{path} = {x}", _set(data, path, x)
+        elif value is None:
+            for seat in range(4):
+                yield f"{path} = {seat}", _set(data, path, seat)
+        elif isinstance(value, list) and len(value) >= 2:
+            for _ in range(2):
+                i, j = rng.choice(len(value), size=2, replace=False).tolist()
+                if value[i] != value[j]:
+                    swapped = list(value)
+                    swapped[i], swapped[j] = value[j], value[i]
+                    yield f"swap {path}[{i}] <-> [{j}]", _set(data, path, swapped)
+    buffer = data["buffer"]
+    for piece in LAYOUT.pieces:  # in every piece, entries that are set and one that may not be
+        start = LAYOUT.offsets[piece.name]
+        span = np.arange(start, start + piece.size)
+        nonzero = span[np.asarray(buffer[start:start + piece.size]) != 0]
+        picks = set(rng.choice(nonzero, min(BUFFER_ENTRIES, nonzero.size), replace=False).tolist())
+        picks.add(int(rng.choice(span)))
+        for i in sorted(picks):
+            for x in (buffer[i] + 1, buffer[i] - 1):
+                yield f"buffer[{i}] ({piece.name}) = {x} (was {buffer[i]})", \
+                    _set(data, ("buffer", i), x)
+    for x in (40000, 10 ** 30, 1.5, None):
+        i = int(rng.integers(len(buffer)))
+        yield f"buffer[{i}] = {x!r}", _set(data, ("buffer", i), x)
+
+
+# --- the invariants ------------------------------------------------------------------------------
+
+def check_invariants(state) -> None:
+    v = state.v
+    dealt = v["hand"] + v["played"]
+    assert (v["hand"] >= 0).all() and (v["played"] >= 0).all()
+    assert dealt.sum(axis=0).max() <= 2, "a card kind dealt more than twice"
+    assert np.array_equal(dealt, state.dealt), "hands + played != dealt"
+    assert v["hand"].sum(axis=1).tolist() == state.cards_left == v["cards_left"].tolist()
+    in_hands = int(KIND_POINTS @ v["hand"].sum(axis=0))
+    assert sum(state.won) + state.trick_points + in_hands == state.total_points
+    assert state.returns == [sum(r.rewards[i] for r in state.results) for i in range(4)]
+    assert state.is_over == (len(state.results) == state.game.options["hands"])
+    assert state.hand_index == min(len(state.results), state.game.options["hands"] - 1)
+    assert state.last_rewards in ([0, 0, 0, 0], state.results[-1].rewards if state.results else 0)
+
+
+def check_result(result, total_points) -> None:
+    assert sum(result.rewards) == 0 and sum(result.payoff) == 0 and sum(result.xiqian) == 0
+    if len(result.places) == 4:
+        assert sum(result.points) == total_points
+    else:
+        assert result.points == result.trick_points and sum(result.points) <= total_points
+
+
+def play_out(state, seed: int) -> None:
+    """Random legal moves to the end (or MAX_EXTRA_HANDS more hands), checking as it goes."""
+    rng = np.random.default_rng(seed)
+    check_invariants(state)
+    stop = len(state.results) + MAX_EXTRA_HANDS
+    steps = 0
+    while not state.is_over and len(state.results) < stop:
+        finished, total = len(state.results), state.total_points
+        random_step(state, rng)
+        steps += 1
+        assert steps < 5000, "the hand does not end"
+        check_invariants(state)
+        if len(state.results) > finished:
+            check_result(state.results[-1], total)
+    saved = state.to_dict()
+    again = DagongState.from_dict(json.loads(json.dumps(saved)))
+    assert again.to_dict() == saved, "to_dict -> from_dict round trip differs"
+
+
+def try_mutation(data: dict, seed: int) -> str | None:
+    """``None`` if the mutated dict is refused cleanly or plays on soundly, else the problem."""
+    try:
+        state = DagongState.from_dict(data)
+    except (StateError, ConfigError) as exc:
+        return None if str(exc) else "refused with an empty message"
+    except Exception as exc:  # noqa: BLE001 - any other exception is what this test looks for
+        return f"from_dict raised {type(exc).__name__}: {exc}"
+    try:
+        play_out(state, seed)
+    except Exception as exc:  # noqa: BLE001
+        return f"loaded, then {type(exc).__name__}: {exc}"
+    return None
+
+
+@pytest.mark.parametrize("name, data", base_states(), ids=lambda x: x if isinstance(x, str) else "")
+def test_mutated_states_are_refused_or_sound(name, data):
+    pristine = json.dumps(data)
+    DagongState.from_dict(data)  # the unmutated state loads
+    rng = np.random.default_rng(len(pristine))
+    failures, count = [], 0
+    for what, mutated in mutations(data, rng):
+        count += 1
+        problem = try_mutation(mutated, seed=count)
+        if problem:
+            failures.append(f"{what}: {problem}")
+    assert json.dumps(data) == pristine, "from_dict changed its input"
+    assert count > 300
+    assert not failures, f"{len(failures)} of {count} mutations:\n" + "\n".join(failures[:20])
