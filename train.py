@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import yaml
 
+from cardenv.core.checks import is_int, is_number
 from cardenv.core.errors import ConfigError
 
 
@@ -130,26 +131,25 @@ def _check(cfg: Config) -> Config:
     for name in ("total_samples", "num_envs", "rollout_samples", "epochs", "minibatch",
                  "snapshot_every", "pool_size", "checkpoint_every", "torch_threads", "log_every"):
         value = getattr(cfg, name)
-        need(isinstance(value, int) and not isinstance(value, bool) and value >= 1,
-             f"{name} must be an int >= 1, got {value!r}")
-    need(isinstance(cfg.eval_deals, int) and cfg.eval_deals >= 0, "eval_deals must be >= 0")
-    need(isinstance(cfg.imitation_samples, int) and cfg.imitation_samples >= 0,
+        need(is_int(value) and value >= 1, f"{name} must be an int >= 1, got {value!r}")
+    need(is_int(cfg.eval_deals) and cfg.eval_deals >= 0, "eval_deals must be an int >= 0")
+    need(is_int(cfg.imitation_samples) and cfg.imitation_samples >= 0,
          "imitation_samples must be an int >= 0")
     for name in ("imitation_chunk", "imitation_epochs"):
         value = getattr(cfg, name)
-        need(isinstance(value, int) and value >= 1, f"{name} must be an int >= 1")
-    need(isinstance(cfg.imitation_lr, (int, float)) and cfg.imitation_lr > 0,
-         "imitation_lr must be > 0")
+        need(is_int(value) and value >= 1, f"{name} must be an int >= 1")
+    need(is_number(cfg.imitation_lr) and cfg.imitation_lr > 0,
+         "imitation_lr must be a finite number > 0")
     for name in ("lr", "gamma", "gae_lambda", "clip", "ent_coef", "vf_coef", "max_grad_norm"):
         value = getattr(cfg, name)
-        need(isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0,
-             f"{name} must be a number >= 0, got {value!r}")
+        need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
+                                               f"{value!r}")
     need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1, "gamma in (0, 1], gae_lambda in [0, 1]")
-    need(isinstance(cfg.score_shaping, (int, float)) and not isinstance(cfg.score_shaping, bool)
-         and cfg.score_shaping >= 0, "score_shaping must be a number >= 0")
+    need(is_number(cfg.score_shaping) and cfg.score_shaping >= 0,
+         "score_shaping must be a finite number >= 0")
     need(cfg.score_shaping == 0 or cfg.game == "dabang", "score_shaping applies to dabang only")
     need(isinstance(cfg.hidden, list) and cfg.hidden and
-         all(isinstance(h, int) and h >= 1 for h in cfg.hidden), "hidden must be a list of ints")
+         all(is_int(h) and h >= 1 for h in cfg.hidden), "hidden must be a list of ints")
     need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
     for name, weight in cfg.opponents.items():
         need(name in _OPPONENTS, f"unknown opponent {name!r}; expected {_OPPONENTS}")

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, parse_cards
+from cardenv.core.checks import check_seat
 from cardenv.core.options import Option, boolean, positive_int, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
@@ -93,10 +94,7 @@ class DagongGame(CardGame):
             called = parsed[0]
         if len(kinds) != 4:
             raise ValueError(f"need four hands, got {len(kinds)}")
-        if isinstance(dealer, (bool, np.bool_)) or not isinstance(dealer, (int, np.integer)) \
-                or not 0 <= dealer < 4:
-            raise ValueError(f"dealer must be a seat 0..3, got {dealer!r}")
-        dealer = int(dealer)
+        dealer = check_seat(dealer, "dealer", error=ValueError)
         counts = np.zeros((4, NUM_KINDS), dtype=np.int16)
         for seat, cards in enumerate(kinds):
             if not cards:

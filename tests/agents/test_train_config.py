@@ -20,12 +20,15 @@ def test_overrides_are_typed(tmp_path):
     (["lrr=0.1"], "unknown field 'lrr' \\(did you mean 'lr'\\?\\)"),
     (["game=poker"], "game must be"),
     (["num_envs=0"], "num_envs must be an int >= 1"),
-    (["lr=-1"], "lr must be a number >= 0"),
+    (["lr=-1"], "lr must be a finite number >= 0"),
+    (["lr=.inf"], "lr must be a finite number >= 0"),
+    (["hidden=[64, true]"], "hidden must be a list of ints"),
     (["opponents.human=1"], "unknown opponent 'human'"),
     (["options.follow=maybe"], "follow"),
     (["hidden=[]"], "hidden"),
     (["total_samples"], "key=value"),
-    (["score_shaping=-1"], "score_shaping must be a number >= 0"),
+    (["score_shaping=-1"], "score_shaping must be a finite number >= 0"),
+    (["score_shaping=.nan"], "score_shaping must be a finite number >= 0"),
     (["score_shaping=0.5"], "score_shaping applies to dabang only"),
 ])
 def test_bad_config_is_a_clear_error(overrides, message):

@@ -79,7 +79,7 @@ def test_state_from_hands_validates_input():
     hands = ["♠3 ♦5", "♣2", "♠3", "♠4"]
     assert game.state_from_hands(hands, dealer=np.int64(0), called="♠3").dealer == 0
     for bad in (True, 4, -1, "0", 1.0):
-        with pytest.raises(ValueError, match="dealer must be a seat"):
+        with pytest.raises(ValueError, match=r"dealer must be an int in 0\.\.3"):
             game.state_from_hands(hands, dealer=bad, called="♠3")
     with pytest.raises(ValueError, match="more than twice"):
         game.state_from_hands(["♠3 ♠3", "♠3", "♦4", "♦5"], dealer=1, called="♠3")
