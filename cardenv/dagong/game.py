@@ -27,7 +27,7 @@ from cardenv.core.checks import check_seat
 from cardenv.core.options import Option, boolean, positive_int, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
-from cardenv.dagong import legality, saved
+from cardenv.dagong import batch, legality, saved
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_call
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.scoring import HandResult, result_from_dict, settle
@@ -64,8 +64,12 @@ class DagongGame(CardGame):
     Raises ``ConfigError`` (a ``ValueError``) for an unknown option or a bad value.
     """
 
+    name = "dagong"
     actions = cat.ACTIONS
     layout = LAYOUT
+    # the batched queries of the engine contract (core.protocol): one vectorized mask call
+    legal_masks = staticmethod(batch.legal_masks)
+    sides = staticmethod(batch.sides)
 
     def __init__(self, **options):
         self.options = resolve(OPTIONS, options, "dagong")
