@@ -33,19 +33,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenv.core.cards import NUM_KINDS, parse_cards
+from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL, parse_cards
+from cardenv.core.checks import check_int, check_seat
 from cardenv.core.errors import ConfigError, StateError
-from cardenv.core.options import Option, boolean, one_of, positive_int, resolve
-from cardenv.core.state import CardGame, CardState, copy_generator, generator_from_state
+from cardenv.core.options import (Option, boolean, either, int_pair, non_negative_int,
+                                  non_negative_number, one_of, optional_seat, positive_int,
+                                  resolve)
+from cardenv.core.state import CardGame, CardState
 from cardenv.dabang import catalogue as cat
-from cardenv.dabang.observation import LAYOUT, STATE_SIZE
-from cardenv.dabang.phase import Phase, enter
+from cardenv.dabang.observation import LAYOUT
+from cardenv.dabang.phase import DECISIONS, Phase, enter
 from cardenv.dabang.phases import RULES, burial, deal, trick, tribute
 from cardenv.dabang.phases.burial import Kitty
 from cardenv.dabang.phases.deal import DEALT, Deal
 from cardenv.dabang.phases.trick import Trick
 from cardenv.dabang.phases.tribute import Tribute
-from cardenv.dabang.scoring import HandResult, score_hand
+from cardenv.dabang.scoring import MAX_LEVEL, MIN_LEVEL, HandResult, result_from_dict, score_hand
 
 DECKS = 4
 DECK = np.repeat(np.arange(NUM_KINDS), DECKS)
@@ -53,46 +56,21 @@ _DECLARE, _RETURN, _BURY, _PLAY, _OVER = (Phase.DECLARE, Phase.RETURN, Phase.BUR
                                           Phase.OVER)
 
 
-def _levels_ok(value) -> bool:
-    return (isinstance(value, (tuple, list)) and len(value) == 2
-            and all(isinstance(x, int) and not isinstance(x, bool) and 3 <= x <= 10
-                    for x in value))
-
-
-def _optional_seat(value) -> bool:
-    return value is None or (isinstance(value, int) and not isinstance(value, bool)
-                             and 0 <= value < 4)
-
-
-def _start_dealer(value) -> bool:
-    return value == "random" or _optional_seat(value)
-
-
-def _start_levels(value) -> bool:
-    return value == "random" or _levels_ok(value)
-
-
-def _non_negative_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
-
-
-def _non_negative_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
-
-
 OPTIONS = {
     "episode": Option("hand", one_of("hand", "match"), "'hand' or 'match'",
                       "one hand per episode, or a whole match"),
-    "max_hands": Option(None, lambda v: v is None or positive_int(v), "None or an int >= 1",
+    "max_hands": Option(None, either(one_of(None), positive_int), "None or an int >= 1",
                         "match mode: truncate the episode after this many hands"),
-    "levels": Option((3, 3), _start_levels, "two levels in 3..10 (team 0, team 1), or 'random'",
+    "levels": Option((3, 3), either(one_of("random"), int_pair(MIN_LEVEL, MAX_LEVEL)),
+                     "two levels in 3..10 (team 0, team 1), or 'random'",
                      "the teams' levels when the episode starts ('random': each uniform in "
                      "3..10, drawn per episode)"),
-    "dealer": Option(None, _start_dealer, "None, a seat 0..3, or 'random'",
+    "dealer": Option(None, either(one_of("random"), optional_seat),
+                     "None, a seat 0..3, or 'random'",
                      "None: start a fresh match (first-hand rules); a seat: start a later hand "
                      "of a match with this dealer; 'random': a later hand, dealer drawn per "
                      "episode"),
-    "blood": Option(0, _non_negative_int, "an int >= 0",
+    "blood": Option(0, non_negative_int, "an int >= 0",
                     "tribute owed to the starting dealer (with `dealer` only)"),
     "bidding": Option("during_deal", one_of("during_deal", "after_deal"),
                       "'during_deal' or 'after_deal'", "when trump may be declared [D-A1]"),
@@ -105,7 +83,7 @@ OPTIONS = {
     "four_joker_win": Option("big_or_small", one_of("big_or_small", "big_only"),
                              "'big_or_small' or 'big_only'",
                              "which four kitty jokers can end the match at once"),
-    "deal_value": Option(0.5, _non_negative_number, "a number >= 0",
+    "deal_value": Option(0.5, non_negative_number, "a finite number >= 0",
                          "hand-episode reward for taking the deal from the other team"),
     "tribute_return": Option("none", one_of("none", "dealer_choice"),
                              "'none' or 'dealer_choice'",
@@ -170,11 +148,9 @@ class DabangState(CardState):
     """
 
     def __init__(self, game: DabangGame, seed: int | None, *, deck=None,
-                 first_seat: int | None = None, _blank: bool = False):
+                 first_seat: int | None = None):
         self.game = game
         self._legal = None
-        if _blank:
-            return
         opts = game.options
         self._init_episode(seed)
         self.returns = [0.0] * 4
@@ -188,7 +164,7 @@ class DabangState(CardState):
         self.next_blood = opts["blood"]
         deck = _check_deck(deck)
         if first_seat is not None:
-            if not _optional_seat(first_seat):
+            if not optional_seat(first_seat):
                 raise ValueError(f"first_seat must be a seat 0..3, got {first_seat!r}")
             if self.match_hand and first_seat != self.next_dealer:
                 raise ValueError("in a later hand the first seat is the dealer")
@@ -371,98 +347,271 @@ class DabangState(CardState):
         deal_team = [deal_value if t == result.attackers else -deal_value for t in (0, 1)]
         return [float(diff) + deal_team[0], -float(diff) + deal_team[1]]
 
-    # --- copies and serialization ------------------------------------------------------------------
+    # --- copies and saved states (CardState's skeleton calls these hooks) ---------------------
 
-    # Format "cardenv.dabang.state/2": "format", "options", these fields as they are ("phase" as
-    # its string), one plain dict per part (_PARTS: each dataclass's to_plain), "results",
-    # "buffer" (the tensor state) and "rng" (the generator's state). Format /1 (flat fields, a
-    # separate "stage") is refused.
+    # Format "cardenv.dabang.state/2": the common keys (see core.state), "start_seat" and
+    # "last_trick_team", and one plain dict per part of the hand (_PARTS: each dataclass's
+    # to_plain). Everything else is derived when a state is read: from the buffer (phase,
+    # current, dealer, level, trump, 干锅, cards left, points, levels) or from the options and
+    # results (the match's hand, blood, returns, last rewards, truncation), and checked.
     FORMAT = "cardenv.dabang.state/2"
     OLD_FORMATS = {"cardenv.dabang.state/1": "this version does not load it (it reads "
                    "'cardenv.dabang.state/2'); rebuild the state by replaying its seed and "
                    "history with DabangGame.replay"}
-    _FIELDS = ("seed", "history", "returns", "last_rewards", "truncated", "levels", "match_hand",
-               "next_dealer", "next_blood", "first_hand", "start_seat", "dealer", "level",
-               "blood_due", "trump", "gangguo", "cards_left", "points", "last_trick_team",
-               "current", "phase")
     _PARTS = {"deal": Deal, "tribute": Tribute, "kitty": Kitty, "trick": Trick}
-
-    def clone(self) -> "DabangState":
-        """An independent copy (the random generator included)."""
-        new = DabangState(self.game, None, _blank=True)
-        for name in self._FIELDS:
-            value = getattr(self, name)
-            setattr(new, name, list(value) if isinstance(value, list) else value)
-        for name in self._PARTS:
-            setattr(new, name, getattr(self, name).copy())
-        new.results = list(self.results)
-        new.buffer = self.buffer.copy()
-        new.v = LAYOUT.views(new.buffer)
-        new.rng = copy_generator(self.rng)
-        return new
-
-    def to_dict(self) -> dict:
-        """A JSON-compatible dict of the whole state (options and random generator included)."""
-        data = {"format": self.FORMAT, "options": self.game.options_dict()}
-        for name in self._FIELDS:
-            value = getattr(self, name)
-            data[name] = list(value) if isinstance(value, list) else value
-        data["phase"] = self.phase.value
-        for name in self._PARTS:
-            data[name] = getattr(self, name).to_plain()
-        data["results"] = [r.to_dict() for r in self.results]
-        data["buffer"] = self.buffer.tolist()
-        data["rng"] = self.rng.bit_generator.state
-        return data
+    FIELDS = ("start_seat", "last_trick_team", *_PARTS)
+    # never changed in place (replaced when they change), so a clone shares them
+    _SHARED = ("_legal", "phase", "current", "returns", "last_rewards", "truncated", "levels",
+               "match_hand", "next_dealer", "next_blood", "first_hand", "start_seat", "dealer",
+               "level", "blood_due", "trump", "gangguo", "last_trick_team")
 
     @classmethod
-    def from_dict(cls, data: dict) -> "DabangState":
-        """Rebuild a state from ``to_dict`` output; ``StateError`` if it is malformed or in an
-        older format."""
-        fmt = data.get("format") if isinstance(data, dict) else None
-        if fmt in cls.OLD_FORMATS:
-            raise StateError(f"serialized Dabang state in the old format {fmt!r}: "
-                             f"{cls.OLD_FORMATS[fmt]}")
-        if fmt != cls.FORMAT:
-            raise StateError(f"not a serialized Dabang state (expected format {cls.FORMAT!r})")
-        missing = [k for k in (*cls._FIELDS, *cls._PARTS, "options", "results", "buffer", "rng")
-                   if k not in data]
-        if missing:
-            raise StateError(f"serialized Dabang state lacks {missing}")
-        state = cls(DabangGame(**data["options"]), None, _blank=True)
-        for name in cls._FIELDS:
-            value = data[name]
-            setattr(state, name, list(value) if isinstance(value, list) else value)
-        try:
-            state.phase = Phase(data["phase"])
-        except (TypeError, ValueError):
-            raise StateError(f"unknown phase {data['phase']!r}") from None
-        for name, part in cls._PARTS.items():
-            try:
-                setattr(state, name, part.from_plain(data[name]))
-            except (TypeError, ValueError) as exc:
-                raise StateError(f"serialized Dabang state has a bad {name!r}: {exc}") from None
-        state.results = [HandResult(**{**r, "kitty_jokers": tuple(r["kitty_jokers"])})
-                         for r in data["results"]]
-        try:
-            state.buffer = np.array(data["buffer"], dtype=np.int16)
-        except (TypeError, ValueError) as exc:
-            raise StateError(f"serialized Dabang state has a bad buffer: {exc}") from None
-        if state.buffer.shape != (STATE_SIZE,):
-            raise StateError("serialized Dabang state has a buffer of the wrong shape")
-        state.v = LAYOUT.views(state.buffer)
-        hands = state.v["hand"]
-        if (hands < 0).any() or list(hands.sum(axis=1)) != state.cards_left:
-            raise StateError("serialized Dabang state: hands disagree with cards_left")
-        held = hands.sum(axis=0) + state.v["played"].sum(axis=0) + state.v["kitty"]
-        undealt = np.bincount(state.deal.deck[state.deal.pos:DEALT], minlength=NUM_KINDS)
-        if not np.array_equal(held + undealt, np.full(NUM_KINDS, DECKS)):
-            raise StateError("serialized Dabang state does not conserve the 216 cards")
-        try:
-            state.rng = generator_from_state(data["rng"])
-        except (TypeError, ValueError, KeyError) as exc:
-            raise StateError(f"serialized Dabang state has a bad generator state: {exc}") from None
-        return state
+    def _game_class(cls) -> type:
+        return DabangGame
+
+    def _copy_fields(self, new: "DabangState") -> None:
+        mine, theirs = self.__dict__, new.__dict__
+        for name in self._SHARED:
+            theirs[name] = mine[name]
+        new.cards_left = self.cards_left.copy()
+        new.points = self.points.copy()
+        new.deal = self.deal.copy()
+        new.tribute = self.tribute.copy()
+        new.kitty = self.kitty.copy()
+        new.trick = self.trick.copy()
+
+    def _save_fields(self) -> dict:
+        data = {"start_seat": self.start_seat, "last_trick_team": self.last_trick_team}
+        for name in self._PARTS:
+            data[name] = getattr(self, name).to_plain()
+        return data
+
+    def _load_result(self, data: dict) -> HandResult:
+        options = self.game.options
+        result = result_from_dict(data, joker_levels=options["joker_levels"],
+                                  keep_dealer=options["keep_dealer"],
+                                  four_joker_win=options["four_joker_win"])
+        rewards = [self._team_rewards(result)[s % 2] for s in range(4)]
+        if result.rewards != rewards:
+            raise StateError(f"rewards must be {rewards} (the {options['episode']} episode's "
+                             f"rewards for this hand), got {result.rewards}")
+        result.rewards = rewards
+        return result
+
+    def _load_fields(self, data: dict) -> None:
+        """Read the stored fields (types and ranges) and derive the others from the buffer."""
+        self.start_seat = check_seat(data["start_seat"], "start_seat")
+        self.last_trick_team = check_int(data["last_trick_team"], "last_trick_team", 0, 1,
+                                         optional=True)
+        for name, part in self._PARTS.items():
+            setattr(self, name, part.from_plain(data[name], name))
+        v = self.v
+        self._legal = None
+        phase = _one_hot(v, "phase", optional=True)
+        seat = _one_hot(v, "to_play", optional=True)
+        if (phase is None) != (seat is None):
+            raise StateError(f"buffer pieces 'phase' {v['phase'].tolist()} and 'to_play' "
+                             f"{v['to_play'].tolist()} must both be zero (the episode is over) "
+                             f"or both name the decision")
+        self.phase = _OVER if phase is None else DECISIONS[phase]
+        self.current = seat  # when over: the seat that ended the hand (trick.plays[-1][0])
+        self.dealer = _one_hot(v, "dealer", optional=True)
+        self.trump = _one_hot(v, "trump", optional=True)
+        self.level = _one_hot(v, "level") + MIN_LEVEL
+        self.gangguo = bool(v["gangguo"][0])
+        self.cards_left = v["hand"].sum(axis=1).tolist()
+        self.points = v["points"].tolist()
+
+    def _check_consistency(self) -> None:
+        """Everything the rules tie together, in an order where each check can rely on the ones
+        before it (``StateError`` naming the field)."""
+        self._check_match()
+        self._check_hand()
+        dealt = deal.check(self)
+        tribute.check(self, dealt)
+        burial.check(self, deal.kitty_shown_at_reveal(self))
+        self._check_cards(dealt)
+        trick.check(self)
+        if self.phase is _OVER:
+            self.current = self.trick.plays[-1][0]
+        self._check_history()
+        self._check_finished()
+        if self.phase is not _OVER:
+            legal = self._legal = self._compute_legal()
+            if not legal or (self.phase is _DECLARE and len(legal) < 2):
+                raise StateError(f"current: seat {self.current} has nothing to decide in the "
+                                 f"{self.phase} phase (no legal action, or no declaration)")
+
+    def _check_match(self) -> None:
+        """The results against each other and the options, the end of the episode against
+        them; derives the match fields (hand number, blood due, returns, ...)."""
+        opts, results, over = self.game.options, self.results, self.phase is _OVER
+        for i, result in enumerate(results):
+            before = results[i - 1] if i else None
+            want_dealer = before.next_dealer if before else opts["dealer"]
+            want_levels = list(before.levels_after) if before else \
+                [3, 3] if opts["dealer"] is None else opts["levels"]
+            if isinstance(want_dealer, int) and result.dealer != want_dealer:
+                raise StateError(f"results[{i}].dealer must be {want_dealer} (the previous "
+                                 f"hand's next_dealer, or option dealer), got {result.dealer}")
+            if want_levels != "random" and result.levels_before != list(want_levels):
+                raise StateError(f"results[{i}].levels_before must be {list(want_levels)} (the "
+                                 f"previous hand's levels_after, or option levels), got "
+                                 f"{result.levels_before}")
+            if before is not None and before.match_winner is not None:
+                raise StateError(f"results[{i}]: the match ended with results[{i - 1}] (its "
+                                 f"match_winner is {before.match_winner})")
+        done = len(results)
+        if opts["episode"] == "hand":
+            ended = done == 1
+            if done > 1:
+                raise StateError(f"results: a hand episode has one hand, got {done} results")
+        else:
+            limit = opts["max_hands"]
+            if limit is not None and done > limit:
+                raise StateError(f"results: {done} hands played, more than max_hands ({limit})")
+            ended = done > 0 and (results[-1].match_winner is not None or done == limit)
+        if over != ended:
+            raise StateError(
+                f"phase (buffer piece 'phase') shows the episode {'over' if over else 'going on'}"
+                f", but its {done} results say it {'has ended' if ended else 'goes on'} "
+                f"(episode={opts['episode']!r}, max_hands={opts.get('max_hands')})")
+        index, previous = self._this_hand()
+        self.first_hand = opts["dealer"] is None and index == 0
+        self.match_hand = (0 if opts["dealer"] is None else 1) + index
+        self.blood_due = 0 if self.first_hand else \
+            previous.blood if previous else opts["blood"]
+        self.next_blood = self.blood_due
+        self.returns = [0.0] * 4
+        for result in results:
+            self.returns = [a + b for a, b in zip(self.returns, result.rewards)]
+        self.truncated = over and opts["episode"] == "match" and \
+            results[-1].match_winner is None
+
+    def _this_hand(self) -> tuple[int, HandResult | None]:
+        """This hand's index within the episode, and the result of the hand before it."""
+        index = len(self.results) - (1 if self.phase is _OVER else 0)
+        return index, (self.results[index - 1] if index else None)
+
+    def _check_hand(self) -> None:
+        """The hand's buffer facts (first hand, levels, dealer, level, cards left) against the
+        match; derives ``levels`` and ``next_dealer``."""
+        v, opts = self.v, self.game.options
+        previous = self._this_hand()[1]
+        levels = v["levels"].tolist()
+        if levels[2:] != levels[:2] or min(levels) < MIN_LEVEL:
+            raise StateError(f"levels (buffer piece 'levels') must be each seat's team level in "
+                             f"{MIN_LEVEL}..{MAX_LEVEL} (seats 0, 2 then 1, 3 alike), got "
+                             f"{levels}")
+        levels = levels[:2]
+        want = previous.levels_after if previous else \
+            [3, 3] if opts["dealer"] is None else opts["levels"]
+        if want != "random" and levels != list(want):
+            raise StateError(f"levels (buffer piece 'levels') must be {list(want)} (the previous "
+                             f"hand's levels_after, or option levels), got {levels}")
+        self.levels = list(self.results[-1].levels_after) if self.phase is _OVER else levels
+        if v["first_hand"][0] != self.first_hand:
+            raise StateError(f"buffer piece 'first_hand' must be {int(self.first_hand)} (a fresh "
+                             f"match's first hand: option dealer None, no hand played before)")
+        if not self.first_hand:
+            want = previous.next_dealer if previous else opts["dealer"]
+            if self.dealer is None or (want != "random" and self.dealer != want):
+                raise StateError(f"dealer (buffer piece 'dealer') must be "
+                                 f"{'a seat' if want == 'random' else want} (the previous hand's "
+                                 f"next_dealer, or option dealer), got {self.dealer}")
+            if self.start_seat != self.dealer:
+                raise StateError(f"start_seat must be the dealer, seat {self.dealer}, in a later "
+                                 f"hand, got {self.start_seat}")
+        self.next_dealer = None if self.first_hand else self.dealer
+        level = MIN_LEVEL if self.first_hand else levels[self.dealer % 2]
+        if self.level != level:
+            raise StateError(f"level (buffer piece 'level') must be {level} (3 in a first hand, "
+                             f"else the dealer's team level), got {self.level}")
+        if v["cards_left"].tolist() != self.cards_left:
+            raise StateError(f"cards_left (buffer piece 'cards_left') {v['cards_left'].tolist()} "
+                             f"disagrees with the hands (buffer piece 'hand' holds "
+                             f"{self.cards_left})")
+
+    def _check_cards(self, dealt: np.ndarray) -> None:
+        """The 216 cards conserved, and each seat's cards (hand and played) against what it was
+        dealt (``deal.deck``), paid or given back as tribute, picked up from the kitty and
+        buried, buried by 扣王 and taken back."""
+        v, d, phase = self.v, self.deal, self.phase
+        hands, played, koujoker = v["hand"], v["played"], v["koujoker"]
+        held = hands.sum(axis=0) + played.sum(axis=0) + v["kitty"] + _counts(d.deck[d.pos:DEALT])
+        if (held != DECKS).any():
+            kind = int(np.flatnonzero(held != DECKS)[0])
+            raise StateError(f"cards not conserved: buffer pieces 'hand' + 'played' + 'kitty' and "
+                             f"the undealt deck hold {held[kind]} copies of kind {kind}; the 216 "
+                             f"cards of four decks hold {DECKS}")
+        expected = dealt.astype(np.int64)
+        if phase is not _DECLARE and self.dealer is not None:
+            dealer = self.dealer
+            giver = (dealer - 1) % 4
+            moved = _counts(self.tribute.cards) - v["returned_known"][giver]
+            expected[giver] -= moved
+            expected[dealer] += moved
+            if burial.taken_up(self):
+                expected[dealer] += _counts(d.deck[DEALT:]) - _counts(self.kitty.buried)
+        diff = hands + played - expected
+        pile = self.kitty
+        for seat in range(4):
+            jokers = int(koujoker[seat])
+            pending = 0
+            if pile.kou_seats and pile.kou_seats[0] == seat and phase in (Phase.KOUJOKER,
+                                                                          Phase.TAKEBACK):
+                pending = pile.take_need if pile.kou_stopped else jokers
+            row = diff[seat]
+            back = row[:NUM_NATURAL]
+            if not jokers and not row.any():
+                continue
+            if jokers and row[NUM_NATURAL:].sum() == -jokers and (row[NUM_NATURAL:] <= 0).all() \
+                    and (back >= 0).all() and back.sum() == jokers - pending and \
+                    not (back * KIND_POINTS[:NUM_NATURAL]).any():
+                continue
+            raise StateError(f"cards not conserved: seat {seat}'s cards (buffer pieces 'hand' + "
+                             f"'played') are not what it was dealt (deal.deck from start_seat), "
+                             f"paid or given back (tribute), picked up and buried (kitty) or "
+                             f"buried and taken back by 扣王 (buffer piece 'koujoker')")
+
+    def _check_history(self) -> None:
+        """The history's last plays against the cards played this hand; derives
+        ``last_rewards`` (the last result's right after a hand ended, else zeros)."""
+        history, phase = self.history, self.phase
+        cards = 0
+        for action in reversed(history):
+            if not cat.PLAY <= action < cat.RETURN:
+                break
+            cards += (action - cat.PLAY) % 4 + 1
+        if phase in (_PLAY, _OVER):
+            want = int(self.v["played"].sum()) + sum(self.trick.partial.values())
+        else:
+            want = DEALT if cards and self.results else 0
+        if cards != want:
+            raise StateError(f"history: its last plays hold {cards} cards, but "
+                             f"{want} were played since the hand's last other decision (buffer "
+                             f"piece 'played', trick.partial; a whole hand before this one's "
+                             f"first decision)")
+        ended = phase is _OVER or (phase is not _PLAY and cards > 0)
+        self.last_rewards = list(self.results[-1].rewards) if ended else [0.0] * 4
+
+    def _check_finished(self) -> None:
+        """Once over, the last result against the hand played out in the buffer."""
+        if self.phase is not _OVER:
+            return
+        opts = self.game.options
+        levels = self.v["levels"].tolist()[:2]
+        got = self.results[-1].to_dict()
+        expected = score_hand(
+            dealer=self.dealer, level=self.level, trump=self.trump, levels=levels,
+            trick_points=[self.points[0] + self.points[2], self.points[1] + self.points[3]],
+            kitty=list(self.kitty.cards), last_trick_team=self.last_trick_team,
+            gangguo=self.gangguo, joker_levels=opts["joker_levels"],
+            keep_dealer=opts["keep_dealer"], four_joker_win=opts["four_joker_win"])
+        for name, value in expected.to_dict().items():
+            if name != "rewards" and value != got[name]:
+                raise StateError(f"results[-1].{name} disagrees with the hand played out in "
+                                 f"the buffer: expected {value!r}, got {got[name]!r}")
 
     def __repr__(self):
         return (f"DabangState(hand {len(self.results) + 1}, levels {self.levels}, "
@@ -470,3 +619,19 @@ class DabangState(CardState):
 
 
 DabangGame.state_class = DabangState
+
+
+def _one_hot(v: dict, name: str, *, optional: bool = False) -> int | None:
+    """The index of the 1 in the one-hot buffer piece ``name`` (``None`` if all zero and
+    ``optional``); ``StateError`` naming the piece otherwise."""
+    ones = np.flatnonzero(v[name])
+    if len(ones) > 1 or (len(ones) == 0 and not optional):
+        what = "one-hot or all zero" if optional else "one-hot"
+        raise StateError(f"{name} (buffer piece {name!r}) must be {what}, got "
+                         f"{v[name].tolist()}")
+    return int(ones[0]) if len(ones) else None
+
+
+def _counts(cards: list[int]) -> np.ndarray:
+    """Copies of each kind in a list of cards."""
+    return np.bincount(np.asarray(cards, dtype=np.int64), minlength=NUM_KINDS)

@@ -186,26 +186,24 @@ def parse(card):
 
 def hide_and_reshuffle(state: DabangState, seat: int, rng) -> DabangState:
     """The same position with the cards ``seat`` cannot see dealt again among the places it
-    cannot see (other hands, and the kitty unless it knows it), each keeping its size."""
-    data = state.to_dict()
-    buf = np.array(data["buffer"])
-    views = LAYOUT.views(buf)
-    hands = views["hand"]
-    kitty_known = views["kitty_known"][seat].sum() > 0 or data["kitty"]["public"]
+    cannot see (other hands, and the kitty unless it knows it), each keeping its size. (Made on
+    a clone's buffer: a saved state with hands that disagree with its deck is refused.)"""
+    other = state.clone()
+    hands = other.v["hand"]
+    kitty_known = other.v["kitty_known"][seat].sum() > 0 or other.kitty.public
     places = [s for s in range(4) if s != seat]
     pool = [k for s in places for k in range(54) for _ in range(int(hands[s, k]))]
     if not kitty_known:
-        pool += list(data["kitty"]["cards"])
+        pool += list(other.kitty.cards)
     pool = [int(k) for k in rng.permutation(pool)]
     for s in places:
         n = int(hands[s].sum())
         hands[s] = np.bincount(pool[:n], minlength=54)
         pool = pool[n:]
     if not kitty_known:
-        data["kitty"]["cards"] = pool
-        views["kitty"][:] = np.bincount(pool, minlength=54)
-    data["buffer"] = buf.tolist()
-    return DabangState.from_dict(data)
+        other.kitty.cards = pool
+        other.v["kitty"][:] = np.bincount(pool, minlength=54)
+    return other
 
 
 def test_observation_does_not_leak_hidden_cards():
