@@ -6,17 +6,13 @@
   ``trick``).
 - ``ACTIONS``: the action catalogue (``catalogue.py``).
 - ``follow.play_mask``, ``follow.trick_winner``: vectorized play legality and trick comparison;
+  ``batch.legal_masks(states)`` / ``batch.sides(state)``: the engine contract's batched queries
+  (also ``DabangGame.legal_masks`` / ``.sides``);
   ``strength``: card strength and suit under a trump suit and level.
 """
 
 from cardenv.dabang.catalogue import ACTIONS, NUM_ACTIONS, ActionInfo
 from cardenv.dabang.game import DabangGame, DabangState
 from cardenv.dabang.scoring import HandResult
-from cardenv.dabang import batch as _batch
-
-# TEMPORARY (moves into the class body once the engine refactors land)
-DabangGame.name = "dabang"
-DabangGame.legal_masks = staticmethod(_batch.legal_masks)
-DabangGame.sides = staticmethod(_batch.sides)
 
 __all__ = ["ACTIONS", "NUM_ACTIONS", "ActionInfo", "DabangGame", "DabangState", "HandResult"]

@@ -40,6 +40,7 @@ from cardenv.core.options import (Option, boolean, either, int_pair, non_negativ
                                   non_negative_number, one_of, optional_seat, positive_int,
                                   resolve)
 from cardenv.core.state import CardGame, CardState
+from cardenv.dabang import batch
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import DECISIONS, Phase, enter
@@ -109,8 +110,12 @@ class DabangGame(CardGame):
     start (a fresh match starts at 3:3 with no blood).
     """
 
+    name = "dabang"
     actions = cat.ACTIONS
     layout = LAYOUT
+    # the batched queries of the engine contract (core.protocol): follow steps in one call
+    legal_masks = staticmethod(batch.legal_masks)
+    sides = staticmethod(batch.sides)
 
     def __init__(self, **options):
         self.options = resolve(OPTIONS, options, "dabang")
