@@ -17,7 +17,7 @@ Warm start (``imitation_samples > 0``): before PPO, the network is trained to im
 heuristic players (cross-entropy on their decisions in heuristic-only games, the value head on
 the hands' final rewards), in chunks of ``imitation_chunk`` decisions. PPO then improves on that.
 
-How data is gathered: ``num_envs`` games run in lockstep (``agents.rollout.BatchedGames``). In
+How data is gathered: ``num_envs`` games run in lockstep (``cardenv.vector.VectorGame``). In
 each game the learner plays one side's seats (a random side per game; sides are the hand's
 partnerships as dealt, see ``agents.rollout.partnership``) and the other seats are taken by an
 opponent drawn from ``opponents`` (``heuristic``, ``frozen`` = a random
@@ -207,7 +207,7 @@ class Trainer:
         from agents.heuristics import heuristic_for
         from agents.ppo import PolicyNet, game_sizes
         from agents.random_agent import RandomAgent
-        from agents.rollout import BatchedGames
+        from cardenv.vector import VectorGame
 
         self.torch = torch
         self.cfg = cfg
@@ -239,9 +239,9 @@ class Trainer:
             torch.set_rng_state(resume["torch_rng"])
             first_seed = resume["next_seed"]
         self.frozen = [self._frozen_agent(sd) for sd in self.pool]
-        self.games = BatchedGames(cfg.game, cfg.num_envs, cfg.options, seed=first_seed)
+        self.games = VectorGame(cfg.game, cfg.num_envs, seed=first_seed, options=cfg.options)
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
-        self.roles = [self._draw_roles(s) for s in self.games.states]
+        self.roles = [self._draw_roles(s) for s in self.games.slots]
         self.open: dict = {}  # (slot, seat) -> list of transitions of the hand being played
         self.recent = deque(maxlen=400)  # (opponent kind, learner team reward) per hand
         from torch.utils.tensorboard import SummaryWriter
@@ -274,7 +274,7 @@ class Trainer:
         if not self.cfg.score_shaping:
             return shaped
         last = {done.index: done.results[-1] for done in finished}
-        for i, state in enumerate(self.games.states):
+        for i, state in enumerate(self.games.slots):
             if i in last:
                 result = last[i]
             elif len(state.results) > hands[i]:  # a hand of a match ended, the match goes on
@@ -314,7 +314,7 @@ class Trainer:
             for who, rows in groups.values():
                 actions[rows] = who.act_batch(obs[rows], masks[rows])
             before = len(games.finished)
-            hands = [len(state.results) for state in games.states] if cfg.score_shaping else []
+            hands = [len(state.results) for state in games.slots] if cfg.score_shaping else []
             rewards, ended = games.step(actions)
             shaped = self._shaping(hands, ended, games.finished[before:])
             del games.finished[:]  # nothing else reads them; a long run would hoard them
@@ -341,7 +341,7 @@ class Trainer:
                         ready["ret"].append(r)
                     count += len(steps)
                 self.recent.append((kind, team_return))
-                self.roles[i] = self._draw_roles(games.states[i])
+                self.roles[i] = self._draw_roles(games.slots[i])
         return {k: np.array(v) for k, v in ready.items()}
 
     # --- imitation warm start ---------------------------------------------------------------
@@ -349,11 +349,11 @@ class Trainer:
     def imitate(self) -> None:
         """Clone the heuristic: chunks of heuristic self-play decisions, cross-entropy on the
         chosen actions and value regression on each seat's final reward."""
-        from agents.rollout import BatchedGames
+        from cardenv.vector import VectorGame
         torch, cfg = self.torch, self.cfg
         optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.imitation_lr)
-        games = BatchedGames(cfg.game, cfg.num_envs, cfg.options,
-                             seed=cfg.seed * 7_000_003 + self.imitated)
+        games = VectorGame(cfg.game, cfg.num_envs, options=cfg.options,
+                           seed=cfg.seed * 7_000_003 + self.imitated)
         while self.imitated < cfg.imitation_samples:
             obs, masks, actions = [], [], []
             pending: dict = {}  # (slot, seat) -> indexes of its decisions this hand

@@ -4,7 +4,7 @@
 For each kind of player (uniform random, the heuristic, a PPO network sampling its actions) it
 plays whole games for ``--seconds`` two ways, in one process:
 
-- **batched**: ``BatchedGames`` with ``--envs`` games in lockstep, observations and masks in
+- **batched**: ``cardenv.vector.VectorGame`` with ``--envs`` games in lockstep, observations and masks in
   batch, the player acting once per step on all the games (what training and evaluation use);
 - **one env per game** (the reference): ``raw_env()`` played through the AEC loop, the player
   acting on one observation at a time.
@@ -29,9 +29,9 @@ GAMES = ("dagong", "dabang")  # the games with a PettingZoo env to compare again
 def batched_decisions_per_second(game: str, agent, envs: int, seconds: float,
                                  options: dict | None = None, seed: int = 0) -> float:
     """Decisions/s of ``agent`` playing all four seats of ``envs`` games in lockstep."""
-    from agents.rollout import BatchedGames
+    from cardenv.vector import VectorGame
 
-    games = BatchedGames(game, envs, options, seed=seed)
+    games = VectorGame(game, envs, seed=seed, options=options)
     decisions = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:

@@ -12,7 +12,8 @@ import pytest
 
 from agents.evaluate import duplicate
 from agents.random_agent import RandomAgent
-from agents.rollout import BatchedGames, play_batched
+from agents.rollout import play_batched
+from cardenv.vector import VectorGame
 from cardenv import games
 from cardenv.core.errors import ConfigError
 from cardenv.core.protocol import Game, GameState
@@ -65,7 +66,7 @@ def test_registry_errors():
 def test_a_toy_third_game_runs_through_the_agents_machinery(toy):
     game = games.make_game(toy)
     assert isinstance(game, Game) and isinstance(game.new_state(0), GameState)
-    batch = BatchedGames(toy, 6, seed=10)
+    batch = VectorGame(toy, 6, seed=10)
     agent = RandomAgent(toy, 0)
     for _ in range(12):
         batch.step(agent.act_batch(batch.observations(), batch.masks()))

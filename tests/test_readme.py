@@ -55,3 +55,11 @@ def test_readme_sizes_match_the_layouts():
         assert f"float32 ({layout.observation_size},)" in text
         assert f"int8 ({actions.NUM_ACTIONS},)" in text
         assert f"Discrete({actions.NUM_ACTIONS})" in text
+
+
+def test_vector_example_runs(capsys):
+    block = next(b for b in python_blocks() if "VectorGame" in b)
+    namespace = {}
+    exec(compile(block, "README vector example", "exec"), namespace)
+    assert namespace["games"].num_envs == 256
+    assert "games ended" in capsys.readouterr().out

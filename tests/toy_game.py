@@ -106,6 +106,9 @@ class ToyState:
             mask[self.hands[self.current_player]] = True
         return mask
 
+    def is_legal(self, action: int) -> bool:
+        return bool(self.legal_mask()[action])
+
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_mask()).tolist()
 

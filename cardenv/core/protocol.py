@@ -52,6 +52,9 @@ class GameState(Protocol):
 
     def legal_actions(self) -> list[int]: ...
 
+    def is_legal(self, action: int) -> bool:
+        """Whether ``action`` (an int in range) is legal for the seat to act."""
+
     def apply(self, action: int) -> None:
         """Play ``action`` for the seat to act; ``IllegalActionError`` (state unchanged) if it
         is not legal."""

@@ -82,13 +82,13 @@ def test_checkpoint_round_trip(tmp_path):
 
 def test_ppo_agent_is_always_legal_in_real_games():
     from agents.ppo import game_sizes
-    from agents.rollout import BatchedGames
+    from cardenv.vector import VectorGame
 
     for game, options in (("dagong", {}), ("dabang", {"dealer": "random", "levels": "random"})):
         _, n, high = game_sizes(game)
         torch.manual_seed(0)
         agent = PPOAgent(game, PolicyNet(high, n, hidden=(32,)), greedy=False, seed=3)
-        games = BatchedGames(game, 32, options, seed=11)
+        games = VectorGame(game, 32, seed=11, options=options)
         for _ in range(150):
             obs, masks = games.observations(), games.masks()
             actions = agent.act_batch(obs, masks)

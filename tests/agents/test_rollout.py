@@ -6,7 +6,8 @@ import pytest
 
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from agents.rollout import BatchedGames, play_batched
+from agents.rollout import play_batched
+from cardenv.vector import VectorGame
 
 
 class Lowest(Agent):
@@ -26,13 +27,13 @@ CASES = [("dagong", {}), ("dagong", {"hands": 2}), ("dabang", {}),
 
 @pytest.mark.parametrize("game, options", CASES)
 def test_batched_masks_and_observations_equal_one_state(game, options):
-    games = BatchedGames(game, 24, options, seed=3)
+    games = VectorGame(game, 24, seed=3, options=options)
     agent = RandomAgent(game, 0)
     for _ in range(250):
         # the states' own masks first: masks() hands the batched ones to the states
-        expected = [s.legal_mask() for s in games.states]
+        expected = [s.legal_mask() for s in games.slots]
         masks, obs = games.masks(), games.observations()
-        for i, s in enumerate(games.states):
+        for i, s in enumerate(games.slots):
             assert np.array_equal(masks[i], expected[i])
             assert np.array_equal(obs[i], s.observation(s.current))
         games.step(agent.act_batch(obs, masks))
@@ -43,11 +44,11 @@ def test_batched_masks_and_observations_equal_one_state(game, options):
 def test_states_still_refuse_illegal_actions_after_batched_masks(game):
     from cardenv.core.errors import IllegalActionError
 
-    games = BatchedGames(game, 8, {}, seed=5)
+    games = VectorGame(game, 8, seed=5)
     agent, refused = RandomAgent(game, 0), 0
     for _ in range(300):
         masks = games.masks()
-        for i, s in enumerate(games.states):
+        for i, s in enumerate(games.slots):
             illegal = np.flatnonzero(~masks[i])
             if illegal.size and s.phase == "play":
                 masks[i, illegal[-1]] = True  # a caller scribbling on its masks changes nothing
@@ -85,12 +86,12 @@ def test_batched_games_equal_aec_games(game, options):
 
 def test_a_list_of_options_plays_each_in_its_slots():
     mix = [{}, {"dealer": "random", "levels": "random"}]
-    games = BatchedGames("dabang", 4, mix, seed=0)
-    assert [s.first_hand for s in games.states] == [True, False, True, False]
+    games = VectorGame("dabang", 4, seed=0, options=mix)
+    assert [s.first_hand for s in games.slots] == [True, False, True, False]
     agent = RandomAgent("dabang", 0)
     for _ in range(400):
         masks = games.masks()
-        for i, s in enumerate(games.states):
+        for i, s in enumerate(games.slots):
             assert np.array_equal(masks[i], s.legal_mask())
         games.step(agent.act_batch(games.observations(), masks))
-    assert [s.first_hand for s in games.states] == [True, False, True, False]
+    assert [s.first_hand for s in games.slots] == [True, False, True, False]

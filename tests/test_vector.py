@@ -1,0 +1,140 @@
+"""cardenv.vector.VectorGame: slot for slot the game that raw_env().reset(seed) plays (property
+test over hundreds of games per game and option set), seeds and replacement, bad input refused
+naming the slot with no game changed."""
+
+import zlib
+
+import numpy as np
+import pytest
+
+from cardenv import dabang_v0, dagong_v0
+from cardenv.vector import VectorGame
+
+ENVS = {"dagong": dagong_v0, "dabang": dabang_v0}
+CASES = [
+    ("dagong", {}, 300),
+    ("dagong", {"hands": 3}, 300),
+    ("dabang", {}, 300),
+    ("dabang", {"follow": "live"}, 300),
+    ("dabang", {"episode": "match", "max_hands": 2}, 300),
+    ("dabang", {"dealer": "random", "levels": "random", "tribute_return": "dealer_choice"}, 300),
+]
+
+
+def _crc(array) -> int:
+    return zlib.crc32(np.ascontiguousarray(array).tobytes())
+
+
+def _step_record(obs, mask, state, rewards) -> tuple:
+    return (_crc(np.asarray(obs, np.float32)), _crc(np.asarray(mask, bool)),
+            _crc(np.asarray(state, np.float32)), tuple(float(r) for r in rewards))
+
+
+def vector_games(game, options, count, num_envs=64, seed=1000):
+    """Play ``count`` games with random legal actions; each finished game's seed, actions and
+    per-step (observation, mask, global state, rewards) record."""
+    games = VectorGame(game, num_envs, seed=seed, options=options, keep_history=True)
+    rng = np.random.default_rng(seed)
+    running = [[] for _ in range(num_envs)]
+    done = {}
+    while len(done) < count:
+        obs, masks, states = games.observations(), games.masks(), games.states()
+        choice = (rng.random(num_envs) * masks.sum(axis=1)).astype(int)
+        actions = np.array([np.flatnonzero(m)[c] for m, c in zip(masks, choice)])
+        seeds = list(games.seeds)
+        before = len(games.finished)
+        rewards, ended = games.step(actions)
+        for i in range(num_envs):
+            running[i].append(_step_record(obs[i], masks[i], states[i], rewards[i]))
+        finished = {f.index: f for f in games.finished[before:]}
+        assert set(finished) == set(np.flatnonzero(ended))
+        for i, record in finished.items():
+            assert record.seed == seeds[i] and games.seeds[i] != seeds[i]
+            done[record.seed] = (record, running[i])
+            running[i] = []
+    return done
+
+
+@pytest.mark.parametrize("game, options, count", CASES,
+                         ids=[f"{g}-{o}" for g, o, _ in CASES])
+def test_slots_play_exactly_the_env_games(game, options, count):
+    done = vector_games(game, options, count)
+    assert len(done) >= count
+    for seed, (record, steps) in done.items():
+        env = ENVS[game].raw_env(**options)
+        env.reset(seed=seed)
+        names = env.possible_agents
+        assert len(record.history) == len(steps)
+        for action, expected in zip(record.history, steps):
+            agent = env.agent_selection
+            assert not (env.terminations[agent] or env.truncations[agent])
+            seen = env.observe(agent)
+            state = env.state()
+            env.step(action)
+            got = _step_record(seen["observation"], seen["action_mask"].astype(bool), state,
+                               [env.rewards[a] for a in names])
+            assert got == expected, f"{game} {options} seed {seed}: step differs"
+        assert all(env.terminations[a] or env.truncations[a] for a in names)
+        totals = np.sum([step[3] for step in steps], axis=0)
+        assert totals.tolist() == pytest.approx(record.returns)
+        assert record.truncated == all(env.truncations.values())
+
+
+def test_seeds_are_consecutive_and_replacements_take_the_next_unused():
+    games = VectorGame("dagong", 3, seed=7)
+    assert games.seeds == [7, 8, 9] and games.num_envs == 3
+    rng = np.random.default_rng(0)
+    started = {7, 8, 9}
+    while len(games.finished) < 8:
+        masks = games.masks()
+        games.step([int(rng.choice(np.flatnonzero(m))) for m in masks])
+        started |= set(games.seeds)
+    assert started == set(range(7, max(started) + 1))
+    assert sorted(f.seed for f in games.finished) == sorted(set(f.seed for f in games.finished))
+
+
+def test_a_list_of_options_alternates_by_slot():
+    games = VectorGame("dabang", 4, seed=0, options=[{}, {"dealer": 1, "levels": [4, 6]}])
+    assert [g.first_hand for g in games.slots] == [True, False, True, False]
+
+
+def _snapshot(games):
+    return [g.to_dict() for g in games.slots], list(games.seeds), len(games.finished)
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_bad_actions_name_the_slot_and_change_nothing(game):
+    games = VectorGame(game, 4, seed=3)
+    for _ in range(30):  # into the play phase
+        games.step(games.masks().argmax(axis=1))
+    masks = games.masks()
+    good = masks.argmax(axis=1)
+    before = _snapshot(games)
+    illegal = good.copy()
+    illegal[2] = int(np.flatnonzero(~masks[2])[0])
+    cases = [
+        (good[:3], r"shape \(4,\)"),
+        (good.astype(float) + 0.5, "slot 0: action must be an int"),
+        (np.array([*good[:3], games.num_actions]), "slot 3: action .* outside"),
+        (np.array([-1, *good[1:]]), "slot 0: action -1 is outside"),
+        (illegal, "slot 2 .*is illegal for seat"),
+    ]
+    for actions, message in cases:
+        with pytest.raises(ValueError, match=message):
+            games.step(actions)
+        assert _snapshot(games) == before
+    rewards, ended = games.step(good)
+    assert rewards.shape == (4, 4) and ended.shape == (4,)
+
+
+def test_bad_construction_is_refused():
+    with pytest.raises(ValueError, match="unknown game 'poker'"):
+        VectorGame("poker", 2)
+    with pytest.raises(ValueError, match="num_envs must be an int"):
+        VectorGame("dagong", 0)
+    with pytest.raises(ValueError, match="options must be a dict"):
+        VectorGame("dagong", 2, options=[])
+    with pytest.raises(ValueError, match="seeds must hold"):
+        VectorGame("dagong", 3, seeds=[1, 2])
+    with pytest.raises(ValueError, match="unknown option"):
+        VectorGame("dabang", 2, options={"hands": 2})
