@@ -1,4 +1,5 @@
-"""Speed benchmarks that print figures: ``python -m cardenv.bench dagong`` (or ``dabang``).
+"""Speed benchmarks that print figures: ``python -m cardenv.bench dagong`` (or ``dabang``, or
+``vector``).
 
 For a game it measures, in one process:
 
@@ -9,6 +10,13 @@ For a game it measures, in one process:
   (play positions, leads and follows at every step);
 - the reference: RLCard's Dou Dizhu steps/s under the same random play, when ``rlcard`` is
   installed (``pip install -e ".[bench]"``), and the ratios.
+
+``python -m cardenv.bench vector`` measures the batched engine (``cardenv.vector.VectorGame``):
+decisions/s of uniformly random masked play with the observations and masks of every game built
+at every step, at batch 1, 64 and 1024, for both games; and the reference, OpenSpiel's C++ Dou
+Dizhu stepped from Python (the observation tensor of the player to move, its legal actions, a
+random one applied; chance nodes sampled and not counted), when ``open_spiel`` is installed
+(``pip install -e ".[bench]"``), with the ratio at batch 1024.
 
 Timings are wall-clock over fixed durations (``--seconds``); run on an idle machine.
 """
@@ -24,6 +32,7 @@ import time
 import numpy as np
 
 GAMES = ("dagong", "dabang")
+VECTOR_TARGET = 0.5  # batch-1024 random play against OpenSpiel's C++ Dou Dizhu
 
 
 def env_steps_per_second(make_env, seconds: float, seed: int = 0,
@@ -184,16 +193,93 @@ def bench(game: str, seconds: float) -> dict:
     return results
 
 
+def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of ``(B, N)`` bool masks, in numpy."""
+    rows, cols = np.nonzero(masks)
+    counts = np.bincount(rows, minlength=len(masks))
+    pick = (rng.random(len(masks)) * counts).astype(np.int64)
+    return cols[np.cumsum(counts) - counts + pick]
+
+
+def vector_decisions_per_second(game: str, batch: int, seconds: float, seed: int = 0) -> float:
+    """Decisions/s of random masked play on ``VectorGame(game, batch)``, the observations and
+    masks of every game built at every step."""
+    from cardenv.vector import VectorGame
+
+    games = VectorGame(game, batch, seed=seed)
+    rng = np.random.default_rng(seed)
+    decisions = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        games.observations()
+        games.step(random_actions(games.masks(), rng))
+        decisions += batch
+    return decisions / (time.perf_counter() - start)
+
+
+def openspiel_steps_per_second(seconds: float, seed: int = 0) -> float | None:
+    """OpenSpiel's Dou Dizhu (C++) stepped from Python: per decision the player's observation
+    tensor, its legal actions and a random one applied. ``None`` without open_spiel."""
+    try:
+        import pyspiel
+    except ImportError:
+        return None
+    game = pyspiel.load_game("dou_dizhu")
+    rng = random.Random(seed)
+    steps = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                state.apply_action(outcomes[int(rng.random() * len(outcomes))][0])
+                continue
+            state.observation_tensor(state.current_player())
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.random() * len(legal))])
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def bench_vector(seconds: float) -> dict:
+    results = {}
+    print(f"cardenv.bench vector: {seconds:g} s per measurement, numpy {np.__version__}, "
+          f"Python {sys.version.split()[0]}")
+    reference = openspiel_steps_per_second(seconds)
+    if reference is None:
+        _row("OpenSpiel Dou Dizhu", "open_spiel not installed (pip install -e '.[bench]')")
+    else:
+        results["openspiel_doudizhu_steps_per_s"] = reference
+        _row("OpenSpiel Dou Dizhu (C++, ref.)", f"{reference:10,.0f} steps/s")
+    for game in GAMES:
+        for batch in (1, 64, 1024):
+            rate = vector_decisions_per_second(game, batch, seconds)
+            results[f"{game}_b{batch}"] = rate
+            _row(f"{game} VectorGame, batch {batch}", f"{rate:10,.0f} decisions/s")
+        if reference is not None:
+            ratio = results[f"{game}_b1024"] / reference
+            results[f"{game}_b1024_vs_openspiel"] = ratio
+            verdict = "met" if ratio >= VECTOR_TARGET else "MISSED"
+            _row(f"{game} batch 1024 / OpenSpiel", f"{ratio:10.2f}x   (target >= "
+                                                   f"{VECTOR_TARGET}x: {verdict})")
+    return results
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(prog="python -m cardenv.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("game", choices=(*GAMES, "vector"),
+                        help="a game's engine and env, or the batched engine for both games")
     parser.add_argument("--seconds", type=float, default=5.0,
                         help="duration of each measurement (default 5)")
     args = parser.parse_args(argv)
     if args.seconds <= 0:
         parser.error("--seconds must be positive")
-    bench(args.game, args.seconds)
+    if args.game == "vector":
+        bench_vector(args.seconds)
+    else:
+        bench(args.game, args.seconds)
 
 
 if __name__ == "__main__":

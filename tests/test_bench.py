@@ -1,0 +1,27 @@
+"""The benchmark scripts run and print their figures (a smoke test: timings are not asserted)."""
+
+import numpy as np
+
+from cardenv import bench
+
+
+def test_vector_benchmark_prints_every_figure(capsys):
+    results = bench.bench_vector(0.02)
+    out = capsys.readouterr().out
+    for game in ("dagong", "dabang"):
+        for batch in (1, 64, 1024):
+            assert results[f"{game}_b{batch}"] > 0
+            assert f"{game} VectorGame, batch {batch}" in out
+    assert "OpenSpiel" in out
+
+
+def test_random_actions_are_legal_and_cover_the_mask():
+    rng = np.random.default_rng(0)
+    masks = rng.random((50, 30)) < 0.2
+    masks[:, 7] = True
+    seen = np.zeros_like(masks)
+    for _ in range(200):
+        actions = bench.random_actions(masks, rng)
+        assert masks[np.arange(50), actions].all()
+        seen[np.arange(50), actions] = True
+    assert np.array_equal(seen, masks)
