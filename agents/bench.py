@@ -11,7 +11,14 @@ plays whole games for ``--seconds`` two ways, in one process:
 
 It prints decisions/s of both and their ratio. The PPO network is the shipped checkpoint's when
 ``--checkpoint`` names one, else a fresh network of the same sizes (speed does not depend on the
-weights); torch runs on ``--threads`` threads. Run on an idle machine.
+weights); torch runs on ``--threads`` threads.
+
+``python -m agents.bench`` (no game) prints, for both games, the heuristic player's decisions/s
+deciding one row at a time (``Agent.act_batch``'s per-row loop, the path before batching) and in
+batch (its own ``act_batch``) on the same positions, at batch 64 and 1024; and the collection
+samples/s of ``train.py`` (``Trainer.collect``) with ``configs/dagong.yaml`` and
+``configs/dabang.yaml`` settings, with the heuristic opponents deciding per row and in batch.
+Run on an idle machine.
 """
 
 from __future__ import annotations
@@ -70,10 +77,94 @@ def players(game: str, checkpoint: str | None, seed: int = 0) -> dict:
     return out
 
 
+def positions(game: str, count: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` (observation, mask) rows met in heuristic self-play, each decision kept with
+    probability 1/8 so that every stage of a game is represented."""
+    from agents.heuristics import heuristic_for
+    from cardenv.vector import VectorGame
+
+    games, player = VectorGame(game, 256, seed=seed), heuristic_for(game, seed)
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    while sum(len(o) for o in obs) < count:
+        o, m = games.observations(), games.masks()
+        keep = rng.random(len(o)) < 1 / 8
+        obs.append(o[keep])
+        masks.append(m[keep])
+        games.step(player.act_batch(o, m))
+    order = rng.permutation(count)
+    return np.concatenate(obs)[:count][order], np.concatenate(masks)[:count][order]
+
+
+def heuristic_rates(game: str, batch: int, seconds: float,
+                    count: int = 4096) -> tuple[float, float]:
+    """(per-row, batched) decisions/s of the heuristic on ``batch``-row calls over ``count``
+    positions."""
+    from agents.base import Agent
+    from agents.heuristics import heuristic_for
+
+    obs, masks = positions(game, count)  # the same mix of positions at every batch size
+    player = heuristic_for(game, 0)
+    rates = []
+    for decide in (lambda o, m: Agent.act_batch(player, o, m), player.act_batch):
+        done, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for i in range(0, len(obs), batch):
+                decide(obs[i:i + batch], masks[i:i + batch])
+                done += batch
+        rates.append(done / (time.perf_counter() - start))
+    return rates[0], rates[1]
+
+
+def collection_rate(config: str, seconds: float, per_row: bool) -> float:
+    """Learner samples/s of ``train.py``'s ``Trainer.collect`` with ``config``'s settings (the
+    imitation phase skipped, the heuristic opponents deciding per row if ``per_row``)."""
+    import tempfile
+
+    import train
+    from agents.base import Agent
+
+    with tempfile.TemporaryDirectory() as run_dir:
+        cfg = train.load_config(config, [f"run_dir={run_dir}", "rollout_samples=2048",
+                                         "eval_deals=0"])
+        trainer = train.Trainer(cfg)
+        if per_row:
+            heuristic = trainer.heuristic
+            heuristic.act_batch = lambda o, m: Agent.act_batch(heuristic, o, m)
+        samples, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            samples += len(trainer.collect()["action"])
+        trainer.writer.close()
+        return samples / (time.perf_counter() - start)
+
+
+def bench_training_path(seconds: float) -> dict:
+    """The heuristic players and train.py's collection, per row against batched."""
+    results = {}
+    print(f"agents.bench: {seconds:g} s per figure")
+    print(f"{'measure':<42} {'per row':>10} {'batched':>10} {'ratio':>7}")
+    for game in GAMES:
+        for batch in (64, 1024):
+            before, after = heuristic_rates(game, batch, seconds)
+            results[f"{game}_heuristic_b{batch}"] = (before, after)
+            print(f"{game + ' heuristic, decisions/s, batch ' + str(batch):<42} {before:>10,.0f} "
+                  f"{after:>10,.0f} {after / before:>6.1f}x", flush=True)
+    for game in GAMES:
+        config = f"configs/{game}.yaml"
+        before = collection_rate(config, seconds, per_row=True)
+        after = collection_rate(config, seconds, per_row=False)
+        results[f"{game}_collection"] = (before, after)
+        print(f"{'train.py collection, samples/s, ' + config:<42} {before:>10,.0f} "
+              f"{after:>10,.0f} {after / before:>6.1f}x", flush=True)
+    return results
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("game", choices=GAMES, nargs="?",
+                        help="time one game's batched engine against one env per game; "
+                             "without it, the heuristics and train.py's collection")
     parser.add_argument("--envs", type=int, default=128, help="games in lockstep (default 128)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--checkpoint", help="PPO checkpoint to time (default: a fresh network)")
@@ -81,6 +172,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.envs < 1 or args.seconds <= 0 or args.threads < 1:
         parser.error("--envs and --threads must be >= 1 and --seconds > 0")
+    if args.game is None:
+        import torch
+        torch.set_num_threads(args.threads)
+        bench_training_path(args.seconds)
+        return
     try:
         import torch
         torch.set_num_threads(args.threads)

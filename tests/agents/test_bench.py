@@ -1,0 +1,18 @@
+"""agents.bench's training-path figures run (a smoke test: timings are not asserted)."""
+
+import pytest
+
+from agents import bench
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_heuristic_rates_and_positions(game):
+    obs, masks = bench.positions(game, 100)
+    assert obs.shape[0] == masks.shape[0] == 100 and masks.any(axis=1).all()
+    per_row, batched = bench.heuristic_rates(game, 16, 0.01, count=64)
+    assert per_row > 0 and batched > 0
+
+
+def test_collection_rate_runs_the_trainer(monkeypatch, tmp_path):
+    monkeypatch.chdir(bench.__file__.rsplit("/agents/", 1)[0])  # configs/ is relative
+    assert bench.collection_rate("configs/dagong.yaml", 0.01, per_row=True) > 0
