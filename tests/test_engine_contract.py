@@ -131,3 +131,15 @@ def test_pettingzoo_make_works_after_import_cardenv_in_either_order():
     for code in ("import cardenv, pettingzoo; e = pettingzoo.make('aec', 'cardenv/dagong_v0')",
                  "import pettingzoo, cardenv; e = pettingzoo.make('aec', 'cardenv/dabang_v0')"):
         subprocess.run([sys.executable, "-c", code + "; e.reset(seed=1)"], check=True, cwd=ROOT)
+
+
+def test_the_engine_doc_example_runs():
+    import re
+    text = (ROOT / "docs" / "engine.md").read_text(encoding="utf-8")
+    code = re.findall(r"```python\n(.*?)```", text, re.S)[0]
+    namespace = {}
+    try:
+        exec(compile(code, "docs/engine.md example", "exec"), namespace)
+        assert namespace["stats"]["pairs"] == 100 and namespace["games"].num_envs == 8
+    finally:
+        games.unregister("toy")
