@@ -33,6 +33,10 @@ Strategy, in short:
 
 The weights were set by duplicate matches of variants against each other (partners seated
 opposite, each deal played twice with the sides swapped). ``seed`` only breaks exact ties.
+
+``act`` decides one position; ``act_batch`` decides a whole batch in numpy over all rows' legal
+plays at once (no loop over rows or actions), making exactly ``act``'s decisions row by row and
+the same tie-break draws in row order (tests/agents/test_dagong_heuristic_batch.py).
 """
 
 from __future__ import annotations
@@ -140,6 +144,13 @@ def _hand_value_table() -> np.ndarray:
 
 
 F = _hand_value_table()
+# the batched path's forms: F[r, n] - F[r, m] at r * 81 + n * 9 + m (the same subtractions, done
+# once), and the per-action card counts in int8
+_F_DROP = (F[:, :, None] - F[:, None, :]).ravel()
+_F_DROP_BASE = np.arange(13) * 81
+_COVER8 = _COVER.astype(np.int8)
+_NAT8 = _NAT.astype(np.int8)
+_COVER_BITS = ((_COVER > 0) << np.arange(13)).sum(1)  # the ranks each action names, as bits
 
 
 def solo_strength(hand, dealer: bool) -> float:
@@ -361,3 +372,260 @@ class DagongHeuristic(Agent):
         if following and score[best] <= 0.0:
             return cat.PASS
         return int(plays[best])
+
+    # --- the batched path ---------------------------------------------------------------------
+    #
+    # ``act_batch`` makes exactly the decisions of ``act`` row by row (tests/agents/
+    # test_dagong_heuristic_batch.py checks it on thousands of positions): the legal plays of all
+    # rows are one flat list of (row, action) candidates in row-major order, every price and
+    # worth of ``_play`` is computed on it with the same float64 operations in the same order
+    # (a per-row term is gathered per candidate; a term ``_play`` adds only in some rows is
+    # selected with ``np.where``), and the tie-break draws are made in one call of the size the
+    # per-row loop would draw, in row order (``Generator.random(a + b)`` is ``random(a)`` then
+    # ``random(b)``).
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observations)
+        masks = np.ascontiguousarray(np.asarray(masks).astype(bool, copy=False))
+        rows = len(masks)
+        legal = np.flatnonzero(masks)  # (a 2-d np.nonzero is ten times slower)
+        row = legal // _N
+        act = legal - row * _N
+        bounds = np.searchsorted(legal, np.arange(rows + 1) * _N)
+        n_legal = np.diff(bounds)
+        if (n_legal == 0).any():
+            raise ValueError("no legal action in the mask: is it this agent's turn?")
+        actions = act[bounds[:-1]]  # the single legal action, where there is only one
+        many = n_legal > 1
+        solo = many & (masks[:, cat.SOLO_DECLINE] | masks[:, cat.SOLO_DECLARE])
+        if solo.any():
+            actions[solo] = _solo_decisions(obs[solo], masks[solo])
+        play = many & ~solo
+        if play.any():
+            pick = play[row] & (act >= cat.FIRST_PLAY)
+            index = np.cumsum(play) - 1  # row -> its place among the play rows
+            actions[play] = self._play_batch(obs[play], masks[play, cat.PASS],
+                                             index[row[pick]], act[pick])
+        return actions
+
+    def _play_batch(self, obs: np.ndarray, following: np.ndarray, row: np.ndarray,
+                    act: np.ndarray) -> np.ndarray:
+        """``_play`` on every row: ``following`` whether PASS is legal there, ``row`` / ``act``
+        the legal plays (each row has one at least), row-major in ascending action order."""
+        rows = len(obs)
+        hand = obs[:, _HAND]
+        cards_left = obs[:, _CARDS_LEFT]
+        my_cards = cards_left[:, 0].astype(np.int64)
+        actions = np.full(rows, cat.PASS, np.int64)
+        decided = np.zeros(rows, bool)
+
+        # going out: the first play of the smallest bomb strength among those of my hand's length
+        out = np.flatnonzero(_LEN[act] == my_cards[row])
+        if out.size:
+            key = _STRENGTH[act[out]] * _N + act[out]
+            out_rows, starts = _groups(row[out])
+            actions[out_rows] = np.minimum.reduceat(key, starts) % _N
+            decided[out_rows] = True
+
+        ally, solo_game = _sides_batch(obs)
+        stand = obs[:, _STANDING_SEAT].argmax(1)
+        ally_stand = ally[np.arange(rows), stand]
+        partner_standing = following & (ally_stand >= 1.0) & ~decided
+        passed = obs[:, _PASSED]
+        opponent_in = ((ally[:, 1:] < 1.0) & (cards_left[:, 1:] > 0) & (passed[:, 1:] == 0)).any(1)
+        pass_now = partner_standing & (solo_game | (FEED_POINTS_SHARE <= 0) | opponent_in)
+        decided |= pass_now  # (actions there are PASS already)
+        feeding = partner_standing & ~pass_now
+        keep = ~decided[row] & ~(feeding[row] & _IS_BOMB[act])
+        row, act = row[keep], act[keep]
+        if not row.size:
+            return actions
+        scored, starts = _groups(row)  # a feeding row left without a play passes
+
+        # the price of each play (``_play``, same operations in the same order)
+        naturals = (hand[:, 0:52:4] + hand[:, 1:52:4] + hand[:, 2:52:4]
+                    + hand[:, 3:52:4]).astype(np.int8)
+        jokers = (hand[:, 52] + hand[:, 53]).astype(np.int64)
+        nat = naturals[row]
+        umin = np.minimum(_COVER8[act], nat)
+        used = np.minimum(np.maximum(_NAT8[act, None] - (umin.cumsum(1, dtype=np.int8) - umin), 0),
+                          umin)
+        after = nat - used
+        jok = _JOK[act]
+        length = _LEN[act]
+        drop = np.take(_F_DROP, (_F_DROP_BASE + 9 * naturals.astype(np.intp))[row] + after)
+        cost = drop.sum(1) + JOKER_VALUE * jok - SHED * length
+        cost -= RUN_BONUS * _RUN_EXTRA_RANKS[act]
+        cost = np.where(jokers[row] == 4, cost + TIANZHA_BONUS * (jok > 0), cost)
+        pr = list(cat.POINT_RANKS)
+        suits = hand[:, np.array(pr)[:, None] * 4 + np.arange(4)]  # (rows, 3 point ranks, 4)
+        sets = suits.min(1).astype(np.int64).sum(1)
+        in_set = np.flatnonzero(sets[row] > 0)  # (elsewhere nothing is added)
+        spare = (naturals[:, pr] - sets[:, None])[row[in_set]]
+        cost[in_set] += SET_VALUE * np.maximum(used[in_set][:, pr] - spare, 0).max(1)
+        bomb = _IS_BOMB[act]
+        cost += bomb * (BOMB_EXTRA + BOMB_STRENGTH_COST * _STRENGTH[act])
+        cost += K510_VALUE * _IS_K510[act]
+        points = used @ _POINTS_PER_RANK
+        height = _HEIGHT[act]
+
+        hidden = (obs[:, _PARTNER][:, 0] != 0) & (obs[:, _REVEALED] == 0)
+        reveal = np.where(hidden, np.where(my_cards > 10, REVEAL_EARLY, REVEAL_LATE), 1e-3)
+        cost += _CALLED_PLAY[act] * reveal[row]
+
+        # two plays left: only where it can be (the rest is one rank, or a run -- which needs
+        # every rank with 4+ naturals, and the 2s, in the play), exactly as ``_play`` elsewhere
+        bits = (naturals > 0) << np.arange(13)
+        hand_bits = bits.sum(1)
+        heavy_bits = (bits * ((naturals >= 4) | (np.arange(13) == 12))).sum(1)
+        left = hand_bits[row] & ~_COVER_BITS[act]  # ranks the play does not name
+        maybe = np.flatnonzero(((left & (left - 1)) == 0) | ((left & heavy_bits[row]) == 0))
+        if maybe.size:
+            two_step = np.zeros(len(row))
+            rest = after[maybe]
+            j2 = jokers[row[maybe]] - jok[maybe]
+            rest_total = rest.sum(1) + j2
+            nz = rest > 0
+            ranks_left = nz.sum(1)
+            one_rank = ranks_left <= 1
+            # _run_shape(rest, j2, 2) | _run_shape(rest, j2, 3), sharing the per-rank work
+            span = (12 - nz[:, ::-1].argmax(1)) - nz.argmax(1) + 1
+            runnable = (ranks_left > 0) & ~nz[:, 12]
+            top = rest.max(1)
+            run = np.zeros(maybe.size, bool)
+            for per in (2, 3):
+                n_ranks = rest_total // per
+                run |= (runnable & (top <= per) & (rest_total % per == 0) & (n_ranks >= 2)
+                        & (n_ranks >= span) & (n_ranks <= 12))
+            rest_one = (rest_total > 0) & (one_rank | run)
+            if rest_one.any():
+                m_bomb, m_height = bomb[maybe], height[maybe]
+                rest_key = np.where(nz.any(1), nz.argmax(1), 0) / 12.0
+                rest_strong = np.where(one_rank & (rest_total >= 4), 1.0,
+                                       np.where(one_rank, np.where(rest_key >= 11 / 12, 0.7, 0.2),
+                                                0.6))
+                play_strong = np.where(m_bomb, 1.0, np.where(_IS_RUN[act[maybe]], 0.6,
+                                                             np.where(m_height >= 11 / 12, 0.7,
+                                                                      0.5 * m_height)))
+                two_step[maybe] = rest_one * TWO_STEP * np.maximum(rest_strong, play_strong)
+                any_row = np.zeros(rows, bool)
+                any_row[row[maybe[rest_one]]] = True
+                cost = np.where(any_row[row], cost - two_step, cost)
+
+        near = (cards_left[:, 1:] > 0) & (cards_left[:, 1:] <= 4) & (ally[:, 1:] < 1.0)
+        near_any = near.any(1)
+        leading = ~following
+
+        # leading
+        if leading.any():
+            lead = np.where(solo_game, 0.0, 1.0 - 0.5 * ally[:, 1:].max(1))  # mate cover
+            c = np.where(solo_game[row], cost, cost + LEAD_POINT_WEIGHT * points * lead[row])
+            for s in (1, 2, 3):
+                n = cards_left[:, s].astype(np.int64)[row]
+                enemy = (1.0 - ally[:, s])[row]
+                near_s = near[:, s - 1][row]
+                c = np.where(near_s, c + (length == n) * DANGER * enemy * (1.0 - height), c)
+                c = np.where(near_s & (n <= 3), c + (length < n) * 0.5 * enemy, c)
+            for s in (1, 2, 3):
+                n = cards_left[:, s].astype(np.int64)
+                mate = ((ally[:, s] >= 1.0) & (n > 0) & (n <= 4))[row]
+                c = np.where(mate, c - (length == n[row]) * (~bomb) * FEED * (1.0 - height), c)
+            lead_score = -c
+
+        # following a known partner's play, to add points
+        if feeding.any():
+            fed = np.flatnonzero(feeding)
+            played = obs[fed, _PLAYED].reshape(-1, 4, 54)[:, :, :52].sum(1)
+            unseen = 8 - naturals[fed].astype(np.int64) - played.reshape(-1, 13, 4).sum(2)
+            above = np.zeros((rows, 13))
+            above[fed, :-1] = np.cumsum(unseen[:, ::-1], 1)[:, ::-1][:, 1:]  # ranks > r
+            key = _KEY[act]
+            safe = (key >= 0) & (above[row, np.maximum(key, 0)] <= 0)
+            feed_score = (POINT_WEIGHT * FEED_POINTS_SHARE * points - cost
+                          - 10.0 * ((points == 0) | ~safe))
+
+        # following
+        if (following & ~feeding).any():
+            enemy = 1.0 - ally_stand
+            value = np.where(bomb, BOMB_WIN_VALUE, WIN_VALUE)
+            trick = obs[:, _TRICK_POINTS].astype(np.float64)
+            points_value = value + (POINT_WEIGHT * enemy * trick)[row]
+            own = POINT_WEIGHT * points * np.where(bomb, BOMB_OWN_POINT_SHARE, OWN_POINT_SHARE)
+            race_value = value + (SOLO_RACE_VALUE + SOLO_BOMB_VALUE * bomb) * enemy[row]
+            solo_c = solo_game[row]
+            value = np.where(solo_c, race_value, points_value)
+            own = np.where(solo_c, 0.0, own)
+            n_stand = cards_left[np.arange(rows), stand].astype(np.int64)
+            stop = STOP_VALUE * enemy * (5 - n_stand) / 4.0 * np.where(solo_game, 2.0, 1.0)
+            value = np.where((n_stand <= 4)[row], value + stop[row], value)
+            value = np.where(near_any[row], value + 1.0, value)
+            follow_score = value + own - cost
+
+        score = np.where(leading[row], lead_score if leading.any() else 0.0,
+                         np.where(feeding[row], feed_score if feeding.any() else 0.0,
+                                  follow_score if (following & ~feeding).any() else 0.0))
+
+        # tie-breaks: the draws the per-row loop makes, in row order
+        counts = np.diff(np.append(starts, row.size))
+        noisy = np.repeat(counts > 1, counts)
+        total = int(noisy.sum())
+        if total:
+            score[noisy] = score[noisy] + 1e-6 * self.rng.random(total)
+        best_score = np.maximum.reduceat(score, starts)
+        at_best = np.flatnonzero(score == np.repeat(best_score, counts))
+        first = at_best[np.r_[True, row[at_best[1:]] != row[at_best[:-1]]]]
+        chosen = np.where(following[scored] & (best_score <= 0.0), cat.PASS, act[first])
+        actions[scored] = chosen
+        return actions
+
+
+def _groups(sorted_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct values of a non-empty sorted array and where each one's run starts."""
+    starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
+    return sorted_rows[starts], starts
+
+
+def _sides_table() -> tuple[np.ndarray, np.ndarray]:
+    """``DagongHeuristic.sides`` for every (solo seat or none, dealer, partner or none), as
+    looked up by ``_sides_batch``: the per-state function itself, run once per key."""
+    ally = np.zeros((5, 4, 5, 4))
+    solo_game = np.zeros((5, 4, 5), bool)
+    for s in range(5):
+        for d in range(4):
+            for p in range(5):
+                obs = np.zeros(LAYOUT.observation_size)
+                if s < 4:
+                    obs[_SOLO.start + s] = 1
+                obs[_DEALER.start + d] = 1
+                if p < 4:
+                    obs[_PARTNER.start + p] = 1
+                ally[s, d, p], solo_game[s, d, p] = DagongHeuristic.sides(obs)
+    return ally, solo_game
+
+
+_SIDES_ALLY, _SIDES_SOLO = _sides_table()
+
+
+def _sides_batch(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``DagongHeuristic.sides`` on every row: (rows, 4) ally chances and (rows,) 1 v 3."""
+    solo, partner = obs[:, _SOLO], obs[:, _PARTNER]
+    s = np.where(solo.max(1) > 0, solo.argmax(1), 4)  # (a float .any() is slow)
+    p = np.where(partner.max(1) > 0, partner.argmax(1), 4)
+    d = obs[:, _DEALER].argmax(1)
+    return _SIDES_ALLY[s, d, p], _SIDES_SOLO[s, d, p]
+
+
+def _solo_decisions(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """``_solo_decision`` on every row (``solo_strength``'s arithmetic, row-wise)."""
+    hand = obs[:, _HAND]
+    naturals = hand[:, :52].reshape(len(obs), 13, 4).sum(2)
+    bombs = naturals >= 4
+    dealer = obs[:, _DEALER][:, 0] > 0
+    logit = (0.07 + np.where(dealer, 1.03, 0.0) + 0.25 * bombs.sum(1)
+             + 0.13 * np.where(bombs, naturals - 4, 0).sum(1) + 0.83 * (hand[:, 52] + hand[:, 53])
+             + 0.18 * naturals[:, 12] - 0.19 * ((naturals[:, :9] == 1).sum(1))
+             - 0.2 * (naturals > 0).sum(1) - 0.14 * (naturals == 2).sum(1)
+             - 0.19 * (naturals == 3).sum(1))
+    declare = 1.0 / (1.0 + np.exp(-logit)) >= SOLO_THRESHOLD
+    return np.where(declare & masks[:, cat.SOLO_DECLARE], cat.SOLO_DECLARE,
+                    np.where(masks[:, cat.SOLO_DECLINE], cat.SOLO_DECLINE, cat.SOLO_DECLARE))
