@@ -3,6 +3,10 @@
 ``DabangHeuristic`` reads the named pieces of the observation (``agents.observation.ObsView``
 layout) and the public rule tables (``cardenv.dabang.strength``, ``KIND_POINTS``); it never
 looks at the engine state. Every decision is one pass over the 54 card kinds (well under 1 ms).
+``act_batch`` decides the play phase (about 90% of the decisions), burials, tribute returns,
+扣王 and take-backs of a whole batch with numpy array operations
+(``agents.dabang_heuristic_batch``), declarations row by row: the same actions as ``act`` on
+every row, more than ten times faster at batch 1024.
 
 Strategy, phase by phase:
 
@@ -32,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from agents.dabang_heuristic_batch import discard_batch, play_batch
 from agents.observation import ObsView
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
 from cardenv.dabang import catalogue as cat
@@ -46,6 +51,13 @@ _KINDS = range(NUM_KINDS)
 _RANK_A = 11
 _RANK_2 = 12
 _PLAY_END = cat.PLAY + 4 * NUM_KINDS
+_PLAY_PHASE = PHASES.index("play")
+_KOUJOKER = PHASES.index("koujoker")
+_TAKEBACK = PHASES.index("takeback")
+# the methods ``agents.dabang_heuristic_batch`` mirrors: a subclass overriding one of them gets
+# the row-by-row ``act_batch``
+_PLAY_METHODS = ("_decide", "_play", "_lead", "_follow", "_winning_play", "_step",
+                 "_discard_cost", "_pick_discard", "_bury", "_return", "_koujoker", "_takeback")
 
 # Tuning constants.
 _LAST_TRICK_BONUS = 60      # value of winning the hand's last trick (保底 / 抠底)
@@ -91,12 +103,59 @@ class DabangHeuristic(Agent):
             raise ValueError("no legal action in the mask: is it this agent's turn?")
         if len(legal) == 1:
             return legal[0]
-        o = np.asarray(observation["observation"]).tolist()
-        phase = PHASES[_argmax(_seg(o, "phase"))]
-        action = getattr(self, "_" + phase)(o, legal)
+        action = self._decide(np.asarray(observation["observation"]), legal)
         if action not in legal:  # defensive: a plan the mask refuses
             action = legal[int(self.rng.integers(len(legal)))]
         return int(action)
+
+    def act_batch(self, observations, masks) -> np.ndarray:
+        """``[act(row) for row]`` (same actions, same use of ``rng``), with the play phase of
+        the whole batch decided in numpy (``agents.dabang_heuristic_batch``); the rarer phases
+        go row by row."""
+        obs = np.asarray(observations)
+        masks = np.asarray(masks, dtype=bool)
+        if any(getattr(type(self), m) is not getattr(DabangHeuristic, m) for m in _PLAY_METHODS):
+            return super().act_batch(obs, masks)  # a subclass changed the play rules
+        counts = masks.view(np.uint8).sum(axis=1, dtype=np.int16)
+        if not counts.all():
+            raise ValueError("no legal action in the mask: is it this agent's turn?")
+        out = masks.argmax(axis=1).astype(np.int64)  # the first legal action
+        start, stop = _PIECES["phase"]
+        phase = np.where(obs[:, start:stop].max(axis=1) > 0, obs[:, start:stop].argmax(axis=1),
+                         len(PHASES) - 1)  # as _argmax: -1 (the last phase) when all zero
+        start, stop = _PIECES["leader"]
+        has_leader = obs[:, start:stop].max(axis=1) > 0
+        k_led = obs[:, _PIECES["led_count"][0]]
+        multi = counts > 1
+        batched = ~multi | (phase == _TAKEBACK)  # the first legal action
+        play = multi & (phase == _PLAY_PHASE) & ((k_led == 0) | has_leader)
+        rows = np.flatnonzero(play)
+        if len(rows):
+            out[rows] = play_batch(self, obs[rows], masks[rows], _PIECES)
+        batched |= play
+        for name, base in (("bury", cat.BURY), ("return", cat.RETURN)):
+            rows = np.flatnonzero(multi & (phase == PHASES.index(name)))
+            rows = rows[np.count_nonzero(masks[rows, base:base + NUM_KINDS], axis=1)
+                        == counts[rows]]  # every legal action in the range
+            if len(rows):
+                out[rows] = discard_batch(obs[rows], masks[rows], _PIECES, base)
+                batched[rows] = True
+        koujoker = multi & (phase == _KOUJOKER)
+        out[koujoker] = cat.PASS
+        batched |= koujoker
+        rows = np.flatnonzero(~batched)  # declarations (and odd rows): row by row
+        for i, o in zip(rows, obs[rows].tolist()):
+            out[i] = getattr(self, "_" + PHASES[phase[i]])(o, np.flatnonzero(masks[i]).tolist())
+        for i in np.flatnonzero(~masks[np.arange(len(out)), out]):  # row order, as act
+            legal = np.flatnonzero(masks[i])
+            out[i] = legal[int(self.rng.integers(len(legal)))]
+        return out
+
+    def _decide(self, observation: np.ndarray, legal: list) -> int:
+        """The phase's rule for one observation (before the defensive fallback)."""
+        o = observation.tolist()
+        phase = PHASES[_argmax(_seg(o, "phase"))]
+        return getattr(self, "_" + phase)(o, legal)
 
     # --- declaring -----------------------------------------------------------------------------
 

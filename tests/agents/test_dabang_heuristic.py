@@ -128,6 +128,9 @@ def test_batch_and_speed():
     assert elapsed / len(masks) < 1e-3  # well under a millisecond a decision
     picks = agent.act_batch(np.stack(observations[:300]), np.stack(masks[:300]))
     assert all(m[a] for m, a in zip(masks, picks))
+    # the batched path decides as act (tests/agents/test_dabang_heuristic_batch.py: thousands)
+    assert picks.tolist() == [agent.act({"observation": o, "action_mask": m})
+                              for o, m in zip(observations[:300], masks[:300])]
 
 
 # --- declaring -----------------------------------------------------------------------------------
