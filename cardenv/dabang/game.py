@@ -181,18 +181,22 @@ class DabangState(CardState):
     def legal_actions(self) -> list[int]:
         """The legal action ids of the player to act, ascending (a new list)."""
         if self._legal is None:
-            self._legal = self._compute_legal()
+            given = self._given
+            self._legal = np.flatnonzero(given).tolist() if given is not None else \
+                self._compute_legal()
         return list(self._legal)
 
     def _compute_legal(self) -> list[int]:
         rules = RULES.get(self.phase)  # none once over
         return rules.legal(self) if rules is not None else []
 
+    _given = None  # the mask handed over by use_legal, until the next move
+
     def use_legal(self, mask: np.ndarray) -> None:
         """Take the player's legal mask as computed elsewhere (the batched ``follow.play_mask``
         over many states), so that ``apply`` checks against it instead of computing it again.
         The caller vouches that it is exact: the tests compare both paths."""
-        self._legal = np.flatnonzero(mask).tolist()
+        self._given = np.array(mask, dtype=bool)  # its own copy: callers may edit theirs
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over the ``cat.NUM_ACTIONS`` (404) actions for the player to act."""
@@ -222,12 +226,15 @@ class DabangState(CardState):
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal for the player to act."""
         if self._legal is None:
+            given = self._given
+            if given is not None:
+                return 0 <= action < cat.NUM_ACTIONS and bool(given[action])
             self._legal = self._compute_legal()
         return action in self._legal
 
     def _play(self, action: int) -> None:
         self.last_rewards = [0.0] * 4
-        self._legal = None
+        self._legal = self._given = None
         phase = self.phase
         RULES[phase].apply(self, action)
         self._advance(phase)
