@@ -50,6 +50,8 @@ SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 _SOLO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
 _SOLO_MASK[[cat.SOLO_DECLINE, cat.SOLO_DECLARE]] = True
 _NO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
+_POINTS = KIND_POINTS.tolist()
+_TYPE_INDEX = {name: i for i, name in enumerate(cat.PLAY_TYPES)}
 
 
 class DagongGame(CardGame):
@@ -215,14 +217,18 @@ class DagongState(CardState):
         v = self.v
         hand = v["hand"][seat]
         cards = select_cards(hand.tolist(), action, self.called)
-        counts = np.bincount(cards, minlength=NUM_KINDS)
-        hand -= counts
-        v["played"][seat] += counts
+        # a play is a handful of cards: per-card updates beat whole-vector numpy calls here
+        played, standing_cards = v["played"][seat], v["standing_cards"]
+        standing_cards[:] = 0
+        for kind in cards:
+            hand[kind] -= 1
+            played[kind] += 1
+            standing_cards[kind] += 1
         self._feasible[seat] = None
         self.standing, self.standing_seat = action, seat
-        self.trick_points += int(KIND_POINTS @ counts)
+        self.trick_points += sum(_POINTS[kind] for kind in cards)
         self.passed = [False] * 4
-        self._write_standing(info, counts)
+        self._write_standing(info)
         if info.type == cat.YAOBAI and seat not in self.yaobai:
             self.yaobai.add(seat)
             v["yaobai"][seat] = 1
@@ -373,13 +379,13 @@ class DagongState(CardState):
                 return s
         raise AssertionError("no player holds cards")
 
-    def _write_standing(self, info: cat.ActionInfo, counts: np.ndarray) -> None:
+    def _write_standing(self, info: cat.ActionInfo) -> None:
+        """The standing play's pieces (its cards are already in ``standing_cards``)."""
         v = self.v
-        v["standing_cards"][:] = counts
         for name in ("standing_seat", "standing_type", "standing_rank", "passed"):
             v[name][:] = 0
         v["standing_seat"][self.standing_seat] = 1
-        v["standing_type"][cat.PLAY_TYPES.index(info.type)] = 1
+        v["standing_type"][_TYPE_INDEX[info.type]] = 1
         if info.key_rank is not None:
             v["standing_rank"][info.key_rank] = 1
         v["standing_length"][0] = info.length
