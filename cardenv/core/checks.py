@@ -120,3 +120,14 @@ def check_generator_state(value, name: str, *, error: type[Exception] = StateErr
     check_int(value["has_uint32"], f"{name}.has_uint32", 0, 1, error=error)
     check_int(value["uinteger"], f"{name}.uinteger", 0, 2 ** 32 - 1, error=error)
     return value
+
+
+def one_hot_index(pieces: dict, name: str, *, optional: bool = False) -> int | None:
+    """The index of the 1 in the one-hot buffer piece ``pieces[name]`` (``None`` if all zero
+    and ``optional``); ``StateError`` naming the piece otherwise."""
+    ones = np.flatnonzero(pieces[name])
+    if len(ones) > 1 or (len(ones) == 0 and not optional):
+        what = "one-hot or all zero" if optional else "one-hot"
+        raise StateError(f"{name} (buffer piece {name!r}) must be {what}, got "
+                         f"{pieces[name].tolist()}")
+    return int(ones[0]) if len(ones) else None

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL, parse_cards
-from cardenv.core.checks import check_int, check_seat
+from cardenv.core.checks import check_int, check_seat, one_hot_index
 from cardenv.core.errors import ConfigError, StateError
 from cardenv.core.options import (Option, boolean, either, int_pair, non_negative_int,
                                   non_negative_number, one_of, optional_seat, positive_int,
@@ -419,17 +419,17 @@ class DabangState(CardState):
             setattr(self, name, part.from_plain(data[name], name))
         v = self.v
         self._legal = None
-        phase = _one_hot(v, "phase", optional=True)
-        seat = _one_hot(v, "to_play", optional=True)
+        phase = one_hot_index(v, "phase", optional=True)
+        seat = one_hot_index(v, "to_play", optional=True)
         if (phase is None) != (seat is None):
             raise StateError(f"buffer pieces 'phase' {v['phase'].tolist()} and 'to_play' "
                              f"{v['to_play'].tolist()} must both be zero (the episode is over) "
                              f"or both name the decision")
         self.phase = _OVER if phase is None else DECISIONS[phase]
         self.current = seat  # when over: the seat that ended the hand (trick.plays[-1][0])
-        self.dealer = _one_hot(v, "dealer", optional=True)
-        self.trump = _one_hot(v, "trump", optional=True)
-        self.level = _one_hot(v, "level") + MIN_LEVEL
+        self.dealer = one_hot_index(v, "dealer", optional=True)
+        self.trump = one_hot_index(v, "trump", optional=True)
+        self.level = one_hot_index(v, "level") + MIN_LEVEL
         self.gangguo = bool(v["gangguo"][0])
         self.cards_left = v["hand"].sum(axis=1).tolist()
         self.points = v["points"].tolist()
@@ -632,16 +632,6 @@ class DabangState(CardState):
 
 DabangGame.state_class = DabangState
 
-
-def _one_hot(v: dict, name: str, *, optional: bool = False) -> int | None:
-    """The index of the 1 in the one-hot buffer piece ``name`` (``None`` if all zero and
-    ``optional``); ``StateError`` naming the piece otherwise."""
-    ones = np.flatnonzero(v[name])
-    if len(ones) > 1 or (len(ones) == 0 and not optional):
-        what = "one-hot or all zero" if optional else "one-hot"
-        raise StateError(f"{name} (buffer piece {name!r}) must be {what}, got "
-                         f"{v[name].tolist()}")
-    return int(ones[0]) if len(ones) else None
 
 
 def _counts(cards: list[int]) -> np.ndarray:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL, card_str
-from cardenv.core.checks import check_int, check_int_list
+from cardenv.core.checks import check_int, check_int_list, one_hot_index
 from cardenv.core.errors import StateError
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.deal import DECKS, later_hand_call
@@ -57,12 +57,12 @@ def load_fields(state, data: dict) -> None:
                                        high=NUM_KINDS - 1) for seat, cards in enumerate(order)]
     state.standing = standing
     v = state.v
-    state.called = _one_hot(v, "called")
-    state.dealer = _one_hot(v, "dealer")
-    state.solo = _one_hot(v, "solo", optional=True)
-    seat = _one_hot(v, "standing_seat", optional=True)
+    state.called = one_hot_index(v, "called")
+    state.dealer = one_hot_index(v, "dealer")
+    state.solo = one_hot_index(v, "solo", optional=True)
+    seat = one_hot_index(v, "standing_seat", optional=True)
     state.standing_seat = -1 if seat is None else seat
-    to_play = _one_hot(v, "to_play", optional=True)
+    to_play = one_hot_index(v, "to_play", optional=True)
     if v["solo_phase"][0]:
         if to_play is None:
             raise StateError("buffer piece 'to_play' must name the seat to act in the solo "
@@ -422,14 +422,3 @@ def _solo_decisions(state) -> list[int]:
     if state.solo is not None:
         return [decline] * ((state.solo - state.dealer) % 4) + [declare]
     return [decline] * 4
-
-
-def _one_hot(v: dict, name: str, *, optional: bool = False) -> int | None:
-    """The index of the 1 in the one-hot buffer piece ``name`` (``None`` if all zero and
-    ``optional``); ``StateError`` naming the piece otherwise."""
-    ones = np.flatnonzero(v[name])
-    if len(ones) > 1 or (len(ones) == 0 and not optional):
-        what = "one-hot or all zero" if optional else "one-hot"
-        raise StateError(f"{name} (buffer piece {name!r}) must be {what}, got "
-                         f"{v[name].tolist()}")
-    return int(ones[0]) if len(ones) else None

@@ -27,8 +27,8 @@ from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phases.deal import DEALT
 from cardenv.dabang.scoring import MAX_LEVEL, MIN_LEVEL, TOTAL_POINTS
 from tests.dabang.positions import random_step, sample_positions
+from tests.state_mutations import WRONG_TYPES, get_at, leaves, set_at
 
-WRONG_TYPES = (None, "x", 1.5, float("inf"), float("nan"), [], {}, True)
 BIG_INTS = (-1, 7, 300, 40000, 10 ** 30)
 LONG_LISTS = ("history", "deck")  # their items are sampled
 SAMPLED_ITEMS = 6  # ints mutated per long list
@@ -56,39 +56,9 @@ def base_states():
 
 # --- the mutations -------------------------------------------------------------------------------
 
-def _set(data, path, value=None, *, remove=False):
-    """A copy of ``data`` with the item at ``path`` replaced (or removed); only the containers
-    on the path are copied."""
-    if not path:
-        return value
-    head, rest = path[0], path[1:]
-    copy = dict(data) if isinstance(data, dict) else list(data)
-    if not rest and remove:
-        del copy[head]
-    else:
-        copy[head] = _set(data[head], rest, value, remove=remove)
-    return copy
-
-
-def _get(data, path):
-    for key in path:
-        data = data[key]
-    return data
-
-
-def _leaves(value, path=()):
-    yield path, value
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, path + (key,))
-    elif isinstance(value, list):
-        for i, item in enumerate(value):
-            yield from _leaves(item, path + (i,))
-
-
 def mutations(data: dict, rng: np.random.Generator):
     """``(description, mutated dict)`` pairs, deterministic for a given ``rng``."""
-    for path, value in _leaves({k: v for k, v in data.items() if k != "buffer"}):
+    for path, value in leaves({k: v for k, v in data.items() if k != "buffer"}):
         if not path:
             continue
         in_long_list = any(key in LONG_LISTS for key in path if isinstance(key, str)) and \
@@ -97,29 +67,29 @@ def mutations(data: dict, rng: np.random.Generator):
             continue
         if path[0] in SPARSE_KEYS and rng.random() > SPARSE_SHARE:
             continue
-        if isinstance(_get(data, path[:-1]), dict):  # a key: removed, or of a wrong type
-            yield f"del {path}", _set(data, path, remove=True)
+        if isinstance(get_at(data, path[:-1]), dict):  # a key: removed, or of a wrong type
+            yield f"del {path}", set_at(data, path, remove=True)
             for wrong in WRONG_TYPES:
-                yield f"{path} = {wrong!r}", _set(data, path, wrong)
+                yield f"{path} = {wrong!r}", set_at(data, path, wrong)
         if isinstance(value, bool):
-            yield f"{path} = {not value}", _set(data, path, not value)
+            yield f"{path} = {not value}", set_at(data, path, not value)
         elif isinstance(value, int):
             for x in (*BIG_INTS, value + 1, value - 1):
                 if x != value:
-                    yield f"{path} = {x}", _set(data, path, x)
+                    yield f"{path} = {x}", set_at(data, path, x)
         elif isinstance(value, float):
             for x in (value + 0.5, -value - 1, float("inf"), float("nan")):
-                yield f"{path} = {x}", _set(data, path, x)
+                yield f"{path} = {x}", set_at(data, path, x)
         elif value is None:
             for seat in range(4):
-                yield f"{path} = {seat}", _set(data, path, seat)
+                yield f"{path} = {seat}", set_at(data, path, seat)
         elif isinstance(value, list) and len(value) >= 2:
             for _ in range(2):
                 i, j = rng.choice(len(value), size=2, replace=False).tolist()
                 if value[i] != value[j]:
                     swapped = list(value)
                     swapped[i], swapped[j] = value[j], value[i]
-                    yield f"swap {path}[{i}] <-> [{j}]", _set(data, path, swapped)
+                    yield f"swap {path}[{i}] <-> [{j}]", set_at(data, path, swapped)
     buffer = data["buffer"]
     for piece in LAYOUT.pieces:  # in every piece, entries that are set and one that may not be
         start = LAYOUT.offsets[piece.name]
@@ -130,10 +100,10 @@ def mutations(data: dict, rng: np.random.Generator):
         for i in sorted(picks):
             for x in (buffer[i] + 1, buffer[i] - 1):
                 yield f"buffer[{i}] ({piece.name}) = {x} (was {buffer[i]})", \
-                    _set(data, ("buffer", i), x)
+                    set_at(data, ("buffer", i), x)
     for x in (40000, 10 ** 30, 1.5, None):
         i = int(rng.integers(len(buffer)))
-        yield f"buffer[{i}] = {x!r}", _set(data, ("buffer", i), x)
+        yield f"buffer[{i}] = {x!r}", set_at(data, ("buffer", i), x)
 
 
 # --- the invariants ------------------------------------------------------------------------------
