@@ -180,7 +180,7 @@ def discard_batch(obs: np.ndarray, masks: np.ndarray, pieces: dict, base: int) -
     """``DabangHeuristic._pick_discard`` (burial: ``base = BURY``, tribute return: ``RETURN``)
     of every row, whose legal actions must all lie in ``base .. base + 53``."""
     ctx = Context(np.asarray(obs), pieces, counting=False)
-    st, stf, cls, hand = ctx.st, ctx.stf, ctx.cls, ctx.hand
+    stf, cls, hand = ctx.stf, ctx.cls, ctx.hand
     rows = np.arange(ctx.n)[:, None]
     pts = _PTS[None, :]
     trump_cost = (200.0 + stf) + 50.0 * (pts > 0)
@@ -232,7 +232,6 @@ def _lead(agent, masks, ctx, idx):
 def _follow(agent, masks, ctx, idx, k_led):
     n = len(idx)
     r = np.arange(n)
-    rows = r[:, None]
     st, stf, cls, hand = ctx.st[idx], ctx.stf[idx], ctx.cls[idx], ctx.hand[idx]
     mine_cls, left, top, vp = ctx.mine_cls[idx], ctx.left[idx], ctx.top[idx], ctx.vp[idx]
     trick = ctx.seg("trick")[idx].astype(np.int64)

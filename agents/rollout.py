@@ -9,8 +9,6 @@ acting in batch on the games where it is to move; it is what evaluation uses.
 
 from __future__ import annotations
 
-import numpy as np
-
 from cardenv.vector import Finished, VectorGame, game_variants
 
 __all__ = ["Finished", "game_variants", "partnership", "play_batched"]

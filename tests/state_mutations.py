@@ -3,6 +3,10 @@ tests/dabang/test_state_fuzz.py): walking and editing a ``to_dict()`` without to
 
 from __future__ import annotations
 
+import numpy as np
+
+from cardenv.core.errors import ConfigError, StateError
+
 WRONG_TYPES = (None, "x", 1.5, float("inf"), float("nan"), [], {}, True)
 
 
@@ -35,3 +39,49 @@ def leaves(value, path=()):
     elif isinstance(value, list):
         for i, item in enumerate(value):
             yield from leaves(item, path + (i,))
+
+
+def swaps(data, path, value: list, rng):
+    """Up to two ``(description, mutated dict)`` with two unequal items of ``value`` swapped."""
+    for _ in range(2):
+        i, j = rng.choice(len(value), size=2, replace=False).tolist()
+        if value[i] != value[j]:
+            swapped = list(value)
+            swapped[i], swapped[j] = value[j], value[i]
+            yield f"swap {path}[{i}] <-> [{j}]", set_at(data, path, swapped)
+
+
+def buffer_mutations(data: dict, layout, rng, entries: int):
+    """In every piece of the saved buffer, up to ``entries`` set entries and one random entry
+    moved by +1 and -1; then a few entries made out of range or of a wrong type."""
+    buffer = data["buffer"]
+    for piece in layout.pieces:
+        start = layout.offsets[piece.name]
+        span = np.arange(start, start + piece.size)
+        nonzero = span[np.asarray(buffer[start:start + piece.size]) != 0]
+        picks = set(rng.choice(nonzero, min(entries, nonzero.size), replace=False).tolist())
+        picks.add(int(rng.choice(span)))
+        for i in sorted(picks):
+            for x in (buffer[i] + 1, buffer[i] - 1):
+                yield f"buffer[{i}] ({piece.name}) = {x} (was {buffer[i]})", \
+                    set_at(data, ("buffer", i), x)
+    for x in (40000, 10 ** 30, 1.5, None):
+        i = int(rng.integers(len(buffer)))
+        yield f"buffer[{i}] = {x!r}", set_at(data, ("buffer", i), x)
+
+
+def try_mutation(state_class, data: dict, play_out, seed: int) -> str | None:
+    """``None`` if ``state_class.from_dict(data)`` refuses it with a message (``StateError`` /
+    ``ConfigError``) or loads a state that ``play_out(state, seed)`` plays on soundly; else the
+    problem, in words."""
+    try:
+        state = state_class.from_dict(data)
+    except (StateError, ConfigError) as exc:
+        return None if str(exc) else "refused with an empty message"
+    except Exception as exc:  # noqa: BLE001 - any other exception is what the fuzz tests seek
+        return f"from_dict raised {type(exc).__name__}: {exc}"
+    try:
+        play_out(state, seed)
+    except Exception as exc:  # noqa: BLE001
+        return f"loaded, then {type(exc).__name__}: {exc}"
+    return None

@@ -231,7 +231,6 @@ def trick_winner(kinds, identical, void, trump, level) -> np.ndarray:
         trump, level: ``(B,)``.
     """
     kinds = np.atleast_2d(np.asarray(kinds, dtype=np.int64))
-    b = kinds.shape[0]
     safe = np.where(identical, kinds, 0)
     rows = (np.asarray(trump) * (STRENGTH.shape[1]) + (np.asarray(level) - 3))
     strength = STRENGTH.reshape(-1, NUM_KINDS)[rows[:, None], safe]

@@ -2,7 +2,6 @@
 
 import json
 
-import numpy as np
 import pytest
 
 from agents.evaluate import duplicate, main, mean_interval, summarize, wilson

@@ -11,7 +11,6 @@ from pettingzoo.test import api_test, seed_test
 
 import cardenv
 from cardenv import dagong_v0
-from cardenv.core.cards import parse_cards
 from cardenv.core.errors import ConfigError, IllegalActionError
 from cardenv.dagong import DagongGame
 from cardenv.dagong import catalogue as cat

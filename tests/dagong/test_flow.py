@@ -1,6 +1,5 @@
 """Turns, passes, tricks, 接风, places and early ends (brief B3), on scripted deals."""
 
-import numpy as np
 import pytest
 
 from cardenv.core.errors import IllegalActionError

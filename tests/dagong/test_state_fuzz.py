@@ -17,11 +17,11 @@ import numpy as np
 import pytest
 
 from cardenv.core.cards import KIND_POINTS
-from cardenv.core.errors import ConfigError, StateError
 from cardenv.dagong import DagongGame, DagongState
 from cardenv.dagong.observation import LAYOUT
 from tests.dagong.util import random_step, sample_positions
-from tests.state_mutations import WRONG_TYPES, get_at, leaves, set_at
+from tests.state_mutations import (WRONG_TYPES, buffer_mutations, get_at, leaves, set_at,
+                                   swaps, try_mutation)
 
 BIG_INTS = (-1, 7, 40000, 10 ** 30)
 SAMPLED_LIST_ITEMS = 6  # ints mutated per long list (history, deal_order[s])
@@ -72,26 +72,8 @@ def mutations(data: dict, rng: np.random.Generator):
             for seat in range(4):
                 yield f"{path} = {seat}", set_at(data, path, seat)
         elif isinstance(value, list) and len(value) >= 2:
-            for _ in range(2):
-                i, j = rng.choice(len(value), size=2, replace=False).tolist()
-                if value[i] != value[j]:
-                    swapped = list(value)
-                    swapped[i], swapped[j] = value[j], value[i]
-                    yield f"swap {path}[{i}] <-> [{j}]", set_at(data, path, swapped)
-    buffer = data["buffer"]
-    for piece in LAYOUT.pieces:  # in every piece, entries that are set and one that may not be
-        start = LAYOUT.offsets[piece.name]
-        span = np.arange(start, start + piece.size)
-        nonzero = span[np.asarray(buffer[start:start + piece.size]) != 0]
-        picks = set(rng.choice(nonzero, min(BUFFER_ENTRIES, nonzero.size), replace=False).tolist())
-        picks.add(int(rng.choice(span)))
-        for i in sorted(picks):
-            for x in (buffer[i] + 1, buffer[i] - 1):
-                yield f"buffer[{i}] ({piece.name}) = {x} (was {buffer[i]})", \
-                    set_at(data, ("buffer", i), x)
-    for x in (40000, 10 ** 30, 1.5, None):
-        i = int(rng.integers(len(buffer)))
-        yield f"buffer[{i}] = {x!r}", set_at(data, ("buffer", i), x)
+            yield from swaps(data, path, value, rng)
+    yield from buffer_mutations(data, LAYOUT, rng, BUFFER_ENTRIES)
 
 
 # --- the invariants ------------------------------------------------------------------------------
@@ -138,21 +120,6 @@ def play_out(state, seed: int) -> None:
     assert again.to_dict() == saved, "to_dict -> from_dict round trip differs"
 
 
-def try_mutation(data: dict, seed: int) -> str | None:
-    """``None`` if the mutated dict is refused cleanly or plays on soundly, else the problem."""
-    try:
-        state = DagongState.from_dict(data)
-    except (StateError, ConfigError) as exc:
-        return None if str(exc) else "refused with an empty message"
-    except Exception as exc:  # noqa: BLE001 - any other exception is what this test looks for
-        return f"from_dict raised {type(exc).__name__}: {exc}"
-    try:
-        play_out(state, seed)
-    except Exception as exc:  # noqa: BLE001
-        return f"loaded, then {type(exc).__name__}: {exc}"
-    return None
-
-
 @pytest.mark.parametrize("name, data", base_states(), ids=lambda x: x if isinstance(x, str) else "")
 def test_mutated_states_are_refused_or_sound(name, data):
     pristine = json.dumps(data)
@@ -161,7 +128,7 @@ def test_mutated_states_are_refused_or_sound(name, data):
     failures, count = [], 0
     for what, mutated in mutations(data, rng):
         count += 1
-        problem = try_mutation(mutated, seed=count)
+        problem = try_mutation(DagongState, mutated, play_out, seed=count)
         if problem:
             failures.append(f"{what}: {problem}")
     assert json.dumps(data) == pristine, "from_dict changed its input"
