@@ -85,3 +85,27 @@ def try_mutation(state_class, data: dict, play_out, seed: int) -> str | None:
     except Exception as exc:  # noqa: BLE001
         return f"loaded, then {type(exc).__name__}: {exc}"
     return None
+
+
+def leaf_mutations(data: dict, path: tuple, value, rng, big_ints):
+    """The mutations of one item of a saved state: a dict key removed or given each of
+    ``WRONG_TYPES``; a bool flipped; an int set to each of ``big_ints`` and moved by one; a float
+    moved, negated or made non-finite; ``None`` set to each seat; two list items swapped."""
+    if isinstance(get_at(data, path[:-1]), dict):
+        yield f"del {path}", set_at(data, path, remove=True)
+        for wrong in WRONG_TYPES:
+            yield f"{path} = {wrong!r}", set_at(data, path, wrong)
+    if isinstance(value, bool):
+        yield f"{path} = {not value}", set_at(data, path, not value)
+    elif isinstance(value, int):
+        for x in (*big_ints, value + 1, value - 1):
+            if x != value:
+                yield f"{path} = {x}", set_at(data, path, x)
+    elif isinstance(value, float):
+        for x in (value + 0.5, -value - 1, float("inf"), float("nan")):
+            yield f"{path} = {x}", set_at(data, path, x)
+    elif value is None:
+        for seat in range(4):
+            yield f"{path} = {seat}", set_at(data, path, seat)
+    elif isinstance(value, list) and len(value) >= 2:
+        yield from swaps(data, path, value, rng)

@@ -10,7 +10,8 @@ Copies and saved states: ``CardState`` copies, writes and reads what every state
 history, hand results, the tensor buffer, the random generator, the options) and calls the
 subclass's hooks for the rest:
 
-- ``_copy_fields(new)``: copy the game's own fields into the blank ``new`` (``clone``);
+- ``_copy_fields(new)``: copy the game's own fields into the blank ``new`` (``clone``), other
+  than those named in ``SHARED`` (never changed in place, so the copy shares them);
 - ``_save_fields() -> dict``: the game's own fields, JSON-compatible (``to_dict``);
 - ``_load_fields(data)``: read them back, checking each field's type and range and raising
   ``StateError`` naming the field; then ``_check_consistency()`` checks the fields against each
@@ -207,6 +208,7 @@ class CardState:
     FORMAT: str = ""
     FIELDS: tuple[str, ...] = ()
     OLD_FORMATS: dict[str, str] = {}
+    SHARED: tuple[str, ...] = ()  # attributes never changed in place: a clone shares them
 
     _rng: np.random.Generator | None = None
     _rng_saved: dict | None = None  # a clone's generator state, until its first use
@@ -243,6 +245,9 @@ class CardState:
         new.v = self.game.layout.views(new.buffer)
         # the generator state is read now (a new dict); the generator is built on first use
         new._rng_saved = self._rng_saved if self._rng is None else self._rng.bit_generator.state
+        mine, theirs = self.__dict__, new.__dict__
+        for name in self.SHARED:
+            theirs[name] = mine[name]
         self._copy_fields(new)
         return new
 

@@ -373,7 +373,7 @@ class DabangState(CardState):
     _PARTS = {"deal": Deal, "tribute": Tribute, "kitty": Kitty, "trick": Trick}
     FIELDS = ("start_seat", "last_trick_team", *_PARTS)
     # never changed in place (replaced when they change), so a clone shares them
-    _SHARED = ("_legal", "phase", "current", "returns", "last_rewards", "truncated", "levels",
+    SHARED = ("_legal", "phase", "current", "returns", "last_rewards", "truncated", "levels",
                "match_hand", "next_dealer", "next_blood", "first_hand", "start_seat", "dealer",
                "level", "blood_due", "trump", "gangguo", "last_trick_team")
 
@@ -382,9 +382,6 @@ class DabangState(CardState):
         return DabangGame
 
     def _copy_fields(self, new: "DabangState") -> None:
-        mine, theirs = self.__dict__, new.__dict__
-        for name in self._SHARED:
-            theirs[name] = mine[name]
         new.cards_left = self.cards_left.copy()
         new.points = self.points.copy()
         new.deal = self.deal.copy()

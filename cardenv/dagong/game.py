@@ -404,7 +404,7 @@ class DagongState(CardState):
             "state_from_hands, then apply the history)"),
     }
     # never changed in place (replaced when they change), so a clone shares them
-    _SHARED = ("hand_index", "phase", "current", "dealer", "partner", "called", "forced_solo",
+    SHARED = ("hand_index", "phase", "current", "dealer", "partner", "called", "forced_solo",
                "solo", "revealed", "standing", "standing_seat", "trick_points", "total_points",
                "returns", "last_rewards", "dealt", "deal_order")
 
@@ -413,9 +413,6 @@ class DagongState(CardState):
         return DagongGame
 
     def _copy_fields(self, new: "DagongState") -> None:
-        mine, theirs = self.__dict__, new.__dict__
-        for name in self._SHARED:
-            theirs[name] = mine[name]
         new.passed = self.passed.copy()
         new.cards_left = self.cards_left.copy()
         new.out = self.out.copy()

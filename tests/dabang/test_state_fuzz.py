@@ -26,8 +26,7 @@ from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phases.deal import DEALT
 from cardenv.dabang.scoring import MAX_LEVEL, MIN_LEVEL, TOTAL_POINTS
 from tests.dabang.positions import random_step, sample_positions
-from tests.state_mutations import (WRONG_TYPES, buffer_mutations, get_at, leaves, set_at,
-                                   swaps, try_mutation)
+from tests.state_mutations import buffer_mutations, leaf_mutations, leaves, try_mutation
 
 BIG_INTS = (-1, 7, 300, 40000, 10 ** 30)
 LONG_LISTS = ("history", "deck")  # their items are sampled
@@ -67,24 +66,7 @@ def mutations(data: dict, rng: np.random.Generator):
             continue
         if path[0] in SPARSE_KEYS and rng.random() > SPARSE_SHARE:
             continue
-        if isinstance(get_at(data, path[:-1]), dict):  # a key: removed, or of a wrong type
-            yield f"del {path}", set_at(data, path, remove=True)
-            for wrong in WRONG_TYPES:
-                yield f"{path} = {wrong!r}", set_at(data, path, wrong)
-        if isinstance(value, bool):
-            yield f"{path} = {not value}", set_at(data, path, not value)
-        elif isinstance(value, int):
-            for x in (*BIG_INTS, value + 1, value - 1):
-                if x != value:
-                    yield f"{path} = {x}", set_at(data, path, x)
-        elif isinstance(value, float):
-            for x in (value + 0.5, -value - 1, float("inf"), float("nan")):
-                yield f"{path} = {x}", set_at(data, path, x)
-        elif value is None:
-            for seat in range(4):
-                yield f"{path} = {seat}", set_at(data, path, seat)
-        elif isinstance(value, list) and len(value) >= 2:
-            yield from swaps(data, path, value, rng)
+        yield from leaf_mutations(data, path, value, rng, BIG_INTS)
     yield from buffer_mutations(data, LAYOUT, rng, BUFFER_ENTRIES)
 
 

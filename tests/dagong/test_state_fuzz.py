@@ -20,8 +20,7 @@ from cardenv.core.cards import KIND_POINTS
 from cardenv.dagong import DagongGame, DagongState
 from cardenv.dagong.observation import LAYOUT
 from tests.dagong.util import random_step, sample_positions
-from tests.state_mutations import (WRONG_TYPES, buffer_mutations, get_at, leaves, set_at,
-                                   swaps, try_mutation)
+from tests.state_mutations import buffer_mutations, leaf_mutations, leaves, try_mutation
 
 BIG_INTS = (-1, 7, 40000, 10 ** 30)
 SAMPLED_LIST_ITEMS = 6  # ints mutated per long list (history, deal_order[s])
@@ -47,10 +46,6 @@ def base_states():
 
 # --- the mutations -------------------------------------------------------------------------------
 
-def _int_values(value):
-    return [x for x in (*BIG_INTS, value + 1, value - 1) if x != value]
-
-
 def mutations(data: dict, rng: np.random.Generator):
     """``(description, mutated dict)`` pairs, deterministic for a given ``rng``."""
     for path, value in leaves({k: v for k, v in data.items() if k != "buffer"}):
@@ -59,20 +54,7 @@ def mutations(data: dict, rng: np.random.Generator):
         long_list_item = path[0] in ("history", "deal_order") and isinstance(path[-1], int)
         if long_list_item and rng.random() > SAMPLED_LIST_ITEMS / 27:
             continue
-        if isinstance(get_at(data, path[:-1]), dict):  # a key: removed, or of a wrong type
-            yield f"del {path}", set_at(data, path, remove=True)
-            for wrong in WRONG_TYPES:
-                yield f"{path} = {wrong!r}", set_at(data, path, wrong)
-        if isinstance(value, bool):
-            yield f"{path} = {not value}", set_at(data, path, not value)
-        elif isinstance(value, int):
-            for x in _int_values(value):
-                yield f"{path} = {x}", set_at(data, path, x)
-        elif value is None:
-            for seat in range(4):
-                yield f"{path} = {seat}", set_at(data, path, seat)
-        elif isinstance(value, list) and len(value) >= 2:
-            yield from swaps(data, path, value, rng)
+        yield from leaf_mutations(data, path, value, rng, BIG_INTS)
     yield from buffer_mutations(data, LAYOUT, rng, BUFFER_ENTRIES)
 
 
