@@ -3,10 +3,9 @@
 Every deal (a seed) is played twice: agent A as one side and agent B as the other, then the same
 deal with the sides swapped, so the luck of the cards cancels. The sides are the hand's
 partnerships as the deal makes them (the game's ``sides``): Dabang's fixed teams (seats 0 + 2
-against 1 + 3); in Dagong
-the dealer and the holder of the called card's twin against the other two, known from the deal
-before anyone moves (seat-based sides would put A and B on both teams in two hands out of three
-and cancel). If someone goes solo (硬牌) the hand is one against three, and each agent still
+against 1 + 3); in Dagong the dealer and the holder of the called card's twin against the other
+two, known from the deal before anyone moves (seat-based sides would put A and B on both teams
+in two hands out of three and cancel). If someone goes solo (硬牌) the hand is one against three, and each agent still
 scores the sum of its seats. For each deal pair, A's score is the sum of its seats' rewards over
 both games; A wins the pair if its score beats B's (ties are counted apart and as half a win).
 

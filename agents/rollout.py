@@ -1,6 +1,4 @@
-"""Many games stepped in lockstep for training and evaluation, on the public batched engine.
-
-Training and evaluation step many games at once on the public batched engine,
+"""Whole games played in lockstep by seated agents, on the public batched engine
 ``cardenv.vector.VectorGame`` (any registered game, observations and masks in batch).
 
 ``play_batched(...)`` runs whole games with a seat -> agent assignment per game, every agent
