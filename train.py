@@ -267,20 +267,17 @@ class Trainer:
 
     # --- collecting ---------------------------------------------------------------------------
 
-    def _shaping(self, hands: list, ended: np.ndarray, finished: list) -> np.ndarray:
+    def _shaping(self, hands: np.ndarray, ended: np.ndarray, finished: list) -> np.ndarray:
         """Per-seat shaping rewards of the hands that ended this step (see ``score_shaping``);
         ``hands`` is each slot's count of finished hands before the step."""
         shaped = np.zeros((len(ended), 4))
         if not self.cfg.score_shaping:
             return shaped
         last = {done.index: done.results[-1] for done in finished}
-        for i, state in enumerate(self.games.slots):
-            if i in last:
-                result = last[i]
-            elif len(state.results) > hands[i]:  # a hand of a match ended, the match goes on
-                result = state.results[-1]
-            else:
-                continue
+        # a hand of a match ended and the match goes on
+        went_on = np.flatnonzero(~ended & (self.games.hands_played() > hands)).tolist()
+        for i in sorted(set(last) | set(went_on)):
+            result = last[i] if i in last else self.games.slots[i].results[-1]
             bonus = self.cfg.score_shaping * (result.score - 160) / 80
             for seat in range(4):
                 shaped[i, seat] = bonus if seat % 2 == result.attackers else -bonus
@@ -314,7 +311,7 @@ class Trainer:
             for who, rows in groups.values():
                 actions[rows] = who.act_batch(obs[rows], masks[rows])
             before = len(games.finished)
-            hands = [len(state.results) for state in games.slots] if cfg.score_shaping else []
+            hands = games.hands_played() if cfg.score_shaping else None
             rewards, ended = games.step(actions)
             shaped = self._shaping(hands, ended, games.finished[before:])
             del games.finished[:]  # nothing else reads them; a long run would hoard them

@@ -61,10 +61,31 @@ class PolicyNet(nn.Module):
             if greedy:
                 action = logits.argmax(dim=-1)
             else:
-                probs = torch.softmax(logits, dim=-1)
-                action = torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+                action = sample_categorical(torch.softmax(logits, dim=-1), generator)
             logp = torch.log_softmax(logits, dim=-1).gather(-1, action[:, None]).squeeze(-1)
         return action, logp, value
+
+
+def sample_categorical(probs: torch.Tensor, generator: torch.Generator | None = None
+                       ) -> torch.Tensor:
+    """One action per row of ``(B, N)`` probabilities: exactly ``torch.multinomial(probs, 1,
+    generator=generator).squeeze(-1)`` (same actions, same generator state after), 2.5x faster
+    on masked rows.
+
+    torch samples one category as ``argmax(probs / q)`` with ``q ~ Exp(1)`` drawn by
+    ``exponential_``, i.e. ``float(-log1p(-u))`` from double uniforms ``u``. The uniforms must
+    all be drawn to leave the generator where torch leaves it, but the logarithm, the costly
+    part, is needed only where ``probs > 0``: elsewhere ``0 / q`` is 0 whatever ``q`` (``u == 0``,
+    where ``q`` would be 0, is kept exact too). ``tests/agents/test_ppo.py`` checks the
+    equality on random masked rows.
+    """
+    if not bool((probs >= 0).all()):  # multinomial's own check (NaN: a diverged network)
+        raise RuntimeError("probability tensor contains either inf, nan or element < 0")
+    u = torch.rand(probs.shape, generator=generator, dtype=torch.float64)
+    live = (probs > 0) | (u == 0)
+    q = torch.ones_like(probs)
+    q[live] = (-torch.log1p(-u[live])).to(probs.dtype)
+    return (probs / q).argmax(dim=-1)
 
 
 def gae(rewards, values, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:

@@ -31,6 +31,7 @@ stacked state buffers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -61,6 +62,79 @@ def game_variants(game: str, options: dict | list | None = None) -> list:
     return [make_game(game, **v) for v in variants]
 
 
+class SlotBatch:
+    """The generic batched engine: the states side by side, each stepped by its own ``apply``
+    (any game of the registry; the reference the games' own batched engines must equal).
+
+    A game whose ``Game.batch_engine`` names a class of the same interface (Dagong's
+    ``cardenv.dagong.vector.DagongBatch``, Dabang's ``cardenv.dabang.vector.DabangBatch``) steps
+    its bulk phase in numpy over the whole batch instead; see ``docs/engine.md``.
+    """
+
+    def __init__(self, states: list):
+        self.states = list(states)
+        self.game = self.states[0].game
+
+    def __len__(self) -> int:
+        return len(self.states)
+
+    def current(self) -> np.ndarray:
+        return np.fromiter((g.current_player for g in self.states), dtype=np.int64,
+                           count=len(self.states))
+
+    def observations(self, seats=None) -> np.ndarray:
+        return self.game.observations(self.states, seats)
+
+    def masks(self) -> np.ndarray:
+        return self.game.legal_masks(self.states)
+
+    def global_states(self) -> np.ndarray:
+        return self.game.global_states(self.states)
+
+    def legal(self, actions: np.ndarray) -> np.ndarray:
+        # cheap after masks(): the states keep them
+        return np.fromiter((s.is_legal(a) for s, a in zip(self.states, actions.tolist())),
+                           dtype=bool, count=len(self.states))
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        rewards = np.zeros((len(self.states), 4))
+        over = np.zeros(len(self.states), dtype=bool)
+        for i, (state, action) in enumerate(zip(self.states, actions.tolist())):
+            state.apply(action)
+            if any(state.last_rewards):
+                rewards[i] = state.last_rewards
+            over[i] = state.is_over
+        return rewards, over
+
+    def state(self, i: int):
+        return self.states[i]
+
+    def hands_played(self) -> np.ndarray:
+        return np.array([len(s.results) for s in self.states], dtype=np.int64)
+
+    def replace(self, i: int, state) -> None:
+        self.states[i] = state
+
+
+class Slots(Sequence):
+    """The states of a batched engine as a read-only sequence: ``slots[i]`` brings only slot
+    ``i``'s state up to date."""
+
+    def __init__(self, engine):
+        self._engine = engine
+
+    def __len__(self) -> int:
+        return len(self._engine)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._engine.state(j) for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if not is_int(i) or not -n <= i < n:
+            raise IndexError(f"slot {i!r} is outside 0..{n - 1}")
+        return self._engine.state(int(i) % n)
+
+
 class VectorGame:
     """``num_envs`` games of ``game`` in lockstep (see the module docstring).
 
@@ -73,12 +147,17 @@ class VectorGame:
         seeds: instead of ``seed``, the first seed of each slot (``num_envs`` is then optional);
             later games take seeds from ``max(seeds) + 1`` on.
         keep_history: record each ended game's actions in ``Finished.history``.
+        batched: step the game's own batched engine (``Game.batch_engine``) when it has one;
+            ``False`` steps each state by its ``apply`` (``SlotBatch``: the same games, slower;
+            kept for comparisons).
 
-    ``slots[i]`` is the rules-engine state (``core.protocol.GameState``) that slot ``i`` holds.
+    ``slots[i]`` is the rules-engine state (``core.protocol.GameState``) that slot ``i`` holds,
+    brought up to date when read; read it, do not ``apply`` to it (step the ``VectorGame``).
     """
 
     def __init__(self, game: str, num_envs: int | None = None, seed: int = 0,
-                 options: dict | list | None = None, *, seeds=None, keep_history: bool = False):
+                 options: dict | list | None = None, *, seeds=None, keep_history: bool = False,
+                 batched: bool = True):
         self.name = game
         self.variants = game_variants(game, options)
         self.game = self.variants[0]
@@ -96,15 +175,32 @@ class VectorGame:
                                  f"{len(seeds)}")
         self.seeds = seeds
         self.next_seed = max(seeds) + 1
-        self.slots = [self.variant(i).new_state(s) for i, s in enumerate(seeds)]
+        engine = getattr(self.game, "batch_engine", None) if batched else None
+        self.engine = (engine or SlotBatch)(
+            [self.variant(i).new_state(s) for i, s in enumerate(seeds)])
         self.finished: list[Finished] = []
 
     def __len__(self) -> int:
-        return len(self.slots)
+        return len(self.seeds)
 
     @property
     def num_envs(self) -> int:
-        return len(self.slots)
+        return len(self.seeds)
+
+    @property
+    def slots(self) -> "Slots":
+        """The state each slot holds (``slots[i]``), brought up to date when read (read them;
+        step the ``VectorGame``)."""
+        return Slots(self.engine)
+
+    def hands_played(self) -> np.ndarray:
+        """``(B,)`` int: how many hands each slot's game has finished (``len(results)``),
+        without bringing the states up to date (training reads it every step)."""
+        count = getattr(self.engine, "hands_played", None)
+        if count is not None:
+            return count()
+        return np.array([len(self.engine.state(i).results) for i in range(len(self.seeds))],
+                        dtype=np.int64)
 
     def variant(self, slot: int):
         """The game (rules options) that slot ``slot`` plays."""
@@ -114,48 +210,41 @@ class VectorGame:
 
     def current(self) -> np.ndarray:
         """``(B,)`` int: the seat to act in each slot."""
-        return np.fromiter((g.current_player for g in self.slots), dtype=np.int64,
-                           count=len(self.slots))
+        return self.engine.current()
 
     def observations(self, seats=None) -> np.ndarray:
         """``(B, D)`` float32: each slot's observation for the seat to act (or ``seats``)."""
-        return self.game.observations(self.slots, seats)
+        return self.engine.observations(seats)
 
     def masks(self) -> np.ndarray:
-        """``(B, N)`` bool: the legal actions of the seat to act in each slot."""
-        return self.game.legal_masks(self.slots)
+        """``(B, N)`` bool: the legal actions of the seat to act in each slot (the caller's own
+        array: changing it changes no game)."""
+        return self.engine.masks().copy()  # engines keep theirs to check the next step
 
     def states(self) -> np.ndarray:
         """``(B, S)`` float32: each slot's global state (every hand included)."""
-        return self.game.global_states(self.slots)
+        return self.engine.global_states()
 
     # --- stepping -------------------------------------------------------------------------
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
         """Play one action per slot: ``(rewards (B, 4) float, ended (B,) bool)``. An ended
         game's record is in ``finished`` and its slot already holds the next game."""
-        actions = self._checked(actions)
-        rewards = np.zeros((len(self.slots), 4))
-        ended = np.zeros(len(self.slots), dtype=bool)
-        for i, (state, action) in enumerate(zip(self.slots, actions.tolist())):
-            state.apply(action)
-            if any(state.last_rewards):
-                rewards[i] = state.last_rewards
-            if state.is_over:
-                ended[i] = True
-                self._finish(i)
-                self.restart(i, self.next_seed)
-                self.next_seed += 1
+        rewards, ended = self.engine.step(self._checked(actions))
+        for i in np.flatnonzero(ended).tolist():
+            self._finish(i)
+            self.restart(i, self.next_seed)
+            self.next_seed += 1
         return rewards, ended
 
     def restart(self, slot: int, seed: int) -> None:
         """Start a new game seeded ``seed`` in ``slot`` (the game it held is dropped)."""
-        check_int(slot, "slot", 0, len(self.slots) - 1, error=ValueError)
+        check_int(slot, "slot", 0, len(self.seeds) - 1, error=ValueError)
         self.seeds[slot] = check_int(seed, "seed", 0, error=ValueError)
-        self.slots[slot] = self.variant(slot).new_state(seed)
+        self.engine.replace(slot, self.variant(slot).new_state(seed))
 
     def _finish(self, slot: int) -> None:
-        state = self.slots[slot]
+        state = self.engine.state(slot)
         self.finished.append(Finished(slot, self.seeds[slot], list(state.returns),
                                       list(state.results),
                                       list(state.history) if self.keep_history else [],
@@ -165,7 +254,7 @@ class VectorGame:
         """``actions`` as ``(B,)`` int64 if every slot's is legal, else ``ValueError`` naming
         the slot (nothing is applied)."""
         array = np.asarray(actions)
-        n = len(self.slots)
+        n = len(self.seeds)
         if array.shape != (n,):
             raise ValueError(f"actions must have shape ({n},), one per slot, got {array.shape}")
         if array.size and not np.issubdtype(array.dtype, np.integer):
@@ -176,9 +265,10 @@ class VectorGame:
         if out.size:
             i = int(out[0])
             raise ValueError(f"slot {i}: action {array[i]} is outside 0..{self.num_actions - 1}")
-        for i, (state, action) in enumerate(zip(self.slots, array.tolist())):
-            if not state.is_legal(action):  # cheap after masks(): the states keep them
-                raise ValueError(f"slot {i} (seed {self.seeds[i]}): action {action} "
-                                 f"({self.variant(i).action_info(action).text}) is illegal for "
-                                 f"seat {state.current_player}")
+        illegal = np.flatnonzero(~self.engine.legal(array))
+        if illegal.size:
+            i, action = int(illegal[0]), int(array[illegal[0]])
+            raise ValueError(f"slot {i} (seed {self.seeds[i]}): action {action} "
+                             f"({self.variant(i).action_info(action).text}) is illegal for "
+                             f"seat {self.engine.state(i).current_player}")
         return array

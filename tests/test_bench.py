@@ -12,6 +12,7 @@ def test_vector_benchmark_prints_every_figure(capsys):
         for batch in (1, 64, 1024):
             assert results[f"{game}_b{batch}"] > 0
             assert f"{game} VectorGame, batch {batch}" in out
+        assert results[f"{game}_b1024_per_state"] > 0
     assert "OpenSpiel" in out
 
 
@@ -25,3 +26,13 @@ def test_random_actions_are_legal_and_cover_the_mask():
         assert masks[np.arange(50), actions].all()
         seen[np.arange(50), actions] = True
     assert np.array_equal(seen, masks)
+
+
+def test_legal_indices_equal_flatnonzero_for_any_shape_and_density():
+    rng = np.random.default_rng(1)
+    for rows, cols, density in [(1, 1, 1.0), (3, 7, 0.5), (64, 2419, 0.002), (17, 404, 0.05),
+                                (5, 16, 0.0), (9, 13, 1.0)]:
+        masks = rng.random((rows, cols)) < density
+        assert np.array_equal(bench.legal_indices(masks), np.flatnonzero(masks))
+        strided = masks[::2, ::3]  # not contiguous
+        assert np.array_equal(bench.legal_indices(strided), np.flatnonzero(strided))

@@ -73,7 +73,10 @@ class GameState(Protocol):
 
 @runtime_checkable
 class Game(Protocol):
-    """A game with fixed options: makes states and answers batched questions about them."""
+    """A game with fixed options: makes states and answers batched questions about them.
+
+    Optional: ``batch_engine``, a ``BatchEngine`` class that steps many of its states in numpy
+    (``cardenv.vector.VectorGame`` uses it when present)."""
 
     name: str  # the registry name
     options: dict
@@ -107,3 +110,45 @@ class Game(Protocol):
     def sides(self, state: GameState) -> tuple[list[int], list[int]]:
         """The two sides of the hand about to be played, as dealt (each a sorted seat list),
         for seating two agents against each other; the hand's true partnerships."""
+
+
+@runtime_checkable
+class BatchEngine(Protocol):
+    """Many states of one game stepped together (``cardenv.vector.VectorGame`` drives it).
+
+    A game may name a class of this shape in its optional ``batch_engine`` attribute (made with
+    the list of ``B`` states to hold, each maybe of another option variant of the game); without
+    one, ``cardenv.vector.SlotBatch`` steps each state by its own ``apply``. Every answer must
+    equal what the states themselves give (``tests/test_vector.py`` checks both games' engines
+    against ``SlotBatch`` at every step).
+    """
+
+    def __len__(self) -> int: ...
+
+    def current(self) -> np.ndarray:
+        """``(B,)`` int64: the seat to act in each slot."""
+
+    def observations(self, seats=None) -> np.ndarray:
+        """``(B, observation_size)`` float32, as ``Game.observations``."""
+
+    def masks(self) -> np.ndarray:
+        """``(B, num_actions)`` bool, as ``Game.legal_masks``; the caller does not modify it."""
+
+    def global_states(self) -> np.ndarray:
+        """``(B, state_size)`` float32."""
+
+    def legal(self, actions: np.ndarray) -> np.ndarray:
+        """``(B,)`` bool: whether ``actions[i]`` (in range) is legal in slot ``i``."""
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one legal action per slot: ``(rewards (B, 4) float, over (B,) bool)``, the
+        states' ``last_rewards`` and ``is_over``. An over slot keeps its game until ``replace``."""
+
+    def state(self, i: int) -> GameState:
+        """Slot ``i``'s state, up to date (to be read, not applied to)."""
+
+    def hands_played(self) -> np.ndarray:
+        """``(B,)`` int64: each slot's ``len(results)``, without bringing states up to date."""
+
+    def replace(self, i: int, state: GameState) -> None:
+        """Slot ``i`` holds ``state`` (a new game) from now on."""

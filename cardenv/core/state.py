@@ -63,6 +63,9 @@ class CardGame:
     actions: list
     layout = None
     options: dict
+    # a class stepping many states of this game in numpy (cardenv.vector's SlotBatch interface);
+    # None: cardenv.vector.VectorGame steps each state by its own apply
+    batch_engine = None
 
     @property
     def num_actions(self) -> int:

@@ -94,3 +94,24 @@ def test_ppo_agent_is_always_legal_in_real_games():
             actions = agent.act_batch(obs, masks)
             assert masks[np.arange(len(actions)), actions].all()
             games.step(actions)
+
+
+def test_sample_categorical_is_exactly_torch_multinomial():
+    """Same actions and same generator state after, on masked softmax rows of many shapes
+    (train.py's collection relies on it: its runs did not change when the sampler did)."""
+    from agents.ppo import MASKED, sample_categorical
+    rng = torch.Generator().manual_seed(0)
+    for trial in range(200):
+        rows = int(torch.randint(1, 70, (1,), generator=rng))
+        cols = int(torch.randint(1, 2500, (1,), generator=rng))
+        logits = torch.randn(rows, cols, generator=rng) * 3
+        mask = torch.rand(rows, cols, generator=rng) < (0.005 if trial % 2 else 0.5)
+        mask[torch.arange(rows), torch.randint(cols, (rows,), generator=rng)] = True
+        probs = torch.softmax(logits.masked_fill(~mask, MASKED), dim=-1)
+        ours, theirs = torch.Generator().manual_seed(trial), torch.Generator().manual_seed(trial)
+        got = sample_categorical(probs, ours)
+        assert got.equal(torch.multinomial(probs, 1, generator=theirs).squeeze(-1))
+        assert ours.get_state().equal(theirs.get_state())
+        assert mask[torch.arange(rows), got].all()
+    with pytest.raises(RuntimeError, match="nan"):
+        sample_categorical(torch.tensor([[float("nan"), 1.0]]))

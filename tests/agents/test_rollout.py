@@ -44,7 +44,8 @@ def test_batched_masks_and_observations_equal_one_state(game, options):
 def test_states_still_refuse_illegal_actions_after_batched_masks(game):
     from cardenv.core.errors import IllegalActionError
 
-    games = VectorGame(game, 8, seed=5)
+    # the per-state path: masks() hands each state its row (use_legal)
+    games = VectorGame(game, 8, seed=5, batched=False)
     agent, refused = RandomAgent(game, 0), 0
     for _ in range(300):
         masks = games.masks()
@@ -60,6 +61,27 @@ def test_states_still_refuse_illegal_actions_after_batched_masks(game):
         masks = games.masks()
         games.step(agent.act_batch(games.observations(), masks))
     assert refused > 100
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+@pytest.mark.parametrize("batched", [True, False])
+def test_scribbling_on_the_masks_lets_no_illegal_action_through(game, batched):
+    games = VectorGame(game, 8, seed=5, batched=batched)
+    agent, refused = RandomAgent(game, 0), 0
+    for step in range(300):
+        masks = games.masks()
+        actions = agent.act_batch(games.observations(), masks)
+        if step % 10 == 0:
+            slot = step % 8
+            illegal = int(np.flatnonzero(~masks[slot])[-1])
+            masks[slot, illegal] = True  # the caller's copy: the engine's check is unmoved
+            bad = actions.copy()
+            bad[slot] = illegal
+            with pytest.raises(ValueError, match=f"slot {slot} .*illegal"):
+                games.step(bad)
+            refused += 1
+        games.step(actions)
+    assert refused == 30
 
 
 @pytest.mark.parametrize("game, options", CASES)
