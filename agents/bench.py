@@ -17,7 +17,9 @@ weights); torch runs on ``--threads`` threads.
 deciding one row at a time (``Agent.act_batch``'s per-row loop, the path before batching) and in
 batch (its own ``act_batch``) on the same positions, at batch 64 and 1024; and the collection
 samples/s of ``train.py`` (``Trainer.collect``) with ``configs/dagong.yaml`` and
-``configs/dabang.yaml`` settings, with the heuristic opponents deciding per row and in batch.
+``configs/dabang.yaml`` settings, before (each state stepped by its own ``apply``, the heuristic
+opponents deciding per row, ``torch.multinomial``) and after (the games' batched engines, the
+batched heuristics, ``agents.ppo.sample_categorical``).
 Run on an idle machine.
 """
 
@@ -118,12 +120,19 @@ def heuristic_rates(game: str, batch: int, seconds: float,
 
 def collection_rate(config: str, seconds: float, per_row: bool) -> float:
     """Learner samples/s of ``train.py``'s ``Trainer.collect`` with ``config``'s settings (the
-    imitation phase skipped, the heuristic opponents deciding per row if ``per_row``)."""
+    imitation phase skipped). ``per_row``: the path before batching -- each state stepped by
+    its own ``apply`` (``VectorGame(batched=False)``), the heuristic opponents deciding row by
+    row, the PPO actions drawn by ``torch.multinomial``; the same games and samples."""
     import tempfile
 
-    import train
-    from agents.base import Agent
+    import torch
 
+    import train
+    from agents import ppo
+    from agents.base import Agent
+    from cardenv.vector import VectorGame
+
+    sampler = ppo.sample_categorical
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = train.load_config(config, [f"run_dir={run_dir}", "rollout_samples=2048",
                                          "eval_deals=0"])
@@ -131,18 +140,26 @@ def collection_rate(config: str, seconds: float, per_row: bool) -> float:
         if per_row:
             heuristic = trainer.heuristic
             heuristic.act_batch = lambda o, m: Agent.act_batch(heuristic, o, m)
-        samples, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            samples += len(trainer.collect()["action"])
-        trainer.writer.close()
-        return samples / (time.perf_counter() - start)
+            games = trainer.games
+            trainer.games = VectorGame(cfg.game, cfg.num_envs, seed=games.seeds[0],
+                                       options=cfg.options, batched=False)
+            ppo.sample_categorical = lambda probs, generator: torch.multinomial(
+                probs, 1, generator=generator).squeeze(-1)
+        try:
+            samples, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                samples += len(trainer.collect()["action"])
+            return samples / (time.perf_counter() - start)
+        finally:
+            ppo.sample_categorical = sampler
+            trainer.writer.close()
 
 
 def bench_training_path(seconds: float) -> dict:
     """The heuristic players and train.py's collection, per row against batched."""
     results = {}
     print(f"agents.bench: {seconds:g} s per figure")
-    print(f"{'measure':<42} {'per row':>10} {'batched':>10} {'ratio':>7}")
+    print(f"{'measure':<42} {'before':>10} {'after':>10} {'ratio':>7}")
     for game in GAMES:
         for batch in (64, 1024):
             before, after = heuristic_rates(game, batch, seconds)

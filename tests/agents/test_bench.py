@@ -16,3 +16,12 @@ def test_heuristic_rates_and_positions(game):
 def test_collection_rate_runs_the_trainer(monkeypatch, tmp_path):
     monkeypatch.chdir(bench.__file__.rsplit("/agents/", 1)[0])  # configs/ is relative
     assert bench.collection_rate("configs/dagong.yaml", 0.01, per_row=True) > 0
+
+
+def test_the_before_path_restores_the_sampler(monkeypatch):
+    from agents import ppo
+    monkeypatch.chdir(bench.__file__.rsplit("/agents/", 1)[0])
+    sampler = ppo.sample_categorical
+    assert bench.collection_rate("configs/dabang.yaml", 0.01, per_row=True) > 0
+    assert ppo.sample_categorical is sampler
+    assert bench.collection_rate("configs/dabang.yaml", 0.01, per_row=False) > 0
