@@ -36,3 +36,14 @@ def test_legal_indices_equal_flatnonzero_for_any_shape_and_density():
         assert np.array_equal(bench.legal_indices(masks), np.flatnonzero(masks))
         strided = masks[::2, ::3]  # not contiguous
         assert np.array_equal(bench.legal_indices(strided), np.flatnonzero(strided))
+
+
+def test_game_benchmark_prints_every_figure(capsys):
+    results = bench.bench("dagong", 0.03)
+    out = capsys.readouterr().out
+    assert results["raw_env_steps_per_s"] > 0 and results["env_steps_per_s"] > 0
+    assert results["mask_us_per_state_b1024"] > 0
+    if "rlcard_doudizhu_steps_per_s" in results:
+        assert f"(target >= {bench.RLCARD_TARGET}x)" in out
+    else:
+        assert "rlcard not installed" in out
