@@ -46,6 +46,7 @@ import numpy as np
 from agents.base import Agent
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.observation import LAYOUT
+from cardenv.vector import legal_indices
 
 # --- observation slices --------------------------------------------------------------------------
 
@@ -388,7 +389,7 @@ class DagongHeuristic(Agent):
         obs = np.asarray(observations)
         masks = np.ascontiguousarray(np.asarray(masks).astype(bool, copy=False))
         rows = len(masks)
-        legal = np.flatnonzero(masks)  # (a 2-d np.nonzero is ten times slower)
+        legal = legal_indices(masks)  # np.flatnonzero, 8 entries at a time
         row = legal // _N
         act = legal - row * _N
         bounds = np.searchsorted(legal, np.arange(rows + 1) * _N)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from cardenv.vector import legal_indices
 
 
 class RandomAgent(Agent):
@@ -24,10 +25,10 @@ class RandomAgent(Agent):
 
     def act_batch(self, observations, masks) -> np.ndarray:
         """One uniformly random legal action per row of ``(B, N)`` masks, without a Python loop."""
-        masks = np.asarray(masks).astype(bool, copy=False)
-        if not masks.any(axis=1).all():
+        masks = np.asarray(masks)
+        legal = legal_indices(masks)  # row-major: each row's legal actions, ascending
+        counts = np.bincount(legal // masks.shape[1], minlength=len(masks))
+        if not counts.all():
             raise ValueError("a row of the mask has no legal action")
-        rows, cols = np.nonzero(masks)  # row-major: each row's legal actions, ascending
-        counts = np.bincount(rows, minlength=len(masks))
         k = (self.rng.random(len(masks)) * counts).astype(np.int64)  # the k-th legal action
-        return cols[np.cumsum(counts) - counts + k]
+        return legal[np.cumsum(counts) - counts + k] % masks.shape[1]

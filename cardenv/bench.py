@@ -33,6 +33,8 @@ import time
 
 import numpy as np
 
+from cardenv.vector import legal_indices
+
 GAMES = ("dagong", "dabang")
 VECTOR_TARGET = 0.5  # batch-1024 random play against OpenSpiel's C++ Dou Dizhu
 RLCARD_TARGET = 7  # raw_env() random play against RLCard's Dou Dizhu
@@ -202,17 +204,6 @@ def bench(game: str, seconds: float) -> dict:
     met = results["mask_us_per_state_b1024"] <= 5
     _row("batch-1024 target <= 5 us/state", "met" if met else "MISSED")
     return results
-
-
-def legal_indices(masks: np.ndarray) -> np.ndarray:
-    """The flat indices of the True entries of ``masks``, in order: ``np.flatnonzero`` read
-    eight entries at a time (legal actions are sparse, so most 8-byte words are zero and
-    skipping them is four times faster at batch 1024 than scanning every byte)."""
-    flat = np.ascontiguousarray(masks, dtype=bool).reshape(-1)
-    n8 = flat.size - flat.size % 8
-    words = np.flatnonzero(flat[:n8].view(np.uint64))
-    word, byte = np.nonzero(flat[:n8].reshape(-1, 8)[words])
-    return np.concatenate([words[word] * 8 + byte, np.flatnonzero(flat[n8:]) + n8])
 
 
 def random_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:

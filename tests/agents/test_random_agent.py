@@ -43,3 +43,16 @@ def test_empty_mask_is_an_error():
         RandomAgent("dagong", 0).act({"action_mask": np.zeros(5, np.int8)})
     with pytest.raises(ValueError):
         RandomAgent("dagong", 0).act_batch(None, np.zeros((2, 5), bool))
+
+
+def test_batch_picks_the_kth_legal_action_of_each_row():
+    """The k-th legal action (k drawn as floor(u * count)) in ascending order, whatever the mask
+    shape: the draws that evaluation seeds have always given."""
+    rng = np.random.default_rng(2)
+    for rows, cols, density in [(1, 3, 0.9), (33, 2419, 0.003), (20, 404, 0.05), (7, 9, 0.5)]:
+        masks = rng.random((rows, cols)) < density
+        masks[np.arange(rows), rng.integers(cols, size=rows)] = True
+        agent, draws = RandomAgent("dagong", 5), np.random.default_rng(5)
+        got = agent.act_batch(None, masks.astype(np.int8))
+        k = (draws.random(rows) * masks.sum(axis=1)).astype(int)
+        assert got.tolist() == [int(np.flatnonzero(m)[i]) for m, i in zip(masks, k)]
