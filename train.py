@@ -23,7 +23,8 @@ partnerships as dealt, see ``agents.rollout.partnership``) and the other seats a
 opponent drawn from ``opponents`` (``heuristic``, ``frozen`` = a random
 snapshot of the learner from the last ``pool_size`` snapshots, ``random``). Only complete
 hands are learned from: each learner seat's decisions form an episode ending with the hand's
-reward, and advantages come from GAE with no bootstrapping.
+reward, and advantages come from GAE with no bootstrapping (``agents.selfplay.Episodes`` keeps
+that bookkeeping).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import yaml
 
+from agents.selfplay import Episodes
 from cardenv.core.checks import is_int, is_number
 from cardenv.core.errors import ConfigError
 
@@ -241,8 +243,13 @@ class Trainer:
         self.frozen = [self._frozen_agent(sd) for sd in self.pool]
         self.games = VectorGame(cfg.game, cfg.num_envs, seed=first_seed, options=cfg.options)
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
-        self.roles = [self._draw_roles(s) for s in self.games.slots]
-        self.open: dict = {}  # (slot, seat) -> list of transitions of the hand being played
+        self.roles: list = [None] * len(self.games)  # per slot: (seat -> agent, opponent kind)
+        self.learner = np.zeros((len(self.games), 4), dtype=bool)  # the learner's seats
+        self.opponent: list = [None] * len(self.games)  # the agent in the other seats
+        for i in range(len(self.games)):
+            self._set_roles(i, self._draw_roles(self.games.slots[i]))
+        self.episodes = Episodes(len(self.games), self.games.game.observation_size,
+                                 self.games.num_actions, cfg.gamma, cfg.gae_lambda)
         self.recent = deque(maxlen=400)  # (opponent kind, learner team reward) per hand
         from torch.utils.tensorboard import SummaryWriter
         self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
@@ -283,65 +290,45 @@ class Trainer:
                 shaped[i, seat] = bonus if seat % 2 == result.attackers else -bonus
         return shaped
 
+    def _set_roles(self, slot: int, roles: tuple[list, str]) -> None:
+        self.roles[slot] = roles
+        self.learner[slot] = [who == "learner" for who in roles[0]]
+        self.opponent[slot] = next((who for who in roles[0] if who != "learner"), None)
+
     def collect(self) -> dict:
         """Play until ``rollout_samples`` learner decisions of finished hands are ready."""
-        from agents.ppo import gae
         torch = self.torch
-        cfg, games = self.cfg, self.games
-        ready = {k: [] for k in ("obs", "mask", "action", "logp", "value", "adv", "ret")}
-        count = 0
-        while count < cfg.rollout_samples:
+        cfg, games, book = self.cfg, self.games, self.episodes
+        rows = np.arange(len(games))
+        while book.closed_count < cfg.rollout_samples:
             obs, masks, seats = games.observations(), games.masks(), games.current()
             actions = np.zeros(len(games), dtype=np.int64)
-            learner = [i for i in range(len(games)) if self.roles[i][0][seats[i]] == "learner"]
-            if learner:
-                action, logp, value = self.net.act(torch.as_tensor(obs[learner]),
-                                                   torch.as_tensor(masks[learner]),
+            learner = self.learner[rows, seats]
+            mine = np.flatnonzero(learner)
+            if len(mine):
+                action, logp, value = self.net.act(torch.as_tensor(obs[mine]),
+                                                   torch.as_tensor(masks[mine]),
                                                    generator=self.generator)
-                actions[learner] = action.numpy()
-                for row, i in enumerate(learner):
-                    self.open.setdefault((i, seats[i]), []).append(
-                        [obs[i], masks[i], int(action[row]), float(logp[row]), float(value[row]),
-                         0.0, 0.0])
-            groups: dict = {}
-            for i in range(len(games)):
-                who = self.roles[i][0][seats[i]]
-                if who != "learner":
-                    groups.setdefault(id(who), (who, []))[1].append(i)
-            for who, rows in groups.values():
-                actions[rows] = who.act_batch(obs[rows], masks[rows])
+                actions[mine] = action.numpy()
+                book.record(mine, seats[mine], obs[mine], masks[mine], actions[mine],
+                            logp.numpy().astype(np.float64), value.numpy().astype(np.float64))
+            groups: dict = {}  # each opponent acts once on all its rows, in first-row order
+            for i in np.flatnonzero(~learner).tolist():
+                who = self.opponent[i]
+                groups.setdefault(id(who), (who, []))[1].append(i)
+            for who, members in groups.values():
+                actions[members] = who.act_batch(obs[members], masks[members])
             before = len(games.finished)
             hands = games.hands_played() if cfg.score_shaping else None
             rewards, ended = games.step(actions)
             shaped = self._shaping(hands, ended, games.finished[before:])
             del games.finished[:]  # nothing else reads them; a long run would hoard them
-            for i in np.flatnonzero(rewards.any(axis=1) | shaped.any(axis=1)):
-                for seat in range(4):
-                    steps = self.open.get((i, seat))
-                    if steps and self.roles[i][0][seat] == "learner":
-                        steps[-1][5] += rewards[i, seat]
-                        steps[-1][6] += shaped[i, seat]
-            for i in np.flatnonzero(ended):
-                roles, kind = self.roles[i]
-                team_return = 0.0
-                for seat in range(4):
-                    steps = self.open.pop((i, seat), None)
-                    if roles[seat] != "learner" or not steps:
-                        continue
-                    team_return += sum(s[5] for s in steps)
-                    adv, ret = gae([s[5] + s[6] for s in steps], [s[4] for s in steps],
-                                   cfg.gamma, cfg.gae_lambda)
-                    for s, a, r in zip(steps, adv, ret):
-                        for key, value in zip(("obs", "mask", "action", "logp", "value"), s):
-                            ready[key].append(value)
-                        ready["adv"].append(a)
-                        ready["ret"].append(r)
-                    count += len(steps)
-                self.recent.append((kind, team_return))
-                self.roles[i] = self._draw_roles(games.slots[i])
-        return {k: np.array(v) for k, v in ready.items()}
-
-    # --- imitation warm start ---------------------------------------------------------------
+            book.add_rewards(rewards, shaped)
+            closing = np.flatnonzero(ended)
+            for i, team_return in zip(closing.tolist(), book.close(closing)):
+                self.recent.append((self.roles[i][1], team_return))
+                self._set_roles(i, self._draw_roles(games.slots[i]))
+        return book.take().as_dict()
 
     def imitate(self) -> None:
         """Clone the heuristic: chunks of heuristic self-play decisions, cross-entropy on the

@@ -1,0 +1,205 @@
+"""Self-play bookkeeping for PPO: the learner's decisions grouped into episodes, their rewards,
+and the advantages of the episodes that end, in numpy (no torch, no game internals).
+
+An *episode* is one learner seat's decisions in one game of a slot of a ``VectorGame`` (a hand,
+or a whole Dabang match), ending when the game ends. ``Episodes`` records each step's learner
+decisions (``record``), adds each step's rewards to the last decision of the seats they go to
+(``add_rewards``), and when games end closes their episodes (``close``): in slot order, then seat
+order, each episode's decisions in time order, with GAE advantages and returns (no
+bootstrapping: the value after the last decision is 0). ``take`` hands the closed decisions
+over as a ``Batch`` of named arrays and keeps the open ones.
+
+Everything is arrays indexed by decision id (a growing store) and by ``(slot, seat)``, so a
+step costs a handful of numpy calls whatever the batch size; ``gae_batch`` runs GAE over many
+episodes at once and gives bit for bit what ``agents.ppo.gae`` gives each of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Batch:
+    """Learner decisions of finished episodes, one row each, ready for the PPO update."""
+
+    obs: np.ndarray  # (n, D) float32 observations
+    mask: np.ndarray  # (n, N) bool legal masks
+    action: np.ndarray  # (n,) int64 actions taken
+    logp: np.ndarray  # (n,) float64 their log-probabilities when taken
+    value: np.ndarray  # (n,) float64 the value estimates then
+    adv: np.ndarray  # (n,) float64 GAE advantages
+    ret: np.ndarray  # (n,) float64 returns (advantage + value)
+
+    FIELDS = ("obs", "mask", "action", "logp", "value", "adv", "ret")
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in self.FIELDS}
+
+    @classmethod
+    def concat(cls, parts: list["Batch"], obs_size: int, num_actions: int) -> "Batch":
+        if not parts:
+            return cls(np.zeros((0, obs_size), np.float32), np.zeros((0, num_actions), bool),
+                       *(np.zeros(0, dtype) for dtype in (np.int64, *[np.float64] * 4)))
+        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in cls.FIELDS))
+
+
+def gae_batch(rewards: np.ndarray, values: np.ndarray, lengths: np.ndarray, gamma: float,
+              lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE of many finished episodes at once: ``rewards`` and ``values`` are their decisions
+    one after the other (episode ``e`` has ``lengths[e]`` of them); returns (advantages,
+    returns) in the same order, each equal to ``agents.ppo.gae`` of that episode alone.
+
+    The episodes are laid right-aligned in an ``(E, max length)`` table, so that all end in the
+    last column, and the backward recursion runs over columns with the same float64 operations
+    in the same order as the one-episode loop."""
+    rewards = np.asarray(rewards, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    lengths = np.asarray(lengths, dtype=np.int64)
+    if lengths.sum() != len(rewards) or len(values) != len(rewards):
+        raise ValueError("rewards and values must hold sum(lengths) decisions")
+    if len(rewards) == 0:
+        return np.zeros(0), np.zeros(0)
+    width = int(lengths.max())
+    starts = np.cumsum(lengths) - lengths
+    row = np.repeat(np.arange(len(lengths)), lengths)
+    col = np.arange(len(rewards)) - starts[row] + (width - lengths)[row]
+    r = np.zeros((len(lengths), width))
+    v = np.zeros((len(lengths), width))
+    r[row, col], v[row, col] = rewards, values
+    next_v = np.zeros_like(v)
+    next_v[:, :-1] = v[:, 1:]  # the value after the last decision is 0
+    adv = np.zeros_like(v)
+    running = np.zeros(len(lengths))
+    for t in range(width - 1, -1, -1):
+        delta = r[:, t] + gamma * next_v[:, t] - v[:, t]
+        running = delta + gamma * lam * running
+        adv[:, t] = running
+    out = adv[row, col]
+    return out, out + values
+
+
+class Episodes:
+    """The open and closed learner episodes of ``num_slots`` game slots (see the module
+    docstring)."""
+
+    def __init__(self, num_slots: int, obs_size: int, num_actions: int,
+                 gamma: float, lam: float):
+        self.num_slots, self.obs_size, self.num_actions = num_slots, obs_size, num_actions
+        self.gamma, self.lam = gamma, lam
+        self.size = 0  # decisions in the store
+        self._alloc(1024)
+        # the episode each (slot, seat) is in, and the id of its last decision (-1: none yet)
+        self.episode = np.arange(num_slots * 4).reshape(num_slots, 4)
+        self.next_episode = num_slots * 4
+        self.last = np.full((num_slots, 4), -1)
+        self.closed: list[Batch] = []
+        self.closed_count = 0
+
+    def _alloc(self, capacity: int) -> None:
+        old = getattr(self, "obs", None)
+        self.capacity = capacity
+        fields = {"obs": ((capacity, self.obs_size), np.float32),
+                  "mask": ((capacity, self.num_actions), bool),
+                  "action": (capacity, np.int64), "logp": (capacity, np.float64),
+                  "value": (capacity, np.float64), "reward": (capacity, np.float64),
+                  "shaped": (capacity, np.float64), "owner": (capacity, np.int64)}
+        for name, (shape, dtype) in fields.items():
+            array = np.zeros(shape, dtype)
+            if old is not None:
+                array[:self.size] = getattr(self, name)[:self.size]
+            setattr(self, name, array)
+
+    @property
+    def open_decisions(self) -> int:
+        """Decisions recorded in episodes that have not ended."""
+        return self.size
+
+    def record(self, slots, seats, obs, masks, actions, logp, values) -> None:
+        """One step's learner decisions: row ``k`` is seat ``seats[k]`` of slot ``slots[k]``
+        (each slot at most once)."""
+        slots = np.asarray(slots, dtype=np.int64)
+        n = len(slots)
+        if self.size + n > self.capacity:
+            self._alloc(max(2 * self.capacity, self.size + n))
+        ids = np.arange(self.size, self.size + n)
+        self.obs[ids], self.mask[ids] = obs, masks
+        self.action[ids], self.logp[ids], self.value[ids] = actions, logp, values
+        self.reward[ids] = self.shaped[ids] = 0.0
+        self.owner[ids] = self.episode[slots, seats]
+        self.last[slots, seats] = ids
+        self.size += n
+
+    def add_rewards(self, rewards: np.ndarray, shaped: np.ndarray) -> None:
+        """Add each seat's reward (and shaping reward) of this step to the last decision of
+        its open episode; a seat with no decision yet in its episode gets nothing."""
+        slots, seats = np.nonzero((rewards != 0) | (shaped != 0))
+        ids = self.last[slots, seats]
+        keep = ids >= 0
+        ids, slots, seats = ids[keep], slots[keep], seats[keep]
+        self.reward[ids] += rewards[slots, seats]  # (slot, seat) pairs are distinct: no clash
+        self.shaped[ids] += shaped[slots, seats]
+
+    def close(self, slots) -> list[float]:
+        """End the episodes of the games in ``slots`` (ascending): their decisions become
+        closed samples (slot by slot, seat 0..3, time order) and those seats start new
+        episodes. Returns each slot's summed reward over its learner seats' decisions."""
+        slots = np.asarray(slots, dtype=np.int64)
+        if not len(slots):
+            return []
+        ending = self.episode[slots].reshape(-1)  # slot-major, seat order: the sample order
+        stored = self.owner[:self.size]
+        order = np.argsort(ending)
+        at = np.minimum(np.searchsorted(ending[order], stored), len(ending) - 1)
+        done = ending[order][at] == stored
+        rank = order[at[done]]  # the closing decisions' episodes, by place in ``ending``
+        # stable: each episode's decisions stay in time order
+        sort = np.argsort(rank, kind="stable")
+        ids = np.flatnonzero(done)[sort]
+        lengths = np.bincount(rank, minlength=len(ending))
+        adv, ret = gae_batch(self.reward[ids] + self.shaped[ids], self.value[ids],
+                             lengths[lengths > 0], self.gamma, self.lam)
+        if len(ids):
+            self.closed.append(Batch(self.obs[ids], self.mask[ids], self.action[ids],
+                                     self.logp[ids], self.value[ids], adv, ret))
+            self.closed_count += len(ids)
+        # each slot's learner reward: its seats' sums, seat by seat, added up as Python does
+        rewards = self.reward[ids].tolist()
+        bounds = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+        totals = []
+        for k in range(len(slots)):
+            total = 0.0
+            for e in range(4 * k, 4 * k + 4):
+                if bounds[e + 1] > bounds[e]:
+                    total += sum(rewards[bounds[e]:bounds[e + 1]])  # left to right
+            totals.append(total)
+        self._compact(~done)
+        self.episode[slots] = self.next_episode + np.arange(len(slots) * 4).reshape(-1, 4)
+        self.next_episode += len(slots) * 4
+        self.last[slots] = -1
+        return totals
+
+    def _compact(self, keep: np.ndarray) -> None:
+        """Drop the closed decisions from the store (renumbering ``last``)."""
+        ids = np.flatnonzero(keep)
+        if len(ids) == self.size:
+            return
+        new_id = np.full(self.size + 1, -1)
+        new_id[ids] = np.arange(len(ids))
+        for name in ("obs", "mask", "action", "logp", "value", "reward", "shaped", "owner"):
+            array = getattr(self, name)
+            array[:len(ids)] = array[ids]
+        self.last = new_id[self.last]  # -1 stays -1 (index -1 is the extra entry)
+        self.size = len(ids)
+
+    def take(self) -> Batch:
+        """The closed decisions so far, in closing order (they leave the book)."""
+        batch = Batch.concat(self.closed, self.obs_size, self.num_actions)
+        self.closed, self.closed_count = [], 0
+        return batch
+
