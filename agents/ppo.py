@@ -69,23 +69,30 @@ class PolicyNet(nn.Module):
 def sample_categorical(probs: torch.Tensor, generator: torch.Generator | None = None
                        ) -> torch.Tensor:
     """One action per row of ``(B, N)`` probabilities: exactly ``torch.multinomial(probs, 1,
-    generator=generator).squeeze(-1)`` (same actions, same generator state after), 2.5x faster
-    on masked rows.
+    generator=generator).squeeze(-1)`` (same actions, same generator state after), about 3x
+    faster on masked rows.
 
     torch samples one category as ``argmax(probs / q)`` with ``q ~ Exp(1)`` drawn by
-    ``exponential_``, i.e. ``float(-log1p(-u))`` from double uniforms ``u``. The uniforms must
-    all be drawn to leave the generator where torch leaves it, but the logarithm, the costly
-    part, is needed only where ``probs > 0``: elsewhere ``0 / q`` is 0 whatever ``q`` (``u == 0``,
-    where ``q`` would be 0, is kept exact too). ``tests/agents/test_ppo.py`` checks the
-    equality on random masked rows.
+    ``exponential_``, i.e. ``float(-log1p(-u))`` from double uniforms ``u``. All the uniforms
+    must be drawn to leave the generator where torch leaves it, but the logarithm, the costly
+    part, is needed only where ``probs > 0``: elsewhere ``probs / q`` is 0, below the row's
+    maximum (a row of probabilities has a positive entry), so the argmax is taken over those
+    entries alone, the first of equal maxima winning as in ``argmax``. A ``u`` of exactly 0 (``q
+    = 0``, where torch divides by zero) takes the full computation. ``tests/agents/test_ppo.py``
+    checks the equality on random masked rows.
     """
     if not bool((probs >= 0).all()):  # multinomial's own check (NaN: a diverged network)
         raise RuntimeError("probability tensor contains either inf, nan or element < 0")
     u = torch.rand(probs.shape, generator=generator, dtype=torch.float64)
-    live = (probs > 0) | (u == 0)
-    q = torch.ones_like(probs)
-    q[live] = (-torch.log1p(-u[live])).to(probs.dtype)
-    return (probs / q).argmax(dim=-1)
+    if bool((u == 0).any()):
+        return (probs / (-torch.log1p(-u)).to(probs.dtype)).argmax(dim=-1)
+    rows, cols = (probs > 0).nonzero(as_tuple=True)
+    score = probs[rows, cols] / (-torch.log1p(-u[rows, cols])).to(probs.dtype)
+    best = torch.full((len(probs),), float("-inf"), dtype=probs.dtype).scatter_reduce(
+        0, rows, score, "amax")
+    top = score == best[rows]
+    return torch.full((len(probs),), probs.shape[-1], dtype=torch.int64).scatter_reduce(
+        0, rows[top], cols[top], "amin")
 
 
 def gae(rewards, values, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:

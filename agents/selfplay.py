@@ -92,7 +92,8 @@ class Episodes:
                  gamma: float, lam: float):
         self.num_slots, self.obs_size, self.num_actions = num_slots, obs_size, num_actions
         self.gamma, self.lam = gamma, lam
-        self.size = 0  # decisions in the store
+        self.size = 0  # decisions in the store, closed ones included until compacted
+        self.dead = 0  # closed decisions still in the store
         self._alloc(1024)
         # the episode each (slot, seat) is in, and the id of its last decision (-1: none yet)
         self.episode = np.arange(num_slots * 4).reshape(num_slots, 4)
@@ -118,7 +119,7 @@ class Episodes:
     @property
     def open_decisions(self) -> int:
         """Decisions recorded in episodes that have not ended."""
-        return self.size
+        return self.size - self.dead
 
     def record(self, slots, seats, obs, masks, actions, logp, values) -> None:
         """One step's learner decisions: row ``k`` is seat ``seats[k]`` of slot ``slots[k]``
@@ -126,7 +127,9 @@ class Episodes:
         slots = np.asarray(slots, dtype=np.int64)
         n = len(slots)
         if self.size + n > self.capacity:
-            self._alloc(max(2 * self.capacity, self.size + n))
+            self._compact()
+            if self.size + n > self.capacity // 2:  # room for a while before the next copy
+                self._alloc(max(2 * self.capacity, 2 * (self.size + n)))
         ids = np.arange(self.size, self.size + n)
         self.obs[ids], self.mask[ids] = obs, masks
         self.action[ids], self.logp[ids], self.value[ids] = actions, logp, values
@@ -178,28 +181,30 @@ class Episodes:
                 if bounds[e + 1] > bounds[e]:
                     total += sum(rewards[bounds[e]:bounds[e + 1]])  # left to right
             totals.append(total)
-        self._compact(~done)
+        self.owner[np.flatnonzero(done)] = -1  # closed: compacted away later, in one copy
+        self.dead += len(ids)
         self.episode[slots] = self.next_episode + np.arange(len(slots) * 4).reshape(-1, 4)
         self.next_episode += len(slots) * 4
         self.last[slots] = -1
         return totals
 
-    def _compact(self, keep: np.ndarray) -> None:
-        """Drop the closed decisions from the store (renumbering ``last``)."""
-        ids = np.flatnonzero(keep)
-        if len(ids) == self.size:
+    def _compact(self) -> None:
+        """Drop the closed decisions (owner -1) from the store, renumbering ``last``."""
+        if not self.dead:
             return
+        ids = np.flatnonzero(self.owner[:self.size] >= 0)
         new_id = np.full(self.size + 1, -1)
         new_id[ids] = np.arange(len(ids))
         for name in ("obs", "mask", "action", "logp", "value", "reward", "shaped", "owner"):
             array = getattr(self, name)
             array[:len(ids)] = array[ids]
         self.last = new_id[self.last]  # -1 stays -1 (index -1 is the extra entry)
-        self.size = len(ids)
+        self.size, self.dead = len(ids), 0
 
     def take(self) -> Batch:
         """The closed decisions so far, in closing order (they leave the book)."""
         batch = Batch.concat(self.closed, self.obs_size, self.num_actions)
         self.closed, self.closed_count = [], 0
+        self._compact()
         return batch
 

@@ -115,3 +115,14 @@ def test_sample_categorical_is_exactly_torch_multinomial():
         assert mask[torch.arange(rows), got].all()
     with pytest.raises(RuntimeError, match="nan"):
         sample_categorical(torch.tensor([[float("nan"), 1.0]]))
+
+
+def test_sample_categorical_with_a_zero_uniform_divides_as_torch_does(monkeypatch):
+    """u == 0 makes q == 0: torch's probs / q is then inf (or NaN on a masked entry) and wins
+    the argmax; the shortcut must not hide that."""
+    from agents import ppo
+    probs = torch.tensor([[0.0, 0.3, 0.7], [0.5, 0.0, 0.5]])
+    u = torch.tensor([[0.0, 0.5, 0.5], [0.9, 0.1, 0.0]], dtype=torch.float64)
+    monkeypatch.setattr(ppo.torch, "rand", lambda *a, **k: u.clone())
+    want = (probs / (-torch.log1p(-u)).float()).argmax(dim=-1)
+    assert ppo.sample_categorical(probs).tolist() == want.tolist() == [0, 2]
