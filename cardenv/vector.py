@@ -230,7 +230,7 @@ class VectorGame:
     def masks(self) -> np.ndarray:
         """``(B, N)`` bool: the legal actions of the seat to act in each slot (the caller's own
         array: changing it changes no game)."""
-        return self.engine.masks().copy()  # engines keep theirs to check the next step
+        return self.engine.masks()
 
     def states(self) -> np.ndarray:
         """``(B, S)`` float32: each slot's global state (every hand included)."""

@@ -132,7 +132,8 @@ class BatchEngine(Protocol):
         """``(B, observation_size)`` float32, as ``Game.observations``."""
 
     def masks(self) -> np.ndarray:
-        """``(B, num_actions)`` bool, as ``Game.legal_masks``; the caller does not modify it."""
+        """``(B, num_actions)`` bool, as ``Game.legal_masks``: a new array each call, the
+        caller's to change (``legal`` must not read it)."""
 
     def global_states(self) -> np.ndarray:
         """``(B, state_size)`` float32."""

@@ -17,11 +17,11 @@ DECK = np.repeat(np.arange(NUM_KINDS), DECKS)
 def deal(rng: np.random.Generator, dealer: int) -> tuple[np.ndarray, list[list[int]]]:
     """Shuffle and deal: ``(hands (4, 54) counts, the cards each seat received in order)``."""
     order = rng.permutation(DECK)
-    received = [[int(k) for k in order[(seat - dealer) % 4::4]] for seat in range(4)]
+    dealt = [order[(seat - dealer) % 4::4] for seat in range(4)]
     hands = np.zeros((4, NUM_KINDS), dtype=np.int16)
     for seat in range(4):
-        np.add.at(hands[seat], received[seat], 1)
-    return hands, received
+        hands[seat] = np.bincount(dealt[seat], minlength=NUM_KINDS)
+    return hands, [cards.tolist() for cards in dealt]
 
 
 def first_hand_call(rng: np.random.Generator, dealer_hand) -> int:

@@ -32,6 +32,7 @@ from cardenv.dagong.deal import deal, first_hand_call, later_hand_call
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.scoring import HandResult, result_from_dict, settle
 from cardenv.dagong.selection import select_cards
+from cardenv.dagong.vector import DagongBatch
 
 OPTIONS = {
     "hands": Option(1, positive_int, "an int >= 1",
@@ -72,6 +73,8 @@ class DagongGame(CardGame):
     # the batched queries of the engine contract (core.protocol): one vectorized mask call
     legal_masks = staticmethod(batch.legal_masks)
     sides = staticmethod(batch.sides)
+    # many games stepped together, the play phase in numpy (cardenv.vector.VectorGame uses it)
+    batch_engine = DagongBatch
 
     def __init__(self, **options):
         self.options = resolve(OPTIONS, options, "dagong")

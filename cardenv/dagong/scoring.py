@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL, kind_of
+from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL
 from cardenv.core.checks import check_bool, check_choice, check_int, check_int_list, check_seat
 from cardenv.core.errors import StateError
 from cardenv.dagong.catalogue import POINT_RANKS
@@ -75,13 +75,16 @@ def hand_points(hand) -> int:
 
 def xiqian_units(hand) -> int:
     """喜钱 units for a dealt hand: 8喜 = 2 per rank, 7喜 = 1, 天炸 = 1, four natural 510K sets = 1."""
-    units = 0
-    for r in range(13):
-        natural = sum(int(hand[kind_of(r, s)]) for s in range(4))
-        units += 2 if natural == 8 else 1 if natural == 7 else 0
-    if int(hand[NUM_NATURAL]) + int(hand[NUM_NATURAL + 1]) == 4:
+    # plain ints first: indexing a numpy row card by card costs more than the whole count
+    counts = hand.tolist() if hasattr(hand, "tolist") else [int(x) for x in hand]
+    # natural cards per rank: kind_of(r, s) = 4 * r + s, so zip over one iterator four times
+    # yields each rank's four suits
+    kinds = [iter(counts[:NUM_NATURAL])] * 4
+    natural = [a + b + c + d for a, b, c, d in zip(*kinds)]
+    units = sum(2 if n == 8 else 1 if n == 7 else 0 for n in natural)
+    if counts[NUM_NATURAL] + counts[NUM_NATURAL + 1] == 4:
         units += 1
-    if min(sum(int(hand[kind_of(r, s)]) for s in range(4)) for r in POINT_RANKS) >= 4:
+    if min(natural[r] for r in POINT_RANKS) >= 4:
         units += 1
     return units
 
