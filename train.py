@@ -23,7 +23,7 @@ partnerships as dealt, see ``agents.rollout.partnership``) and the other seats a
 opponent drawn from ``opponents`` (``heuristic``, ``frozen`` = a random
 snapshot of the learner from the last ``pool_size`` snapshots, ``random``). Only complete
 hands are learned from: each learner seat's decisions form an episode ending with the hand's
-reward, and advantages come from GAE with no bootstrapping (``agents.selfplay.Episodes`` keeps
+reward, and advantages come from GAE with no bootstrapping (``agents.selfplay`` keeps
 that bookkeeping).
 """
 
@@ -36,15 +36,29 @@ import json
 import os
 import sys
 import time
-from collections import deque
 from dataclasses import dataclass, field
 
 import numpy as np
 import yaml
 
-from agents.selfplay import Episodes
+from agents.evaluate import duplicate
+from agents.heuristics import heuristic_for
+from agents.random_agent import RandomAgent
+from agents.rollout import game_variants
+from agents.selfplay import SelfPlay
+from agents.shaping import SHAPING, shaping_for
 from cardenv.core.checks import is_int, is_number
 from cardenv.core.errors import ConfigError
+from cardenv.games import names as game_names
+from cardenv.vector import VectorGame
+
+try:  # the [train] extra; main() says so if it is missing
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from agents.ppo import PolicyNet, PPOAgent, fit, game_sizes, ppo_loss, slim
+except ImportError:
+    torch = None
 
 
 @dataclass
@@ -85,10 +99,11 @@ class Config:
     max_grad_norm: float = 0.5
     """gradient clipping."""
     score_shaping: float = 0.0
-    """Dabang only: at each hand's end every learner seat also gets ``score_shaping * (S - 160)
-    / 80`` where S is the attackers' score, with the sign of its side (attackers +, defenders -).
-    The levels a hand moves are a step function of S, so this adds a dense, aligned signal to
-    the many hands whose level change is the same either way. Evaluation never sees it."""
+    """weight of the game's reward shaping (agents.shaping; Dabang only): at each hand's end
+    every learner seat also gets ``score_shaping * (S - 160) / 80`` where S is the attackers'
+    score, with the sign of its side (attackers +, defenders -). The levels a hand moves are a
+    step function of S, so this adds a dense, aligned signal to the many hands whose level
+    change is the same either way. Evaluation never sees it."""
     opponents: dict = field(default_factory=lambda: {"heuristic": 0.8, "frozen": 0.2})
     """opponent mix: weights of "heuristic", "frozen" (past snapshots) and "random"."""
     snapshot_every: int = 5
@@ -125,8 +140,8 @@ def _check(cfg: Config) -> Config:
         if not ok:
             raise ConfigError(f"config: {message}")
 
-    from cardenv.games import names
-    need(cfg.game in names(), f"game must be one of {', '.join(names())}, got {cfg.game!r}")
+    need(cfg.game in game_names(), f"game must be one of {', '.join(game_names())}, got "
+                                   f"{cfg.game!r}")
     need(isinstance(cfg.options, dict) or (isinstance(cfg.options, list) and cfg.options and
                                            all(isinstance(o, dict) for o in cfg.options)),
          "options must be a mapping or a non-empty list of mappings")
@@ -149,7 +164,8 @@ def _check(cfg: Config) -> Config:
     need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1, "gamma in (0, 1], gae_lambda in [0, 1]")
     need(is_number(cfg.score_shaping) and cfg.score_shaping >= 0,
          "score_shaping must be a finite number >= 0")
-    need(cfg.score_shaping == 0 or cfg.game == "dabang", "score_shaping applies to dabang only")
+    need(cfg.score_shaping == 0 or shaping_for(cfg.game) is not None,
+         f"score_shaping applies to {', '.join(SHAPING)} only")
     need(isinstance(cfg.hidden, list) and cfg.hidden and
          all(is_int(h) and h >= 1 for h in cfg.hidden), "hidden must be a list of ints")
     need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
@@ -158,7 +174,6 @@ def _check(cfg: Config) -> Config:
         need(isinstance(weight, (int, float)) and weight >= 0, f"opponent weight {name} < 0")
     need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
     # the game options are checked by the game itself
-    from agents.rollout import game_variants
     game_variants(cfg.game, cfg.options)
     return cfg
 
@@ -204,14 +219,6 @@ class Trainer:
     """One training run: games, learner, opponents, buffers, logs and checkpoints."""
 
     def __init__(self, cfg: Config, resume: dict | None = None):
-        import torch
-
-        from agents.heuristics import heuristic_for
-        from agents.ppo import PolicyNet, game_sizes
-        from agents.random_agent import RandomAgent
-        from cardenv.vector import VectorGame
-
-        self.torch = torch
         self.cfg = cfg
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(cfg.seed)
@@ -243,98 +250,37 @@ class Trainer:
         self.frozen = [self._frozen_agent(sd) for sd in self.pool]
         self.games = VectorGame(cfg.game, cfg.num_envs, seed=first_seed, options=cfg.options)
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
-        self.roles: list = [None] * len(self.games)  # per slot: (seat -> agent, opponent kind)
-        self.learner = np.zeros((len(self.games), 4), dtype=bool)  # the learner's seats
-        self.opponent: list = [None] * len(self.games)  # the agent in the other seats
-        for i in range(len(self.games)):
-            self._set_roles(i, self._draw_roles(self.games.slots[i]))
-        self.episodes = Episodes(len(self.games), self.games.game.observation_size,
-                                 self.games.num_actions, cfg.gamma, cfg.gae_lambda)
-        self.recent = deque(maxlen=400)  # (opponent kind, learner team reward) per hand
-        from torch.utils.tensorboard import SummaryWriter
+        self.selfplay = SelfPlay(
+            self.games, self.rng, cfg.opponents,
+            {"heuristic": self.heuristic, "random": self.random}, cfg.gamma, cfg.gae_lambda,
+            shaping=shaping_for(cfg.game), shaping_weight=cfg.score_shaping)
+        self.selfplay.frozen = self.frozen
         self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
 
     # --- opponents ------------------------------------------------------------------------
 
     def _frozen_agent(self, state_dict):
-        from agents.ppo import PPOAgent
         net = self.make_net()
         net.load_state_dict(state_dict)
         return PPOAgent(self.cfg.game, net, greedy=False, seed=self.cfg.seed)
 
-    def _draw_roles(self, state) -> tuple[list, str]:
-        from agents.rollout import partnership
-        names = [n for n, w in self.cfg.opponents.items() if w > 0 and (n != "frozen" or self.frozen)]
-        weights = np.array([self.cfg.opponents[n] for n in names], dtype=float)
-        kind = names[self.rng.choice(len(names), p=weights / weights.sum())]
-        opponent = {"heuristic": self.heuristic, "random": self.random}.get(kind) \
-            or self.frozen[self.rng.integers(len(self.frozen))]
-        side = partnership(state)[int(self.rng.integers(2))]
-        return [("learner" if seat in side else opponent) for seat in range(4)], kind
-
     # --- collecting ---------------------------------------------------------------------------
 
-    def _shaping(self, hands: np.ndarray, ended: np.ndarray, finished: list) -> np.ndarray:
-        """Per-seat shaping rewards of the hands that ended this step (see ``score_shaping``);
-        ``hands`` is each slot's count of finished hands before the step."""
-        shaped = np.zeros((len(ended), 4))
-        if not self.cfg.score_shaping:
-            return shaped
-        last = {done.index: done.results[-1] for done in finished}
-        # a hand of a match ended and the match goes on
-        went_on = np.flatnonzero(~ended & (self.games.hands_played() > hands)).tolist()
-        for i in sorted(set(last) | set(went_on)):
-            result = last[i] if i in last else self.games.slots[i].results[-1]
-            bonus = self.cfg.score_shaping * (result.score - 160) / 80
-            for seat in range(4):
-                shaped[i, seat] = bonus if seat % 2 == result.attackers else -bonus
-        return shaped
-
-    def _set_roles(self, slot: int, roles: tuple[list, str]) -> None:
-        self.roles[slot] = roles
-        self.learner[slot] = [who == "learner" for who in roles[0]]
-        self.opponent[slot] = next((who for who in roles[0] if who != "learner"), None)
+    def _policy(self, obs: np.ndarray, masks: np.ndarray):
+        """The learner's sampled actions, log-probabilities and values (numpy)."""
+        action, logp, value = self.net.act(torch.as_tensor(obs), torch.as_tensor(masks),
+                                           generator=self.generator)
+        return (action.numpy(), logp.numpy().astype(np.float64),
+                value.numpy().astype(np.float64))
 
     def collect(self) -> dict:
         """Play until ``rollout_samples`` learner decisions of finished hands are ready."""
-        torch = self.torch
-        cfg, games, book = self.cfg, self.games, self.episodes
-        rows = np.arange(len(games))
-        while book.closed_count < cfg.rollout_samples:
-            obs, masks, seats = games.observations(), games.masks(), games.current()
-            actions = np.zeros(len(games), dtype=np.int64)
-            learner = self.learner[rows, seats]
-            mine = np.flatnonzero(learner)
-            if len(mine):
-                action, logp, value = self.net.act(torch.as_tensor(obs[mine]),
-                                                   torch.as_tensor(masks[mine]),
-                                                   generator=self.generator)
-                actions[mine] = action.numpy()
-                book.record(mine, seats[mine], obs[mine], masks[mine], actions[mine],
-                            logp.numpy().astype(np.float64), value.numpy().astype(np.float64))
-            groups: dict = {}  # each opponent acts once on all its rows, in first-row order
-            for i in np.flatnonzero(~learner).tolist():
-                who = self.opponent[i]
-                groups.setdefault(id(who), (who, []))[1].append(i)
-            for who, members in groups.values():
-                actions[members] = who.act_batch(obs[members], masks[members])
-            before = len(games.finished)
-            hands = games.hands_played() if cfg.score_shaping else None
-            rewards, ended = games.step(actions)
-            shaped = self._shaping(hands, ended, games.finished[before:])
-            del games.finished[:]  # nothing else reads them; a long run would hoard them
-            book.add_rewards(rewards, shaped)
-            closing = np.flatnonzero(ended)
-            for i, team_return in zip(closing.tolist(), book.close(closing)):
-                self.recent.append((self.roles[i][1], team_return))
-                self._set_roles(i, self._draw_roles(games.slots[i]))
-        return book.take().as_dict()
+        return self.selfplay.collect(self._policy, self.cfg.rollout_samples).as_dict()
 
     def imitate(self) -> None:
         """Clone the heuristic: chunks of heuristic self-play decisions, cross-entropy on the
         chosen actions and value regression on each seat's final reward."""
-        from cardenv.vector import VectorGame
-        torch, cfg = self.torch, self.cfg
+        cfg = self.cfg
         optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.imitation_lr)
         games = VectorGame(cfg.game, cfg.num_envs, options=cfg.options,
                            seed=cfg.seed * 7_000_003 + self.imitated)
@@ -367,26 +313,22 @@ class Trainer:
             t_act = torch.as_tensor(np.array(actions[:n]))
             t_ret = torch.as_tensor(target[:n])
             t_has = torch.as_tensor(has_value)
-            losses = []
-            for _ in range(cfg.imitation_epochs):
-                order = torch.randperm(n, generator=self.generator)
-                for start in range(0, n, cfg.minibatch):
-                    idx = order[start:start + cfg.minibatch]
-                    logits, values = self.net(t_obs[idx], t_mask[idx])
-                    policy_loss = torch.nn.functional.cross_entropy(logits, t_act[idx])
-                    weight = t_has[idx].float()
-                    value_loss = (weight * (values - t_ret[idx]) ** 2).sum() / weight.sum().clamp(min=1)
-                    loss = policy_loss + cfg.vf_coef * value_loss
-                    optimizer.zero_grad()
-                    loss.backward()
-                    torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
-                    optimizer.step()
-                    losses.append((policy_loss.item(), value_loss.item()))
+            def imitation_loss(idx):
+                logits, values = self.net(t_obs[idx], t_mask[idx])
+                policy_loss = torch.nn.functional.cross_entropy(logits, t_act[idx])
+                weight = t_has[idx].float()
+                value_loss = (weight * (values - t_ret[idx]) ** 2).sum() / weight.sum().clamp(min=1)
+                return policy_loss + cfg.vf_coef * value_loss, {
+                    "policy_loss": policy_loss.item(), "value_loss": value_loss.item()}
+
+            losses = fit(self.net, optimizer, n, epochs=cfg.imitation_epochs,
+                         minibatch=cfg.minibatch, generator=self.generator,
+                         max_grad_norm=cfg.max_grad_norm, loss_fn=imitation_loss)
             self.imitated += n
             with torch.no_grad():
                 logits, _ = self.net(t_obs[:4096], t_mask[:4096])
                 agreement = (logits.argmax(-1) == t_act[:4096]).float().mean().item()
-            policy_loss, value_loss = np.mean(losses, axis=0)
+            policy_loss, value_loss = np.mean(losses["policy_loss"]), np.mean(losses["value_loss"])
             self.writer.add_scalar("imitation/policy_loss", policy_loss, self.imitated)
             self.writer.add_scalar("imitation/agreement", agreement, self.imitated)
             print(f"imitation {self.imitated:,}/{cfg.imitation_samples:,} decisions | policy "
@@ -396,30 +338,22 @@ class Trainer:
     # --- learning -----------------------------------------------------------------------------
 
     def update(self, batch: dict) -> dict:
-        from agents.ppo import ppo_loss
-        torch, cfg = self.torch, self.cfg
+        cfg = self.cfg
         t = {k: torch.as_tensor(v) for k, v in batch.items()}
         t["obs"], t["mask"] = t["obs"].float(), t["mask"].bool()
         for k in ("logp", "value", "adv", "ret"):
             t[k] = t[k].float()
-        n = len(t["action"])
-        stats: dict = {}
-        for _ in range(cfg.epochs):
-            order = torch.randperm(n, generator=self.generator)
-            for start in range(0, n, cfg.minibatch):
-                idx = order[start:start + cfg.minibatch]
-                adv = t["adv"][idx]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
-                loss, parts = ppo_loss(self.net, t["obs"][idx], t["mask"][idx],
-                                       t["action"][idx], t["logp"][idx], adv, t["ret"][idx],
-                                       clip=cfg.clip, vf_coef=cfg.vf_coef,
-                                       ent_coef=cfg.ent_coef)
-                self.optimizer.zero_grad()
-                loss.backward()
-                torch.nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm)
-                self.optimizer.step()
-                for key, value in parts.items():
-                    stats.setdefault(key, []).append(value)
+
+        def loss(idx):
+            adv = t["adv"][idx]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
+            return ppo_loss(self.net, t["obs"][idx], t["mask"][idx], t["action"][idx],
+                            t["logp"][idx], adv, t["ret"][idx], clip=cfg.clip,
+                            vf_coef=cfg.vf_coef, ent_coef=cfg.ent_coef)
+
+        stats = fit(self.net, self.optimizer, len(t["action"]), epochs=cfg.epochs,
+                    minibatch=cfg.minibatch, generator=self.generator,
+                    max_grad_norm=cfg.max_grad_norm, loss_fn=loss)
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         ret, val = batch["ret"], batch["value"]
         out["explained_variance"] = float(1 - np.var(ret - val) / np.var(ret)) \
@@ -427,19 +361,18 @@ class Trainer:
         return out
 
     def win_rate(self, kind: str = "heuristic") -> float | None:
-        scores = [r for k, r in self.recent if k == kind]
-        return float(np.mean([r > 0 for r in scores])) if scores else None
+        return self.selfplay.win_rate(kind)
 
     # --- the run -------------------------------------------------------------------------------
 
     def save(self, name: str) -> str:
         path = os.path.join(self.run_path, name)
-        self.torch.save({
+        torch.save({
             "game": self.cfg.game, "options": self.cfg.options,
             "net": {"hidden": list(self.cfg.hidden)}, "model": self.net.state_dict(),
             "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
             "iteration": self.iteration, "samples": self.samples, "pool": self.pool,
-            "rng": self.rng.bit_generator.state, "torch_rng": self.torch.get_rng_state(),
+            "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
             "next_seed": self.games.next_seed, "imitated": self.imitated,
         }, path)
         return path
@@ -472,6 +405,7 @@ class Trainer:
                 self.pool.append({k: v.clone() for k, v in self.net.state_dict().items()})
                 self.pool = self.pool[-cfg.pool_size:]
                 self.frozen = [self._frozen_agent(sd) for sd in self.pool]
+                self.selfplay.frozen = self.frozen
             if self.iteration % cfg.checkpoint_every == 0:
                 self.save("checkpoint.pt")
             if self.iteration % cfg.log_every == 0:
@@ -483,7 +417,6 @@ class Trainer:
                       f"{stats['approx_kl']:.4f} | entropy {stats['entropy']:.2f}", flush=True)
         self.save("checkpoint.pt")
         final = self.save("final.pt")
-        from agents.ppo import slim
         slim(final, os.path.join(self.run_path, "agent.pt"))
         self.writer.flush()
         result = {"checkpoint": final, "samples": self.samples, "iterations": self.iteration,
@@ -494,8 +427,6 @@ class Trainer:
 
     def evaluate(self, deals: int) -> dict:
         """Duplicate evaluation against the heuristic under each set of training options."""
-        from agents.evaluate import duplicate
-        from agents.ppo import PPOAgent
         agent = PPOAgent(self.cfg.game, self.net, greedy=True)
         variants = self.cfg.options if isinstance(self.cfg.options, list) else [self.cfg.options]
         results = []
@@ -520,9 +451,7 @@ def main(argv=None) -> dict:
                         "overlaid with --config and the overrides)")
     parser.add_argument("overrides", nargs="*", help="key=value settings over the config")
     args = parser.parse_args(argv)
-    try:
-        import torch
-    except ImportError:
+    if torch is None:
         sys.exit('train.py needs torch: pip install -e ".[train]" (it pins the CPU build)')
     try:
         resume = None

@@ -138,6 +138,27 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
                   "clip_fraction": clip_fraction.item()}
 
 
+def fit(net: nn.Module, optimizer, rows: int, *, epochs: int, minibatch: int,
+        generator: torch.Generator, max_grad_norm: float, loss_fn) -> dict[str, list]:
+    """Minibatch gradient descent, the one loop of imitation and PPO: each epoch visits the
+    ``rows`` rows in a fresh random order (``generator``), ``minibatch`` at a time;
+    ``loss_fn(index) -> (loss, {name: float})`` gives a minibatch's loss, whose gradient (its
+    norm clipped to ``max_grad_norm``) takes one ``optimizer`` step. Returns each named part's
+    values, one per minibatch."""
+    stats: dict[str, list] = {}
+    for _ in range(epochs):
+        order = torch.randperm(rows, generator=generator)
+        for start in range(0, rows, minibatch):
+            loss, parts = loss_fn(order[start:start + minibatch])
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+            optimizer.step()
+            for key, value in parts.items():
+                stats.setdefault(key, []).append(value)
+    return stats
+
+
 def slim(src: str, dst: str, half: bool = True) -> None:
     """Write the playing part of checkpoint ``src`` (game, options, sizes, weights) to ``dst``,
     the weights in float16 unless ``half=False`` (half the size; loading restores float32)."""

@@ -1,5 +1,13 @@
-"""Self-play bookkeeping for PPO: the learner's decisions grouped into episodes, their rewards,
-and the advantages of the episodes that end, in numpy (no torch, no game internals).
+"""Self-play collection for PPO: the learner and its opponents seated on a ``VectorGame``
+(``SelfPlay``), the learner's decisions grouped into episodes with their rewards and the
+advantages of the episodes that end (``Episodes``, ``gae_batch``), in numpy (the policy is any
+callable; no game internals).
+
+``SelfPlay.collect(policy, samples)`` plays the games until ``samples`` learner decisions of
+finished episodes are ready and returns them as a ``Batch``. In each game the learner takes one
+side's seats (a side drawn at random among the hand's two partnerships as dealt) and an opponent
+drawn from the weighted mix takes the others, for the whole game; each opponent acts once per
+step on all the rows where it is to move.
 
 An *episode* is one learner seat's decisions in one game of a slot of a ``VectorGame`` (a hand,
 or a whole Dabang match), ending when the game ends. ``Episodes`` records each step's learner
@@ -16,9 +24,12 @@ episodes at once and gives bit for bit what ``agents.ppo.gae`` gives each of the
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
+
+from agents.rollout import partnership
 
 
 @dataclass
@@ -208,3 +219,99 @@ class Episodes:
         self._compact()
         return batch
 
+
+
+class SelfPlay:
+    """The learner against a weighted mix of opponents on ``games`` (a ``VectorGame``).
+
+    Args:
+        games: the games, stepped in lockstep.
+        rng: numpy generator of the seating and opponent draws.
+        opponents: weights of the opponent kinds, e.g. ``{"heuristic": 0.8, "frozen": 0.2}``.
+        players: the agent of each fixed kind (``{"heuristic": ..., "random": ...}``);
+            ``frozen`` agents come from ``self.frozen`` (set it when the pool changes; a kind
+            is drawn only once it has an agent).
+        gamma, lam: GAE parameters.
+        shaping: ``f(result, weight) -> (4,)`` extra rewards at each hand's end (see
+            ``agents.shaping``), with ``shaping_weight``; ``None`` for none.
+    """
+
+    def __init__(self, games, rng: np.random.Generator, opponents: dict, players: dict,
+                 gamma: float, lam: float, shaping=None, shaping_weight: float = 0.0):
+        self.games, self.rng = games, rng
+        self.opponents, self.players = dict(opponents), dict(players)
+        self.frozen: list = []
+        self.shaping = shaping if shaping_weight else None
+        self.shaping_weight = shaping_weight
+        self.recent = deque(maxlen=400)  # (opponent kind, learner team reward) per game
+        n = len(games)
+        self.roles: list = [None] * n  # per slot: (agent or "learner" per seat, opponent kind)
+        self.learner = np.zeros((n, 4), dtype=bool)
+        self.opponent: list = [None] * n  # the agent in the other seats
+        for i in range(n):
+            self.seat(i)
+        self.episodes = Episodes(n, games.game.observation_size, games.num_actions, gamma, lam)
+
+    def seat(self, slot: int) -> None:
+        """Draw who plays slot ``slot``'s game: the opponent kind, then the learner's side."""
+        names = [n for n, w in self.opponents.items() if w > 0 and (n != "frozen" or self.frozen)]
+        weights = np.array([self.opponents[n] for n in names], dtype=float)
+        kind = names[self.rng.choice(len(names), p=weights / weights.sum())]
+        opponent = self.players.get(kind) or self.frozen[self.rng.integers(len(self.frozen))]
+        side = partnership(self.games.slots[slot])[int(self.rng.integers(2))]
+        seats = [("learner" if seat in side else opponent) for seat in range(4)]
+        self.roles[slot] = (seats, kind)
+        self.learner[slot] = [who == "learner" for who in seats]
+        self.opponent[slot] = opponent
+
+    def win_rate(self, kind: str = "heuristic") -> float | None:
+        """Share of the recent games against ``kind`` that the learner's side won."""
+        scores = [r for k, r in self.recent if k == kind]
+        return float(np.mean([r > 0 for r in scores])) if scores else None
+
+    def _shaped(self, hands: np.ndarray, ended: np.ndarray, finished: list) -> np.ndarray:
+        """Per-seat shaping rewards of the hands that ended this step; ``hands`` is each slot's
+        count of finished hands before the step."""
+        shaped = np.zeros((len(ended), 4))
+        last = {done.index: done.results[-1] for done in finished}
+        # a hand of a match ended and the match goes on
+        went_on = np.flatnonzero(~ended & (self.games.hands_played() > hands)).tolist()
+        for i in sorted(set(last) | set(went_on)):
+            result = last[i] if i in last else self.games.slots[i].results[-1]
+            shaped[i] = self.shaping(result, self.shaping_weight)
+        return shaped
+
+    def collect(self, policy, samples: int) -> Batch:
+        """Play until ``samples`` learner decisions of finished episodes are ready.
+
+        ``policy(obs, masks) -> (actions, logp, values)`` (numpy arrays) acts for the learner's
+        rows. Episodes still running stay open for the next call."""
+        games, book = self.games, self.episodes
+        rows = np.arange(len(games))
+        while book.closed_count < samples:
+            obs, masks, seats = games.observations(), games.masks(), games.current()
+            actions = np.zeros(len(games), dtype=np.int64)
+            learner = self.learner[rows, seats]
+            mine = np.flatnonzero(learner)
+            if len(mine):
+                actions[mine], logp, values = policy(obs[mine], masks[mine])
+                book.record(mine, seats[mine], obs[mine], masks[mine], actions[mine], logp,
+                            values)
+            groups: dict = {}  # each opponent acts once on all its rows, in first-row order
+            for i in np.flatnonzero(~learner).tolist():
+                who = self.opponent[i]
+                groups.setdefault(id(who), (who, []))[1].append(i)
+            for who, members in groups.values():
+                actions[members] = who.act_batch(obs[members], masks[members])
+            before = len(games.finished)
+            hands = games.hands_played() if self.shaping else None
+            rewards, ended = games.step(actions)
+            shaped = self._shaped(hands, ended, games.finished[before:]) if self.shaping \
+                else np.zeros_like(rewards)
+            del games.finished[:]  # nothing else reads them; a long run would hoard them
+            book.add_rewards(rewards, shaped)
+            closing = np.flatnonzero(ended)
+            for i, team_return in zip(closing.tolist(), book.close(closing)):
+                self.recent.append((self.roles[i][1], team_return))
+                self.seat(i)
+        return book.take()

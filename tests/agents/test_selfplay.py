@@ -109,3 +109,40 @@ def test_episodes_equal_the_per_seat_lists(seed):
                 assert got[key].dtype == want[key].dtype or len(want[key]) == 0, key
                 assert np.array_equal(got[key], want[key].reshape(got[key].shape)), key
     assert book.open_decisions == sum(len(v) for v in ref.open.values())
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_selfplay_collects_complete_learner_episodes(game):
+    """A policy that plays uniformly at random, no torch: every row is a legal learner decision
+    with what the policy said of it; with values 0 and gamma = lambda = 1 the advantages are
+    the returns; the games still running keep their decisions for the next call."""
+    from agents.random_agent import RandomAgent
+    from agents.selfplay import SelfPlay
+    from cardenv.vector import VectorGame
+
+    games = VectorGame(game, 6, seed=11)
+    chooser = RandomAgent(game, 3)
+    calls = []
+
+    def policy(obs, masks):
+        calls.append(len(obs))
+        actions = chooser.act_batch(obs, masks)
+        return actions, np.full(len(obs), -1.0), np.zeros(len(obs))
+
+    play = SelfPlay(games, np.random.default_rng(0), {"random": 1.0},
+                    {"random": RandomAgent(game, 4)}, gamma=1.0, lam=1.0)
+    batch = play.collect(policy, 300)
+    assert len(batch) >= 300 and sum(calls) >= len(batch)
+    assert batch.mask[np.arange(len(batch)), batch.action].all()
+    assert np.array_equal(batch.adv, batch.ret) and (batch.logp == -1.0).all()
+    assert len(play.recent) > 0 and play.win_rate("random") is not None
+    assert play.episodes.open_decisions > 0  # the games still running keep their decisions
+
+
+def test_dabang_shaping_signs_by_side():
+    from types import SimpleNamespace
+
+    from agents.shaping import dabang_score, shaping_for
+    assert shaping_for("dagong") is None and shaping_for("dabang") is dabang_score
+    got = dabang_score(SimpleNamespace(score=200, attackers=1), 0.5)
+    assert got.tolist() == [-0.25, 0.25, -0.25, 0.25]

@@ -69,13 +69,13 @@ def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
     games, rng = trainer.games, np.random.default_rng(0)
     checked = {"match goes on": 0, "game ended": 0}
     for _ in range(20_000):
-        hands = [len(state.results) for state in games.slots]
+        hands = np.array([len(state.results) for state in games.slots])
         before = len(games.finished)
         masks = games.masks()
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         _, ended = games.step(actions)
         finished = games.finished[before:]
-        shaped = trainer._shaping(hands, ended, finished)
+        shaped = trainer.selfplay._shaped(hands, ended, finished)
         for i, state in enumerate(games.slots):
             done = next((f for f in finished if f.index == i), None)
             if done is None and len(state.results) == hands[i]:
