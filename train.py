@@ -10,8 +10,8 @@ Every field of ``Config`` below can be set in the YAML file or on the command li
 resumed run starts from the config it saved, overlaid with ``--config`` and the overrides. The run
 writes TensorBoard logs, ``checkpoint.pt`` (latest, for ``--resume``), ``final.pt`` and
 ``agent.pt`` (the final weights alone, for ``python -m agents.evaluate`` and sharing) to
-``run_dir/run_name``, and ends by printing its evaluation against the heuristic in duplicate
-format.
+``run_dir/run_name``, and ends by printing its evaluation against the random player and against
+the heuristic in duplicate format (``result.json`` holds both).
 
 Warm start (``imitation_samples > 0``): before PPO, the network is trained to imitate the
 heuristic players (cross-entropy on their decisions in heuristic-only games, the value head on
@@ -43,6 +43,7 @@ import yaml
 
 from agents.evaluate import duplicate
 from agents.heuristics import heuristic_for
+from agents.progress import Progress
 from agents.random_agent import RandomAgent
 from agents.rollout import game_variants
 from agents.selfplay import SelfPlay
@@ -119,7 +120,8 @@ class Config:
     imitation_lr: float = 1e-3
     """learning rate of the imitation phase."""
     eval_deals: int = 200
-    """duplicate deal pairs of the final evaluation against the heuristic."""
+    """duplicate deal pairs of the final evaluations against the random player and against the
+    heuristic."""
     checkpoint_every: int = 10
     """iterations between checkpoints."""
     run_dir: str = "runs"
@@ -383,7 +385,8 @@ class Trainer:
         if self.imitated < cfg.imitation_samples:
             self.imitate()
             self.save("checkpoint.pt")
-        last_samples, last_time = self.samples, start
+        # PPO's samples/s: the clock starts after the imitation phase
+        last_samples, last_time = self.samples, time.perf_counter()
         while self.samples < cfg.total_samples:
             if cfg.anneal_lr:
                 for group in self.optimizer.param_groups:
@@ -422,24 +425,30 @@ class Trainer:
         result = {"checkpoint": final, "samples": self.samples, "iterations": self.iteration,
                   "seconds": time.perf_counter() - start}
         if cfg.eval_deals:
-            result["evaluation"] = self.evaluate(cfg.eval_deals)
+            result["evaluation_vs_random"] = self.evaluate(cfg.eval_deals, "random")
+            result["evaluation"] = self.evaluate(cfg.eval_deals, "heuristic")
         return result
 
-    def evaluate(self, deals: int) -> dict:
-        """Duplicate evaluation against the heuristic under each set of training options."""
+    def evaluate(self, deals: int, opponent: str = "heuristic") -> dict:
+        """Duplicate evaluation against ``opponent`` ("heuristic" or "random") under each set
+        of training options, with a progress line."""
         agent = PPOAgent(self.cfg.game, self.net, greedy=True)
+        other = self.heuristic if opponent == "heuristic" else RandomAgent(self.cfg.game,
+                                                                           self.cfg.seed)
         variants = self.cfg.options if isinstance(self.cfg.options, list) else [self.cfg.options]
         results = []
         for options in variants:
-            stats = duplicate(self.cfg.game, agent, self.heuristic, deals, dict(options),
-                              seed=10_000_000 + self.cfg.seed)
+            label = f"evaluation: PPO vs {opponent}{' ' + str(options) if options else ''}"
+            stats = duplicate(self.cfg.game, agent, other, deals, dict(options),
+                              seed=10_000_000 + self.cfg.seed,
+                              progress=Progress(2 * deals, label, "games"))
             low, high = stats["win_rate_ci95"]
-            print(f"evaluation: PPO vs heuristic{' ' + str(options) if options else ''}, "
-                  f"{deals} duplicate deal pairs: win rate {stats['win_rate']:.3f} (95% CI "
-                  f"{low:.3f}..{high:.3f}), mean payoff per game "
-                  f"{stats['mean_payoff_per_game']:+.3f}")
+            print(f"{label}, {deals} duplicate deal pairs: win rate {stats['win_rate']:.3f} "
+                  f"(95% CI {low:.3f}..{high:.3f}), mean payoff per game "
+                  f"{stats['mean_payoff_per_game']:+.3f}", flush=True)
             results.append({"options": options, **stats})
-        self.writer.add_scalar("eval/win_rate_vs_heuristic", results[0]["win_rate"], self.samples)
+        self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", results[0]["win_rate"],
+                               self.samples)
         return results[0] if len(results) == 1 else {"by_options": results}
 
 

@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from agents.progress import Progress
 from agents.rollout import game_variants, play_batched
 from cardenv.games import names
 
@@ -74,8 +75,10 @@ def summarize(a_scores, b_scores, per_game_a) -> dict:
 
 
 def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = None,
-              seed: int = 0, batch: int = 256) -> dict:
-    """Play ``deals`` deal pairs; returns the statistics for agent A (see ``summarize``)."""
+              seed: int = 0, batch: int = 256, progress=None) -> dict:
+    """Play ``deals`` deal pairs; returns the statistics for agent A (see ``summarize``).
+    ``progress(games)`` hears how many of the ``2 * deals`` games are finished (e.g. an
+    ``agents.progress.Progress``)."""
     seeds = [seed + d for d in range(deals)]
     maker = game_variants(game, options)[0]
     sides = [maker.sides(maker.new_state(s))[0] for s in seeds]
@@ -83,8 +86,11 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
     def seats(first, second):
         return lambda j: [first if seat in sides[j] else second for seat in range(4)]
 
-    a_first = play_batched(game, seats(agent_a, agent_b), seeds, options, batch)
-    b_first = play_batched(game, seats(agent_b, agent_a), seeds, options, batch)
+    first = second = None
+    if progress is not None:
+        first, second = progress, (lambda done: progress(deals + done))
+    a_first = play_batched(game, seats(agent_a, agent_b), seeds, options, batch, first)
+    b_first = play_batched(game, seats(agent_b, agent_a), seeds, options, batch, second)
     a_scores, b_scores, per_game = [], [], []
     for side, one, two in zip(sides, a_first, b_first):
         a1 = sum(one.returns[s] for s in side)
@@ -138,6 +144,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="a rules option of the game, e.g. --set dealer=random (repeatable)")
     parser.add_argument("--out", help="write the result as JSON to this path")
+    parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be >= 1")
@@ -154,7 +161,8 @@ def main(argv=None) -> dict:
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
     start = time.perf_counter()
-    stats = duplicate(args.game, a, b, args.deals, options, args.seed)
+    progress = None if args.quiet else Progress(2 * args.deals, "evaluation", "games")
+    stats = duplicate(args.game, a, b, args.deals, options, args.seed, progress=progress)
     stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
                  options=options, unit="match" if args.match else "hand",
                  seconds=time.perf_counter() - start)

@@ -19,11 +19,12 @@ def partnership(state) -> tuple[list[int], list[int]]:
 
 
 def play_batched(game: str, agents_by_seat, seeds, options: dict | None = None,
-                 batch: int = 256) -> list[Finished]:
+                 batch: int = 256, progress=None) -> list[Finished]:
     """Play one game per seed to the end; ``agents_by_seat(seed_index) -> [agent] * 4`` gives
     each game's seat assignment. Games run ``batch`` at a time in lockstep; each distinct agent
     acts in one ``act_batch`` call per step on all the games where it is to move. Returns the
-    finished games in seed order."""
+    finished games in seed order; ``progress(count)`` is called with the count finished so far
+    whenever it grows."""
     seeds = list(seeds)
     results: dict[int, Finished] = {}
     todo = list(range(len(seeds)))
@@ -60,5 +61,7 @@ def play_batched(game: str, agents_by_seat, seeds, options: dict | None = None,
                 owner[slot] = j
             else:
                 active.discard(slot)
+        if progress is not None and games.finished[before:]:
+            progress(len(results))
         del games.finished[:]
     return [results[j] for j in range(len(seeds))]

@@ -41,7 +41,11 @@ def test_command_line_writes_json(tmp_path, capsys):
     out = tmp_path / "r.json"
     stats = main(["dagong", "random", "random", "--deals", "20", "--out", str(out)])
     assert json.loads(out.read_text())["pairs"] == 20 == stats["pairs"]
-    assert "win rate" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "win rate" in captured.out
+    assert "evaluation: 40/40 games (100%)" in captured.err  # the progress line
+    main(["dagong", "random", "random", "--deals", "3", "--quiet"])
+    assert "evaluation:" not in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["dagong", "random", "random", "--match"])
 

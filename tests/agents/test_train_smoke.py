@@ -19,8 +19,11 @@ def run(tmp_path, name, *overrides, config="configs/smoke.yaml"):
 @pytest.mark.parametrize("game", ["dagong", "dabang"])
 def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game):
     result = run(tmp_path, game, f"game={game}")
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     assert "imitation" in out and "samples/s" in out and "evaluation: PPO vs heuristic" in out
+    assert "evaluation: PPO vs random" in out
+    assert "evaluation: PPO vs heuristic: 20/20 games" in captured.err  # its progress line
     folder = tmp_path / game
     assert (folder / "final.pt").exists() and (folder / "checkpoint.pt").exists()
     from agents.ppo import PPOAgent
@@ -28,6 +31,7 @@ def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game):
     assert (folder / "agent.pt").stat().st_size < (folder / "final.pt").stat().st_size
     assert json.loads((folder / "result.json").read_text())["samples"] == result["samples"]
     assert 0 <= result["evaluation"]["win_rate"] <= 1 and result["evaluation"]["pairs"] == 10
+    assert result["evaluation_vs_random"]["pairs"] == 10
     assert any(name.startswith("events") for name in os.listdir(folder / "tb"))
     before = torch.load(folder / "checkpoint.pt", weights_only=False)
     more = tmp_path / "more.yaml"  # a resumed run takes --config over its saved config
