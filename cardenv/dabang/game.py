@@ -50,6 +50,7 @@ from cardenv.dabang.phases.deal import DEALT, Deal
 from cardenv.dabang.phases.trick import Trick
 from cardenv.dabang.phases.tribute import Tribute
 from cardenv.dabang.scoring import MAX_LEVEL, MIN_LEVEL, HandResult, result_from_dict, score_hand
+from cardenv.dabang.vector import DabangBatch
 
 DECKS = 4
 DECK = np.repeat(np.arange(NUM_KINDS), DECKS)
@@ -116,6 +117,8 @@ class DabangGame(CardGame):
     # the batched queries of the engine contract (core.protocol): follow steps in one call
     legal_masks = staticmethod(batch.legal_masks)
     sides = staticmethod(batch.sides)
+    # many states stepped together, the trick phase in numpy (cardenv.vector.VectorGame uses it)
+    batch_engine = DabangBatch
 
     def __init__(self, **options):
         self.options = resolve(OPTIONS, options, "dabang")

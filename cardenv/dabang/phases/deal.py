@@ -101,27 +101,13 @@ def apply(state, action: int) -> None:
 def run(state) -> bool:
     """Deal on until a seat may declare (True: ``declare`` entered) or declaring is over."""
     deal = state.deal
-    during = state.game.options["bidding"] == "during_deal"
-    hands = state.v["hand"]
     while deal.queue:  # (b) each other player that could override, in play order
         seat = deal.queue.pop(0)
         if _declarations(state, seat):
             _ask(state, seat, "override")
             return True
-    while not deal.after_deal and deal.pos < DEALT:
-        card = deal.deck[deal.pos]
-        seat = (state.start_seat + deal.pos) % 4
-        deal.pos += 1
-        could = _declarations(state, seat) if during and _may_enable(state, card) else None
-        hands[seat, card] += 1
-        state.cards_left[seat] += 1
-        state.v["cards_left"][seat] = state.cards_left[seat]
-        if deal.grab_waiting and seat == deal.declarer and card < NUM_NATURAL:
-            set_trump(state, card % 4)
-            deal.grab_waiting = False
-        if could is not None and set(_declarations(state, seat)) - set(could):
-            _ask(state, seat, "new card")  # (a) a declaration it could not make before
-            return True
+    if not deal.after_deal and deal.pos < DEALT and _deal_on(state):
+        return True
     deal.after_deal = True
     while deal.round_quiet < 4:  # (c) after the deal, round the table while anyone declares
         seat = deal.round_seat
@@ -133,10 +119,53 @@ def run(state) -> bool:
     return False
 
 
-def _may_enable(state, card: int) -> bool:
+def _deal_on(state) -> bool:
+    """Deal the cards left one at a time until one lets its seat make a declaration it could not
+    make before ((a): True, that seat is asked) or all are dealt (False).
+
+    The hands are counted in plain lists while dealing (a card is one list increment, not
+    numpy writes) and written back to the buffer when the dealing stops."""
+    deal, v = state.deal, state.v
+    deck, start, first_hand, level = deal.deck, state.start_seat, state.first_hand, state.level
+    enabling = _enabling(state) if state.game.options["bidding"] == "during_deal" else set()
+    hands, cards_left = v["hand"].tolist(), state.cards_left
+    asked = None
+    pos = deal.pos
+    while pos < DEALT:
+        card = deck[pos]
+        seat = (start + pos) % 4
+        pos += 1
+        hand = hands[seat]
+        could = declare.legal(hand, first_hand, level, deal.decl) if card in enabling else None
+        hand[card] += 1
+        cards_left[seat] += 1
+        if deal.grab_waiting and seat == deal.declarer and card < NUM_NATURAL:
+            set_trump(state, card % 4)
+            deal.grab_waiting = False
+        if could is not None and \
+                set(declare.legal(hand, first_hand, level, deal.decl)) - set(could):
+            asked = seat
+            break
+    deal.pos = pos
+    v["hand"][:] = hands
+    v["cards_left"][:] = cards_left
+    if asked is None:
+        return False
+    _ask(state, asked, "new card")  # a declaration it could not make before
+    return True
+
+
+def _enabling(state) -> set[int]:
+    """The cards whose arrival may give their seat a new declaration: the first hand's big
+    joker while nobody has declared; later, the jokers and the level cards."""
     if state.first_hand:
-        return card == BIG_JOKER and state.deal.decl == 0
-    return card >= NUM_NATURAL or card // 4 == state.level - 3
+        return {BIG_JOKER} if state.deal.decl == 0 else set()
+    level_cards = (state.level - 3) * 4
+    return {*range(level_cards, level_cards + 4), *range(NUM_NATURAL, NUM_KINDS)}
+
+
+def _may_enable(state, card: int) -> bool:
+    return card in _enabling(state)
 
 
 def _declarations(state, seat: int) -> list[int]:

@@ -1,0 +1,606 @@
+"""Dabang's batched engine: many games side by side, the trick phase stepped in numpy.
+
+``DabangBatch(states)`` holds B Dabang states (any option variants) and implements the batched
+engine interface of ``cardenv.vector`` (``current``, ``observations``, ``masks``,
+``global_states``, ``legal``, ``step``, ``state``, ``replace``). Trick play (``Phase.PLAY``) is
+most of a hand's decisions, so the games in that phase are stepped together by numpy calls over
+struct-of-arrays (SoA) copies of their trick state, with no Python loop over games or cards; the
+rarer phases (the deal and declarations, tribute, burial, 扣王) and the end of a hand (scoring,
+the next deal, the end of the episode) run game by game through the reference code
+(``game.py``, ``phases/*.py``), which stays the definition of the rules: a property test
+(``tests/dabang/test_vector_engine.py``) steps both side by side. The masks of the play rows
+come from numpy over the arrays (``_play_mask``, ``follow.play_mask``'s rule worked out per
+count held), those of the bury rows from the buffer, the others from their states; the
+observations are block copies out of the stacked buffers (``ObservationGather``). A batch of
+fewer than ``MIN_VECTOR_BATCH`` games is stepped by the reference code alone.
+
+Where each part of a game lives:
+
+- the tensor state: one ``(B, L)`` int16 array ``buffer``; each state's ``buffer`` (and its
+  named views ``state.v``) is rebound to its row, so both the numpy step and the reference code
+  write straight into it, and observations and global states are gathers over it;
+- the trick (``state.trick``, a ``Trick``) and the scalars play changes (``current``,
+  ``cards_left``, ``points``, ``last_trick_team``, ``last_rewards``, ``history``): for a game in
+  the play phase, the arrays below are the truth and the object is brought up to date lazily
+  (``_sync``: when ``state(i)`` is read, before the reference code takes a step, at
+  ``replace``); for a game in any other phase, the object is the truth and the arrays are
+  loaded from it when it enters play (``_load``).
+
+The trick arrays: the lead (``leader``, ``led`` kind, ``k`` cards), the follow being built as
+its groups in step order (``part_kind``/``part_count``, ``part_n`` groups: ``Trick.partial`` is
+an insertion-ordered dict), each completed play (``play_seat``, ``play_ident`` = the kind if
+``k`` identical cards else -1, ``play_void``, its groups ``play_kind``/``play_count``), and the
+seats of the trick in turn (``order``, ``order_n``; ``Trick.to_play`` is ``order[num_plays:]``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
+from cardenv.dabang import catalogue as cat
+from cardenv.dabang.follow import (_EXPAND32, _FEASIBLE_BITS, _TOP3, _between, _row, duty_index,
+                                   trick_winner)
+from cardenv.dabang.observation import LAYOUT
+from cardenv.dabang.phase import Phase
+from cardenv.dabang.phases.deal import DEALT
+from cardenv.dabang.phases.trick import Trick
+from cardenv.dabang.strength import NUM_LEVELS, SUIT_CLASS
+
+_K = NUM_KINDS
+_L = LAYOUT.size
+_OFF = LAYOUT.offsets
+_HAND, _SELECTION, _PLAYED, _TRICK = (_OFF[n] for n in ("hand", "selection", "played", "trick"))
+_TO_PLAY, _LEADER, _LED_COUNT = _OFF["to_play"], _OFF["leader"], _OFF["led_count"]
+_POINTS, _CARDS_LEFT = _OFF["points"], _OFF["cards_left"]
+_KINDS = np.arange(_K)
+_GROUPS = np.arange(4)  # a play holds at most 4 groups of identical cards
+_H = np.arange(1, 5)  # copies of a kind a hand can hold
+_SCODE = np.array([125, 25, 5, 1])  # follow's code of four counts 0..4
+_PLAY = cat.PLAY
+_KIND_POINTS = KIND_POINTS.astype(np.int64)
+# _IN_CLASS[(trump * NUM_LEVELS + level - 3) * 5 + class]: the kinds of that suit class
+_CLASS_ROWS = SUIT_CLASS.reshape(-1, _K).astype(np.int64)
+_IN_CLASS = (_CLASS_ROWS[:, None, :] == np.arange(5)[None, :, None]).reshape(-1, _K)
+# _CODE[_IN_CLASS5[suit row] + copies held]: the kind's entry in _play_mask's row tables
+_IN_CLASS5 = (_IN_CLASS * 5).astype(np.int8)
+_CODE = np.array([0, 1, 2, 3, 4, 0, 5, 6, 7, 8], dtype=np.int32)
+_ONE_HOT = np.eye(5, dtype=np.int64)  # _ONE_HOT[c]: c in 0..4 as a histogram's unit
+
+
+def _base_table() -> np.ndarray:
+    """``follow``'s dead-rule table row (``_row(...) // 4``) from ``k``, the led-suit kinds held
+    exactly 2 (up to 2), 3 and 4 times (up to 1) and the follow's groups of 1 (up to 3), 2 and
+    3 cards (up to 1), by ``follow.duty_index`` and ``follow._row``."""
+    grid = np.indices((5, 3, 2, 2, 4, 2, 2))
+    k, e2, e3, e4, n1, n2, n3 = grid
+    duty = duty_index(k, e2, e3, e4)
+    return _row(np.maximum(k, 1), duty, n1, n2, n3, 1) // 4
+
+
+def _top3_table() -> np.ndarray:
+    """``follow._TOP3`` indexed by the counts of free led-suit kinds held at least 1, 2, 3, 4
+    times (each up to 4, coded base 5) instead of by the four largest counts."""
+    at_least = np.indices((5, 5, 5, 5)).reshape(4, -1).T  # rows: [>= 1, >= 2, >= 3, >= 4]
+    top4 = (at_least[:, None, :] > np.arange(4)[None, :, None]).sum(axis=2)  # largest first
+    table = np.zeros((5 ** 4, 5), dtype=np.int64)
+    codes = at_least @ _SCODE
+    table[codes] = _TOP3[top4 @ _SCODE]
+    return table
+
+
+_BASE = _base_table()
+_TOP3_AT_LEAST = _top3_table()
+_TURN = (np.arange(4)[:, None] + np.arange(4)) % 4  # _TURN[seat]: the seats in turn from it
+# pending play actions per game: at most a hand's, and each play step plays a card or more
+_HISTORY = DEALT
+
+
+class DabangBatch:
+    """B Dabang states stepped together; the batched engine of ``cardenv.vector.VectorGame``
+    (see the module docstring). The states are taken over: their buffers become rows of this
+    batch's array until ``replace`` hands them back; read them through ``state(i)``, step them
+    through ``step``. ``vector``: step the play phase in numpy (default: with
+    ``MIN_VECTOR_BATCH`` games or more)."""
+
+    # Below this many games numpy's cost per call outweighs what batching saves: the games are
+    # then stepped by the reference code alone (``vector`` False), as fast as one by one.
+    MIN_VECTOR_BATCH = 16
+
+    def __init__(self, states: list, *, vector: bool | None = None):
+        n = len(states)
+        self.vector = n >= self.MIN_VECTOR_BATCH if vector is None else bool(vector)
+        self._states = list(states)
+        self.buffer = np.zeros((n, _L), dtype=np.int16)
+        self._flat = self.buffer.reshape(-1)  # a view: flat indices row * L + column
+        self._hand = self.buffer[:, _HAND:_HAND + 4 * _K].reshape(n, 4, _K)  # a view
+        self.cur = np.full(n, -1, dtype=np.int64)  # seat to act, -1 once over
+        self.in_play = np.zeros(n, dtype=bool)  # in the play phase: the arrays are the truth
+        self.burying = np.zeros(n, dtype=bool)  # in the bury phase (masks from the buffer)
+        self.results_n = np.zeros(n, dtype=np.int64)  # hands finished (results change only
+        # in the reference code's steps, after each of which the row is loaded)
+        self.dirty = np.zeros(n, dtype=bool)  # the object lags behind the arrays
+        self.trump = np.zeros(n, dtype=np.int64)
+        self.level = np.full(n, 3, dtype=np.int64)
+        self.dead = np.zeros(n, dtype=bool)  # option follow == "dead"
+        self.cards_left = np.zeros((n, 4), dtype=np.int64)
+        self.points = np.zeros((n, 4), dtype=np.int64)
+        self.last_team = np.full(n, -1, dtype=np.int64)  # -1: None
+        self.leader = np.zeros(n, dtype=np.int64)
+        self.led = np.full(n, -1, dtype=np.int64)
+        self.k = np.zeros(n, dtype=np.int64)
+        self.part_kind = np.zeros((n, 4), dtype=np.int64)
+        self.part_count = np.zeros((n, 4), dtype=np.int64)  # 0 past part_n
+        self.part_n = np.zeros(n, dtype=np.int64)
+        self.play_seat = np.zeros((n, 4), dtype=np.int64)
+        self.play_ident = np.full((n, 4), -1, dtype=np.int64)  # -1 past num_plays
+        self.play_void = np.zeros((n, 4), dtype=bool)
+        self.play_kind = np.zeros((n, 4, 4), dtype=np.int64)
+        self.play_count = np.zeros((n, 4, 4), dtype=np.int64)  # 0 past each play's groups
+        self.num_plays = np.zeros(n, dtype=np.int64)
+        self.order = np.zeros((n, 4), dtype=np.int64)
+        self.order_n = np.zeros(n, dtype=np.int64)
+        self.history = np.zeros((n, _HISTORY), dtype=np.int16)  # play actions not yet synced
+        self.history_n = np.zeros(n, dtype=np.int64)
+        self._mask = None  # masks() until the next step or replace
+        self._rows = list(self.buffer)  # row views, and their named views
+        self._views = [LAYOUT.views(row) for row in self._rows]
+        for i, state in enumerate(self._states):
+            self.buffer[i] = state.buffer
+            self._adopt(i, state)
+
+    def __len__(self) -> int:
+        return len(self._states)
+
+    # --- queries ---------------------------------------------------------------------------
+
+    def current(self) -> np.ndarray:
+        return self.cur.copy()
+
+    def observations(self, seats=None) -> np.ndarray:
+        """``(B, D)`` float32, as ``DabangGame.observations`` over the states."""
+        seats = np.maximum(self.cur, 0) if seats is None else np.asarray(seats, dtype=np.int64)
+        if not self.vector:  # a few rows: one gather of every entry
+            return self.buffer[np.arange(len(seats))[:, None],
+                               LAYOUT.observation_index[seats]].astype(np.float32)
+        return _OBSERVE(self.buffer, seats)
+
+    def global_states(self) -> np.ndarray:
+        return self.buffer.astype(np.float32)
+
+    def masks(self) -> np.ndarray:
+        """``(B, 404)`` legal masks, a new array each call (the caller's own: ``legal`` reads
+        the engine's copy)."""
+        return self._masks().copy()
+
+    def _masks(self) -> np.ndarray:
+        """The legal masks: the play rows in numpy on the arrays (``_play_mask``), the bury
+        rows from the buffer, the other rows from their states; cached until the next
+        ``step``/``replace``."""
+        if self._mask is None:
+            mask = np.zeros((len(self), cat.NUM_ACTIONS), dtype=bool)
+            rows = np.flatnonzero(self.in_play)
+            if rows.size:
+                mask[rows, _PLAY:_PLAY + 4 * _K] = self._play_mask(rows)
+            rows = np.flatnonzero(self.burying)
+            if rows.size:
+                mask[rows, cat.BURY:cat.BURY + _K] = self._bury_mask(rows)
+            for i in np.flatnonzero(~(self.in_play | self.burying) & (self.cur >= 0)).tolist():
+                mask[i, self._states[i].legal_actions()] = True
+            self._mask = mask
+        return self._mask
+
+    def _bury_mask(self, rows: np.ndarray) -> np.ndarray:
+        """``burial.legal_bury`` of ``rows`` (the dealer, to act): any card held, the small
+        joker only once no big joker is held."""
+        hands = self._hands(rows)
+        mask = hands > 0
+        mask[:, SMALL_JOKER] &= hands[:, BIG_JOKER] == 0
+        return mask
+
+    def _hands(self, rows: np.ndarray) -> np.ndarray:
+        """``(b, 54)`` the hands of the seats to act in ``rows``."""
+        return self._hand[rows, self.cur[rows]]
+
+    def _play_mask(self, rows: np.ndarray) -> np.ndarray:
+        """``follow.play_mask`` of the seats to act in ``rows`` (``(b, 216)``), worked out per
+        (row, copies held, led suit or not) instead of per (row, kind).
+
+        In ``play_mask`` a kind's allowed counts depend on figures of the row (cards still to
+        choose, led-suit cards held, free cards, the duty shape, the largest free led-suit
+        counts) and on the kind only through the copies held ``h`` (1..4) and whether it is of
+        the led suit, once the kinds not held or already in the follow are set aside (they get
+        nothing). So each row gets a table of 9 entries (nothing; ``h`` = 1..4 off the led
+        suit; ``h`` = 1..4 in it), one gather spreads it over the 54 kinds, and the row figures
+        come from a histogram of those 9 codes and from the follow's groups (at most 4)
+        instead of sums and a sort over the 54 kinds."""
+        b = rows.size
+        line = np.arange(b)
+        seat = self.cur[rows]
+        hands = self._hands(rows)
+        led = self.led[rows]
+        table = self.trump[rows] * NUM_LEVELS + self.level[rows] - 3
+        suit_row = table * 5 + _CLASS_ROWS[table, np.maximum(led, 0)]
+        code = _CODE[_IN_CLASS5[suit_row] + hands]  # 0 not held, 1..4 off suit, 5..8 in suit
+        part_kind, part_count = self.part_kind[rows], self.part_count[rows]
+        grouped = part_count > 0  # the follow's groups (distinct kinds)
+        code.reshape(-1)[(line[:, None] * _K + part_kind)[grouped]] = 0  # used: nothing more
+        held = np.take_along_axis(hands, part_kind, axis=1) * grouped  # copies of those kinds
+        in_suit = _IN_CLASS[suit_row[:, None], part_kind] & grouped
+        code += 9 * line[:, None].astype(np.int32)  # now the row's entry of the flat tables
+        free = np.bincount(code.reshape(-1), minlength=9 * b).reshape(b, 9)[:, 5:]
+        # free: unused led-suit kinds held 1, 2, 3, 4 times
+        total = self.cards_left[rows, seat]
+        k = np.minimum(np.where(led < 0, 1, self.k[rows]), total)
+        held_suit = (held * in_suit).sum(axis=1)
+        a = free @ _H + held_suit  # led-suit cards held
+        remaining = k - part_count.sum(axis=1)
+        suit_free = a - held_suit
+        other_free = (total - a - (held * ~in_suit).sum(axis=1))[:, None]
+        suit_left = a - (part_count * in_suit).sum(axis=1)
+        h = _H[None, :]
+        common = ((1 << h) - 1) & ((1 << np.clip(remaining, 0, 4)) - 1)[:, None]
+        # short in the led suit: each led-suit kind whole, the gap filled from other cards
+        gap = (remaining - suit_left)[:, None]
+        suit_step = np.where(gap <= other_free, 1 << (h - 1), 0)
+        fill_step = _between(gap - (other_free - h), gap)
+        # enough: the live rule, or (dead) the parts still needed fitting the free kinds
+        live = _between(remaining[:, None] - (suit_free[:, None] - h), 4)
+        # the led-suit kinds held exactly 2, 3, 4 times (the duty shape) and the follow's
+        # led-suit groups of 1, 2, 3 cards: histograms of the groups, one-hot summed
+        held_kinds = free + _ONE_HOT[held * in_suit].sum(axis=1)[:, 1:]
+        groups = _ONE_HOT[part_count * in_suit].sum(axis=1)
+        base = _BASE[np.clip(k, 1, 4), np.minimum(held_kinds[:, 1], 2),
+                     np.minimum(held_kinds[:, 2], 1), np.minimum(held_kinds[:, 3], 1),
+                     np.minimum(groups[:, 1], 3), np.minimum(groups[:, 2], 1),
+                     np.minimum(groups[:, 3], 1)]
+        at_least = np.minimum(free[:, ::-1].cumsum(axis=1)[:, ::-1], 4)  # kinds held >= 1..4
+        dead = _FEASIBLE_BITS[base[:, None], _TOP3_AT_LEAST[at_least @ _SCODE][:, 1:]]
+        enough = np.where(self.dead[rows, None], dead, live)
+        short = (a < k)[:, None]
+        bits = np.zeros((b, 9), dtype=np.int64)
+        bits[:, 1:5] = common & np.where(short, fill_step, 0)
+        bits[:, 5:] = common & np.where(short, suit_step, enough)
+        bits[led < 0, 1:] = np.tile((1 << _H) - 1, 2)  # a lead: any count held
+        # each entry as four bools (a uint32), spread over the kinds
+        return np.take(_EXPAND32[bits].reshape(-1), code).view(bool).reshape(b, 4 * _K)
+
+    def legal(self, actions: np.ndarray) -> np.ndarray:
+        actions = np.asarray(actions, dtype=np.int64)
+        return self._masks()[np.arange(len(self)), actions]
+
+    def hands_played(self) -> np.ndarray:
+        """``(B,)`` int64: each slot's ``len(results)`` (no state is brought up to date)."""
+        return self.results_n.copy()
+
+    def state(self, i: int):
+        """Slot ``i``'s state, brought up to date."""
+        self._sync(i)
+        return self._states[i]
+
+    def replace(self, i: int, state) -> None:
+        """Slot ``i`` now holds ``state``; the state it held keeps its content in a buffer of
+        its own (the one ``state`` brings: it swaps buffers and views with the slot's row, so
+        that no views are built)."""
+        old = self._states[i]
+        self._sync(i)
+        self._mask = None
+        if state is old:
+            self._load(i)
+            return
+        own, views = state.buffer, state.v
+        content = own.copy()
+        own[:] = self._rows[i]
+        old.buffer, old.v = own, views
+        self._rows[i][:] = content
+        self._adopt(i, state)
+
+    # --- stepping --------------------------------------------------------------------------
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Apply one legal action per slot: ``(rewards (B, 4), over (B,))``."""
+        actions = np.asarray(actions, dtype=np.int64)
+        n = len(self)
+        rewards = np.zeros((n, 4))
+        over = np.zeros(n, dtype=bool)
+        self._mask = None
+        rows = np.flatnonzero(self.in_play)
+        hand_ends = self._step_play(rows, actions[rows]) if rows.size else rows
+        # the rest game by game: the other phases, and a hand's last card (scoring, next deal)
+        for i in np.concatenate([np.flatnonzero(~self.in_play), hand_ends]).tolist():
+            state = self._states[i]
+            self._sync(i)
+            action = int(actions[i])
+            # what state.apply does once the action is known to be legal (legal() checked it)
+            state._play(action)
+            state.history.append(action)
+            if any(state.last_rewards):
+                rewards[i] = state.last_rewards
+            over[i] = state.is_over
+            self._load(i)
+        return rewards, over
+
+    def _step_play(self, rows: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """Apply play actions to the play-phase ``rows`` (``trick.apply`` in numpy), except
+        those that play the hand's last card: returned for the reference code."""
+        kind = (actions - _PLAY) >> 2
+        count = ((actions - _PLAY) & 3) + 1
+        seat = self.cur[rows]
+        leading = self.led[rows] < 0
+        left = self.cards_left[rows]
+        size = np.where(leading, count, np.minimum(self.k[rows], left[np.arange(rows.size), seat]))
+        chosen = self.part_count[rows].sum(axis=1) + np.where(leading, 0, count)
+        completes = leading | (chosen == size)
+        last = completes & (left.sum(axis=1) == size)  # the hand's last card
+        hand_ends = rows[last]
+        keep = ~last
+        rows, kind, count, seat, leading, completes, size = (
+            x[keep] for x in (rows, kind, count, seat, leading, completes, size))
+        self._record(rows, actions[keep])
+        self._lead(rows[leading], kind[leading], count[leading])
+        follow = ~leading
+        self._add_group(rows[follow], seat[follow], kind[follow], count[follow])
+        done = rows[completes]
+        self._complete(done, seat[completes], kind[completes], count[completes],
+                       leading[completes], size[completes])
+        cur = self.cur[rows]
+        to_play = self.buffer[rows, _TO_PLAY:_TO_PLAY + 4]
+        to_play[:] = 0
+        to_play[np.arange(rows.size), cur] = 1
+        self.buffer[rows, _TO_PLAY:_TO_PLAY + 4] = to_play
+        return hand_ends
+
+    def _record(self, rows, actions) -> None:
+        """Append the actions to the pending histories; the states now lag behind."""
+        at = self.history_n[rows]
+        self.history[rows, at] = actions
+        self.history_n[rows] = at + 1
+        self.dirty[rows] = True
+
+    def _lead(self, rows, kind, count) -> None:
+        self.led[rows] = kind
+        self.k[rows] = count
+        self.buffer[rows, _LED_COUNT] = count
+
+    def _add_group(self, rows, seat, kind, count) -> None:
+        """A follow step: the group joins the follow being built (``trick.partial``)."""
+        at = self.part_n[rows]
+        self.part_kind[rows, at] = kind
+        self.part_count[rows, at] = count
+        self.part_n[rows] = at + 1
+        self.buffer[rows, _SELECTION + seat * _K + kind] = count
+
+    def _complete(self, rows, seat, kind, count, leading, size) -> None:
+        """Complete plays (``trick._complete``): the cards leave the hands, the play joins the
+        trick; the trick ends when every seat in it has played."""
+        kinds = self.part_kind[rows]
+        counts = self.part_count[rows]
+        kinds[leading, 0] = kind[leading]  # a lead is one group (its partial is empty)
+        counts[leading, 0] = count[leading]
+        ident = np.where((counts[:, 1] == 0) & (counts[:, 0] == self.k[rows]), kinds[:, 0], -1)
+        at = self.num_plays[rows]
+        void = self._void(rows, kinds, counts) & (at > 0)
+        # the cards: hand -> played and trick; the selection is cleared (it held the follow)
+        used = counts > 0
+        base = (rows * _L + seat * _K)[:, None] + kinds
+        which, moved = base[used], counts[used]
+        self._flat[which + _HAND] -= moved
+        self._flat[which + _PLAYED] += moved
+        self._flat[which + _TRICK] += moved
+        self._flat[which + _SELECTION] = 0  # (a lead's entry is 0 already)
+        self.cards_left[rows, seat] -= size
+        self.buffer[rows, _CARDS_LEFT + seat] = self.cards_left[rows, seat]
+        self.play_seat[rows, at] = seat
+        self.play_ident[rows, at] = ident
+        self.play_void[rows, at] = void
+        self.play_kind[rows, at] = kinds
+        self.play_count[rows, at] = counts
+        self.num_plays[rows] = at + 1
+        self.part_count[rows] = 0
+        self.part_kind[rows] = 0
+        self.part_n[rows] = 0
+        ended = at + 1 == self.order_n[rows]
+        going = rows[~ended]
+        self.cur[going] = self.order[going, self.num_plays[going]]
+        self._end_trick(rows[ended])
+
+    def _void(self, rows, kinds, counts) -> np.ndarray:
+        """Whether each follower held no card of the led suit before its play (``kinds``,
+        ``counts``: its groups): exactly when the play holds none of them, as the follow duty
+        makes a seat holding led-suit cards play at least one (the actions are legal)."""
+        table = self.trump[rows] * NUM_LEVELS + self.level[rows] - 3
+        led_class = _CLASS_ROWS[table, self.led[rows]]
+        return ~((_CLASS_ROWS[table[:, None], kinds] == led_class[:, None]) & (counts > 0)) \
+            .any(axis=1)
+
+    def _end_trick(self, rows) -> None:
+        """``trick._end`` and ``trick.start``: the winner takes the points and leads the next
+        trick (these rows still hold cards: a hand's last trick goes to the reference code)."""
+        if not rows.size:
+            return
+        n = rows.size
+        plays = self.num_plays[rows]
+        ident = self.play_ident[rows]
+        made = _GROUPS < plays[:, None]
+        best = trick_winner(ident, made & (ident >= 0), self.play_void[rows], self.trump[rows],
+                            self.level[rows])
+        winner = self.play_seat[rows, best]
+        won = (_KIND_POINTS[self.play_kind[rows]] * self.play_count[rows]).sum(axis=(1, 2))
+        self.points[rows, winner] += won
+        self.buffer[rows, _POINTS + winner] = self.points[rows, winner]
+        self.last_team[rows] = winner % 2
+        # the next leader: the winner, or the next seat holding cards
+        turn = _TURN[winner]
+        holds = self.cards_left[rows[:, None], turn] > 0
+        leader = turn[np.arange(n), holds.argmax(axis=1)]
+        turn = _TURN[leader]
+        holds = self.cards_left[rows[:, None], turn] > 0
+        self.order[rows] = np.take_along_axis(turn, np.argsort(~holds, axis=1, kind="stable"),
+                                              axis=1)
+        self.order_n[rows] = holds.sum(axis=1)
+        self._clear_trick(rows, leader)
+
+    def _clear_trick(self, rows, leader) -> None:
+        self.leader[rows] = leader
+        self.led[rows] = -1
+        self.k[rows] = 0
+        self.num_plays[rows] = 0
+        self.play_seat[rows] = 0
+        self.play_ident[rows] = -1
+        self.play_void[rows] = False
+        self.play_kind[rows] = 0
+        self.play_count[rows] = 0
+        self.buffer[rows, _TRICK:_TRICK + 4 * _K] = 0
+        self.buffer[rows, _LEADER:_LEADER + 4] = 0
+        self.buffer[rows, _LEADER + leader] = 1
+        self.buffer[rows, _LED_COUNT] = 0
+        self.cur[rows] = leader
+
+    # --- the objects and the arrays --------------------------------------------------------
+
+    def _adopt(self, i: int, state) -> None:
+        """Slot ``i`` takes ``state``, whose buffer content is already in row ``i``: its
+        buffer and views become the row's, its trick the arrays'."""
+        state.buffer, state.v = self._rows[i], self._views[i]
+        self._states[i] = state
+        self.dirty[i] = False
+        self.history_n[i] = 0
+        self._load(i)
+
+    def _load(self, i: int) -> None:
+        """Read slot ``i``'s object (the truth outside play) into the arrays."""
+        state = self._states[i]
+        self.cur[i] = state.current_player
+        self.results_n[i] = len(state.results)
+        self.in_play[i] = self.vector and state.phase == Phase.PLAY
+        self.burying[i] = self.vector and state.phase == Phase.BURY
+        if not self.in_play[i]:
+            return
+        t = state.trick
+        self.trump[i], self.level[i] = state.trump, state.level
+        self.dead[i] = state.game.options["follow"] == "dead"
+        self.cards_left[i] = state.cards_left
+        self.points[i] = state.points
+        self.last_team[i] = -1 if state.last_trick_team is None else state.last_trick_team
+        self.leader[i], self.led[i], self.k[i] = t.leader, t.led_kind, t.k
+        self.part_kind[i], self.part_count[i] = _groups(t.partial)
+        self.part_n[i] = len(t.partial)
+        self.play_seat[i] = 0
+        self.play_ident[i] = -1
+        self.play_void[i] = False
+        self.play_kind[i] = 0
+        self.play_count[i] = 0
+        for at, (seat, play, ident, void) in enumerate(t.plays):
+            self.play_seat[i, at], self.play_ident[i, at] = seat, ident
+            self.play_void[i, at] = void
+            self.play_kind[i, at], self.play_count[i, at] = _groups(play)
+        self.num_plays[i] = len(t.plays)
+        seats = [seat for seat, _, _, _ in t.plays] + t.to_play
+        self.order[i] = seats + [0] * (4 - len(seats))
+        self.order_n[i] = len(seats)
+
+    def _sync(self, i: int) -> None:
+        """Bring slot ``i``'s object up to date with the arrays (after numpy play steps)."""
+        if not self.dirty[i]:
+            return
+        state = self._states[i]
+        plays = []
+        for at in range(int(self.num_plays[i])):
+            plays.append([int(self.play_seat[i, at]),
+                          _play_dict(self.play_kind[i, at], self.play_count[i, at]),
+                          int(self.play_ident[i, at]), bool(self.play_void[i, at])])
+        seats = self.order[i, :self.order_n[i]].tolist()
+        state.trick = Trick(int(self.leader[i]), int(self.led[i]), int(self.k[i]),
+                            _play_dict(self.part_kind[i], self.part_count[i]), plays,
+                            seats[len(plays):])
+        state.current = int(self.cur[i])
+        state.cards_left = self.cards_left[i].tolist()
+        state.points = self.points[i].tolist()
+        team = int(self.last_team[i])
+        state.last_trick_team = None if team < 0 else team
+        state.last_rewards = [0.0] * 4  # a play step that does not end the hand rewards nothing
+        state._legal = state._given = None
+        state.history.extend(self.history[i, :self.history_n[i]].tolist())
+        self.history_n[i] = 0
+        self.dirty[i] = False
+
+
+class ObservationGather:
+    """The observations of a layout (``Layout.observation_index``) over a ``(B, L)`` stack of
+    buffers, each row seen by its own seat, in a few block copies instead of one gather of
+    every entry: the pieces are grouped by rule and block size (the ``own`` pieces of 54
+    entries per seat; the ``seats`` pieces of 54, then those of 1; the ``public`` runs), an
+    ``own`` group is a pick of one seat's block per row and a ``seats`` group a rotation of
+    the four blocks by the row's seat."""
+
+    def __init__(self, layout):
+        groups: dict[tuple[str, int], tuple[list, list]] = {}
+        public = []  # (buffer slice, observation slice) of each run of public pieces
+        at = 0
+        for piece in layout.pieces:
+            if piece.rule == "hidden":
+                continue
+            if piece.rule not in ("public", "own", "seats"):
+                raise ValueError(f"piece {piece.name}: rule {piece.rule!r} is not supported")
+            start, size = layout.offsets[piece.name], piece.size
+            if piece.rule == "public":
+                if public and public[-1][0].stop == start:
+                    last = public.pop()
+                    public.append((slice(last[0].start, start + size),
+                                   slice(last[1].start, at + size)))
+                else:
+                    public.append((slice(start, start + size), slice(at, at + size)))
+                at += size
+                continue
+            seen = size // 4 if piece.rule == "own" else size
+            srcs, dsts = groups.setdefault((piece.rule, size // 4), ([], []))
+            srcs.append(np.arange(start, start + size))
+            dsts.append(np.arange(at, at + seen))
+            at += seen
+        self.size = at
+        self.public = public
+        self.groups = [(rule, len(srcs), block, _span(np.concatenate(srcs)),
+                        _span(np.concatenate(dsts)))
+                       for (rule, block), (srcs, dsts) in groups.items()]
+
+    def __call__(self, buffers: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        b = buffers.shape[0]
+        out = np.empty((b, self.size), dtype=np.float32)
+        line = np.arange(b)
+        for src, dst in self.public:
+            out[:, dst] = buffers[:, src]
+        for rule, n, block, src, dst in self.groups:
+            part = buffers[:, src].reshape(b, n, 4, block)
+            if rule == "own":
+                part = part[line, :, seats]
+            elif block == 1:  # the four seats twice over: row r's rotation starts at its seat
+                part = sliding_window_view(np.concatenate([part, part], axis=2)[..., 0], 4,
+                                           axis=2)[line, :, seats]
+            else:
+                turn = (seats[:, None] + np.arange(4)) % 4
+                part = part[line[:, None, None], np.arange(n)[None, :, None], turn[:, None, :]]
+            out[:, dst] = part.reshape(b, -1)
+        return out
+
+
+def _span(columns: np.ndarray):
+    """A slice if ``columns`` are consecutive (a block copy), else the columns."""
+    if np.array_equal(columns, np.arange(columns[0], columns[0] + columns.size)):
+        return slice(int(columns[0]), int(columns[0]) + columns.size)
+    return columns
+
+
+_OBSERVE = ObservationGather(LAYOUT)
+
+
+def _groups(play: dict) -> tuple[list[int], list[int]]:
+    """A ``{kind: count}`` play (insertion order kept) as 4 kinds and 4 counts, 0-padded."""
+    kinds, counts = list(play), list(play.values())
+    pad = [0] * (4 - len(kinds))
+    return kinds + pad, counts + pad
+
+
+def _play_dict(kinds: np.ndarray, counts: np.ndarray) -> dict[int, int]:
+    """The inverse of ``_groups``."""
+    return {kind: count for kind, count in zip(kinds.tolist(), counts.tolist()) if count}
