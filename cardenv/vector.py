@@ -158,9 +158,10 @@ class VectorGame:
         seeds: instead of ``seed``, the first seed of each slot (``num_envs`` is then optional);
             later games take seeds from ``max(seeds) + 1`` on.
         keep_history: record each ended game's actions in ``Finished.history``.
-        batched: step the game's own batched engine (``Game.batch_engine``) when it has one;
-            ``False`` steps each state by its ``apply`` (``SlotBatch``: the same games, slower;
-            kept for comparisons).
+        batched: step the game's own batched engine (``Game.batch_engine``) when it has one
+            and ``num_envs`` reaches its ``min_batch``; ``False`` steps each state by its
+            ``apply`` (``SlotBatch``: the same games, slower at large batches; kept for
+            comparisons).
 
     ``slots[i]`` is the rules-engine state (``core.protocol.GameState``) that slot ``i`` holds,
     brought up to date when read; read it, do not ``apply`` to it (step the ``VectorGame``).
@@ -187,6 +188,8 @@ class VectorGame:
         self.seeds = seeds
         self.next_seed = max(seeds) + 1
         engine = getattr(self.game, "batch_engine", None) if batched else None
+        if engine is not None and len(seeds) < getattr(engine, "min_batch", 1):
+            engine = None  # too few games for numpy's per-call cost to pay off
         self.engine = (engine or SlotBatch)(
             [self.variant(i).new_state(s) for i, s in enumerate(seeds)])
         self.finished: list[Finished] = []

@@ -177,3 +177,12 @@ def test_the_batched_engine_equals_per_state_apply_with_variants_mixed(game):
                 assert fast.slots[i].to_dict() == slow.slots[i].to_dict(), f"slot {i}"
     assert [vars(f) for f in fast.finished] == [vars(f) for f in slow.finished]
     assert [s.to_dict() for s in fast.slots] == [s.to_dict() for s in slow.slots]
+
+
+def test_small_batches_step_state_by_state_large_ones_in_numpy():
+    from cardenv.vector import SlotBatch
+    from cardenv.dagong.vector import DagongBatch
+
+    assert isinstance(VectorGame("dagong", DagongBatch.min_batch - 1).engine, SlotBatch)
+    assert isinstance(VectorGame("dagong", DagongBatch.min_batch).engine, DagongBatch)
+    assert isinstance(VectorGame("dagong", 64, batched=False).engine, SlotBatch)

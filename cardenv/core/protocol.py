@@ -118,7 +118,9 @@ class BatchEngine(Protocol):
 
     A game may name a class of this shape in its optional ``batch_engine`` attribute (made with
     the list of ``B`` states to hold, each maybe of another option variant of the game); without
-    one, ``cardenv.vector.SlotBatch`` steps each state by its own ``apply``. Every answer must
+    one, ``cardenv.vector.SlotBatch`` steps each state by its own ``apply``. An optional class
+    attribute ``min_batch`` says below how many games ``SlotBatch`` is faster (VectorGame then
+    uses it). Every answer must
     equal what the states themselves give (``tests/test_vector.py`` checks both games' engines
     against ``SlotBatch`` at every step).
     """

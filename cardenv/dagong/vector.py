@@ -285,6 +285,10 @@ class DagongBatch:
     """``B`` Dagong games stepped together (see the module docstring); the batched engine of
     ``DagongGame`` (``DagongGame.batch_engine``)."""
 
+    # below 32 games per-state apply is faster (measured: 14k vs 5k decisions/s at 1 game, even
+    # at 32), so VectorGame steps smaller batches state by state
+    min_batch = 32
+
     def __init__(self, states: list):
         b = len(states)
         self.buf = np.zeros((b, LAYOUT.size), dtype=np.int16)

@@ -66,7 +66,7 @@ def test_states_still_refuse_illegal_actions_after_batched_masks(game):
 @pytest.mark.parametrize("game", ["dagong", "dabang"])
 @pytest.mark.parametrize("batched", [True, False])
 def test_scribbling_on_the_masks_lets_no_illegal_action_through(game, batched):
-    games = VectorGame(game, 8, seed=5, batched=batched)
+    games = VectorGame(game, 40, seed=5, batched=batched)  # (40: the batched engines' size)
     agent, refused = RandomAgent(game, 0), 0
     for step in range(300):
         masks = games.masks()
