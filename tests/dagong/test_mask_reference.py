@@ -277,6 +277,19 @@ def test_play_mask_equals_reference(positions):
         pytest.fail("\n".join(lines))
 
 
+def test_single_hand_path_equals_the_batched_one(positions):
+    """``play_mask`` of one (54,) hand (the env's path: packed per-rank features) gives the row
+    the batched path gives, on every position, holders of the called card included."""
+    pos, _ = positions
+    batched = play_mask(np.stack([p.hand for p in pos]), np.array([p.standing for p in pos]),
+                        np.array([p.called for p in pos]))
+    held = 0
+    for p, row in zip(pos, batched):
+        assert np.array_equal(play_mask(p.hand, p.standing, p.called), row), p.describe()
+        held += int(p.hand[p.called] > 0)
+    assert held > 100
+
+
 def test_selected_cards_match_action(positions):
     """Each legal action's ``select_cards`` is a sub-multiset of the hand reading as that action."""
     pos, _ = positions
