@@ -82,6 +82,26 @@ def _take_naturals(avail, protected, ranks, per_rank_cap, total, taken, last_res
         raise ValueError("hand cannot supply the naturals this action needs")
 
 
+def _take_one_rank(avail, rank, per_rank_cap, total, taken, last_resort=None):
+    """``_take_naturals`` for one rank with nothing protected (singles, pairs, triples, bombs
+    of most ranks: the bulk of the plays), without building the candidate list: the suits in
+    order, the ``last_resort`` kind's copies last. Same cards, same errors (tests/dagong/
+    test_selection.py compares both)."""
+    room = per_rank_cap - sum(1 for k in taken if k < NUM_NATURAL and k // 4 == rank)
+    need = total
+    kinds = [k for k in range(4 * rank, 4 * rank + 4) if k != last_resort]
+    if last_resort is not None and 4 * rank <= last_resort < 4 * rank + 4:
+        kinds.append(last_resort)
+    for k in kinds:
+        use = min(avail[k], need, room)
+        if use:
+            taken += [k] * use
+            need -= use
+            room -= use
+    if need:
+        raise ValueError("hand cannot supply the naturals this action needs")
+
+
 def _take_jokers(avail, count, taken, last_resort=None):
     order = (SMALL_JOKER, BIG_JOKER) if last_resort != SMALL_JOKER else (BIG_JOKER, SMALL_JOKER)
     for k in order:
@@ -150,7 +170,11 @@ def select_cards(hand, action: int, called: int) -> list[int]:
     naturals = combo.length - combo.jokers
     if naturals:
         protect = any(r in _POINT_RANKS for r in combo.ranks)
-        _take_naturals(avail, protected_copies(hand) if protect else None, combo.ranks,
-                       combo.per_rank, naturals - sum(1 for k in taken if k < NUM_NATURAL),
-                       taken, last_resort=called)
+        need = naturals - sum(1 for k in taken if k < NUM_NATURAL)
+        if len(combo.ranks) == 1 and not protect:
+            _take_one_rank(avail, combo.ranks[0], combo.per_rank, need, taken,
+                           last_resort=called)
+        else:
+            _take_naturals(avail, protected_copies(hand) if protect else None, combo.ranks,
+                           combo.per_rank, need, taken, last_resort=called)
     return taken

@@ -50,3 +50,34 @@ def test_impossible_selection_raises():
     counts = counts_of(parse_cards("♠9")).tolist()
     with pytest.raises(ValueError):
         select_cards(counts, act("pair", "9"), parse_cards("♥3")[0])
+
+
+def test_one_rank_shortcut_takes_what_the_general_rule_takes():
+    """selection._take_one_rank (one rank, nothing protected) against _take_naturals on random
+    hands, caps, counts, cards already taken and last-resort kinds: the same cards in the same
+    order, or the same error."""
+    import random
+
+    from cardenv.dagong.selection import _take_naturals, _take_one_rank
+
+    rng = random.Random(0)
+    outcomes = set()
+    for _ in range(20_000):
+        avail = [rng.choice((0, 0, 1, 2)) for _ in range(54)]
+        rank = rng.randrange(13)
+        cap, total = rng.randint(1, 8), rng.randint(1, 8)
+        taken = rng.choice([[], [4 * rank + rng.randrange(4)], [52], [rng.randrange(52)]])
+        last = rng.choice([None, 4 * rank + rng.randrange(4), rng.randrange(54)])
+        results = []
+        for take in (lambda t: _take_naturals(avail, None, (rank,), cap, total, t, last),
+                     lambda t: _take_one_rank(avail, rank, cap, total, t, last)):
+            got = list(taken)
+            try:
+                take(got)
+                results.append(got)
+            except ValueError:
+                results.append("error")
+        assert results[0] == results[1], (avail[4 * rank:4 * rank + 4], rank, cap, total,
+                                          taken, last)
+        outcomes.add(results[0] == "error")
+    assert outcomes == {True, False}
