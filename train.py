@@ -57,7 +57,7 @@ try:  # the [train] extra; main() says so if it is missing
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.ppo import PolicyNet, PPOAgent, fit, game_sizes, ppo_loss, slim
+    from agents.ppo import CRITICS, PPOAgent, fit, make_net, ppo_loss, slim
 except ImportError:
     torch = None
 
@@ -78,7 +78,11 @@ class Config:
     rollout_samples: int = 4096
     """learner decisions per PPO iteration (complete hands only)."""
     hidden: list = field(default_factory=lambda: [256, 256])
-    """sizes of the MLP trunk."""
+    """sizes of the MLP trunk (and of the critic's, with critic: global)."""
+    critic: str = "local"
+    """value function: "local" (a head on the policy's trunk, reading the seat's observation) or
+    "global" (a critic MLP of its own reading the global state, every hand included, as in
+    PerfectDou; the policy still reads only the observation)."""
     lr: float = 3e-4
     """Adam learning rate (linearly annealed to 0 if anneal_lr)."""
     anneal_lr: bool = True
@@ -168,6 +172,8 @@ def _check(cfg: Config) -> Config:
          "score_shaping must be a finite number >= 0")
     need(cfg.score_shaping == 0 or shaping_for(cfg.game) is not None,
          f"score_shaping applies to {', '.join(SHAPING)} only")
+    need(cfg.critic in CRITICS if torch is not None else isinstance(cfg.critic, str),
+         f"critic must be one of local, global, got {cfg.critic!r}")
     need(isinstance(cfg.hidden, list) and cfg.hidden and
          all(is_int(h) and h >= 1 for h in cfg.hidden), "hidden must be a list of ints")
     need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
@@ -227,9 +233,8 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.run_path = os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}")
         os.makedirs(self.run_path, exist_ok=True)
-        _, num_actions, high = game_sizes(cfg.game)
-        self.net = PolicyNet(high, num_actions, tuple(cfg.hidden))
-        self.make_net = lambda: PolicyNet(high, num_actions, tuple(cfg.hidden))
+        self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic)
+        self.net = self.make_net()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
         needs_heuristic = cfg.opponents.get("heuristic", 0) > 0 or cfg.eval_deals > 0 \
             or cfg.imitation_samples > 0
@@ -255,7 +260,8 @@ class Trainer:
         self.selfplay = SelfPlay(
             self.games, self.rng, cfg.opponents,
             {"heuristic": self.heuristic, "random": self.random}, cfg.gamma, cfg.gae_lambda,
-            shaping=shaping_for(cfg.game), shaping_weight=cfg.score_shaping)
+            shaping=shaping_for(cfg.game), shaping_weight=cfg.score_shaping,
+            with_states=cfg.critic == "global")
         self.selfplay.frozen = self.frozen
         self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
 
@@ -268,10 +274,12 @@ class Trainer:
 
     # --- collecting ---------------------------------------------------------------------------
 
-    def _policy(self, obs: np.ndarray, masks: np.ndarray):
-        """The learner's sampled actions, log-probabilities and values (numpy)."""
-        action, logp, value = self.net.act(torch.as_tensor(obs), torch.as_tensor(masks),
-                                           generator=self.generator)
+    def _policy(self, obs: np.ndarray, masks: np.ndarray, states: np.ndarray | None = None):
+        """The learner's sampled actions, log-probabilities and values (numpy); ``states``
+        (global states) feed a global critic."""
+        action, logp, value = self.net.act(
+            torch.as_tensor(obs), torch.as_tensor(masks), generator=self.generator,
+            state=None if states is None else torch.as_tensor(states))
         return (action.numpy(), logp.numpy().astype(np.float64),
                 value.numpy().astype(np.float64))
 
@@ -287,12 +295,14 @@ class Trainer:
         games = VectorGame(cfg.game, cfg.num_envs, options=cfg.options,
                            seed=cfg.seed * 7_000_003 + self.imitated)
         while self.imitated < cfg.imitation_samples:
-            obs, masks, actions = [], [], []
+            obs, masks, actions, states = [], [], [], []
             pending: dict = {}  # (slot, seat) -> indexes of its decisions this hand
             target = np.zeros(cfg.imitation_chunk * 2, dtype=np.float32)
             while len(actions) < cfg.imitation_chunk:
                 o, m, seats = games.observations(), games.masks(), games.current()
                 a = self.heuristic.act_batch(o, m)
+                if self.net.critic == "global":
+                    states.extend(games.states())
                 for i in range(len(games)):
                     pending.setdefault((i, seats[i]), []).append(len(actions))
                     obs.append(o[i])
@@ -315,8 +325,11 @@ class Trainer:
             t_act = torch.as_tensor(np.array(actions[:n]))
             t_ret = torch.as_tensor(target[:n])
             t_has = torch.as_tensor(has_value)
+            t_state = torch.as_tensor(np.array(states[:n])) if states else None
+
             def imitation_loss(idx):
-                logits, values = self.net(t_obs[idx], t_mask[idx])
+                logits, values = self.net(t_obs[idx], t_mask[idx],
+                                          None if t_state is None else t_state[idx])
                 policy_loss = torch.nn.functional.cross_entropy(logits, t_act[idx])
                 weight = t_has[idx].float()
                 value_loss = (weight * (values - t_ret[idx]) ** 2).sum() / weight.sum().clamp(min=1)
@@ -351,7 +364,8 @@ class Trainer:
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
             return ppo_loss(self.net, t["obs"][idx], t["mask"][idx], t["action"][idx],
                             t["logp"][idx], adv, t["ret"][idx], clip=cfg.clip,
-                            vf_coef=cfg.vf_coef, ent_coef=cfg.ent_coef)
+                            vf_coef=cfg.vf_coef, ent_coef=cfg.ent_coef,
+                            states=t["state"][idx] if "state" in t else None)
 
         stats = fit(self.net, self.optimizer, len(t["action"]), epochs=cfg.epochs,
                     minibatch=cfg.minibatch, generator=self.generator,
@@ -371,7 +385,8 @@ class Trainer:
         path = os.path.join(self.run_path, name)
         torch.save({
             "game": self.cfg.game, "options": self.cfg.options,
-            "net": {"hidden": list(self.cfg.hidden)}, "model": self.net.state_dict(),
+            "net": {"hidden": list(self.cfg.hidden), "critic": self.cfg.critic},
+            "model": self.net.state_dict(),
             "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
             "iteration": self.iteration, "samples": self.samples, "pool": self.pool,
             "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),

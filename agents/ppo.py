@@ -3,9 +3,12 @@
 
 The network reads the observation scaled to [0, 1] by the layout's declared maxima, passes it
 through an MLP trunk, and has a policy head (one logit per action; illegal actions are masked to
-a large negative number before the softmax) and a value head.
+a large negative number before the softmax) and a value head. With ``critic="global"`` (as in
+PerfectDou) the value comes from a separate MLP over the *global* state (every hand: the
+engine's ``state()``), which only training needs; the policy, and so every agent playing from a
+checkpoint, reads the seat's observation alone.
 
-Checkpoints are plain ``torch.save`` dicts: ``{"game", "options", "net": {...sizes},
+Checkpoints are plain ``torch.save`` dicts: ``{"game", "options", "net": {"hidden", "critic"},
 "model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the agent. ``slim(src, dst)``
 keeps only what playing needs (training checkpoints also hold the optimizer and the frozen
 pool).
@@ -23,41 +26,73 @@ from cardenv.games import make_game
 MASKED = -1e9
 
 
+CRITICS = ("local", "global")
+
+
 def game_sizes(game: str) -> tuple[int, int, np.ndarray]:
     """(observation size, number of actions, per-entry maxima) of a game."""
     made = make_game(check_game(game))
     return made.observation_size, made.num_actions, made.observation_high
 
 
-class PolicyNet(nn.Module):
-    """MLP trunk with a masked policy head and a value head."""
+def make_net(game: str, hidden, critic: str = "local") -> "PolicyNet":
+    """A fresh ``PolicyNet`` for ``game``: MLP sizes ``hidden``; ``critic`` "local" (value
+    head on the policy's trunk) or "global" (a critic MLP over the global state)."""
+    if critic not in CRITICS:
+        raise ValueError(f"critic must be one of {CRITICS}, got {critic!r}")
+    made = make_game(check_game(game))
+    return PolicyNet(made.observation_high, made.num_actions, tuple(hidden),
+                     state_high=made.state_high if critic == "global" else None)
 
-    def __init__(self, obs_high, num_actions: int, hidden=(256, 256)):
+
+def _mlp(width: int, hidden) -> tuple[nn.Sequential, int]:
+    layers = []
+    for size in hidden:
+        layers += [nn.Linear(width, size), nn.Tanh()]
+        width = size
+    return nn.Sequential(*layers), width
+
+
+class PolicyNet(nn.Module):
+    """MLP trunk with a masked policy head and a value head; with ``state_high`` (the global
+    state's per-entry maxima) the value head sits on a critic MLP of its own over the global
+    state instead (``critic == "global"``)."""
+
+    def __init__(self, obs_high, num_actions: int, hidden=(256, 256), state_high=None):
         super().__init__()
         high = torch.as_tensor(np.asarray(obs_high, dtype=np.float32))
         self.register_buffer("scale", 1.0 / torch.clamp(high, min=1.0))
-        layers, width = [], high.numel()
-        for size in hidden:
-            layers += [nn.Linear(width, size), nn.Tanh()]
-            width = size
-        self.trunk = nn.Sequential(*layers)
+        self.trunk, width = _mlp(high.numel(), hidden)
         self.policy = nn.Linear(width, num_actions)
+        self.critic = "local" if state_high is None else "global"
+        if state_high is not None:
+            state_high = torch.as_tensor(np.asarray(state_high, dtype=np.float32))
+            self.register_buffer("state_scale", 1.0 / torch.clamp(state_high, min=1.0))
+            self.critic_trunk, _ = _mlp(state_high.numel(), hidden)
         self.value = nn.Linear(width, 1)
         nn.init.orthogonal_(self.policy.weight, gain=0.01)
         nn.init.zeros_(self.policy.bias)
         nn.init.orthogonal_(self.value.weight, gain=1.0)
         nn.init.zeros_(self.value.bias)
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(masked logits, value)`` for ``(B, D)`` observations and ``(B, N)`` bool masks."""
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor, state: torch.Tensor | None = None
+                ) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """``(masked logits, value)`` for ``(B, D)`` observations and ``(B, N)`` bool masks; a
+        global critic needs ``(B, S)`` global states for the value (``None`` without them)."""
         features = self.trunk(obs * self.scale)
         logits = self.policy(features).masked_fill(~mask, MASKED)
+        if self.critic == "global":
+            if state is None:
+                return logits, None
+            features = self.critic_trunk(state * self.state_scale)
         return logits, self.value(features).squeeze(-1)
 
-    def act(self, obs, mask, greedy: bool = False, generator: torch.Generator | None = None):
-        """Sampled (or greedy) actions with their log-probabilities and values, no gradients."""
+    def act(self, obs, mask, greedy: bool = False, generator: torch.Generator | None = None,
+            state=None):
+        """Sampled (or greedy) actions with their log-probabilities and values (``None`` for
+        a global critic without ``state``), no gradients."""
         with torch.no_grad():
-            logits, value = self(obs, mask)
+            logits, value = self(obs, mask, state)
             if greedy:
                 action = logits.argmax(dim=-1)
             else:
@@ -113,13 +148,14 @@ def gae(rewards, values, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarr
 
 
 def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns, *,
-             clip: float, vf_coef: float, ent_coef: float) -> tuple[torch.Tensor, dict]:
+             clip: float, vf_coef: float, ent_coef: float, states=None
+             ) -> tuple[torch.Tensor, dict]:
     """The clipped PPO objective (to minimize) and its parts.
 
     loss = -min(r A, clip(r, 1-eps, 1+eps) A) + vf_coef * (V - R)^2 / 2 - ent_coef * H, with
-    r = exp(logp - old_logp), averaged over the batch.
+    r = exp(logp - old_logp), averaged over the batch; ``states`` feed a global critic.
     """
-    logits, values = net(obs, masks)
+    logits, values = net(obs, masks, states)
     logp_all = torch.log_softmax(logits, dim=-1)
     logp = logp_all.gather(-1, actions[:, None]).squeeze(-1)
     probs = logp_all.exp()
@@ -191,10 +227,10 @@ class PPOAgent(Agent):
         data = torch.load(path, map_location="cpu", weights_only=False)
         try:
             game, hidden = data["game"], tuple(data["net"]["hidden"])
-        except (KeyError, TypeError):
+            critic = data["net"].get("critic", "local")
+        except (KeyError, TypeError, AttributeError):
             raise ValueError(f"{path} is not a cardenv PPO checkpoint") from None
-        _, num_actions, high = game_sizes(game)
-        net = PolicyNet(high, num_actions, hidden)
+        net = make_net(game, hidden, critic)
         net.load_state_dict({k: v.float() if v.is_floating_point() else v
                              for k, v in data["model"].items()})
         return cls(game, net, greedy, seed)

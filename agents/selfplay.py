@@ -43,6 +43,7 @@ class Batch:
     value: np.ndarray  # (n,) float64 the value estimates then
     adv: np.ndarray  # (n,) float64 GAE advantages
     ret: np.ndarray  # (n,) float64 returns (advantage + value)
+    state: np.ndarray | None = None  # (n, S) float32 global states, for a global critic
 
     FIELDS = ("obs", "mask", "action", "logp", "value", "adv", "ret")
 
@@ -50,14 +51,21 @@ class Batch:
         return len(self.action)
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in self.FIELDS}
+        out = {k: getattr(self, k) for k in self.FIELDS}
+        if self.state is not None:
+            out["state"] = self.state
+        return out
 
     @classmethod
-    def concat(cls, parts: list["Batch"], obs_size: int, num_actions: int) -> "Batch":
+    def concat(cls, parts: list["Batch"], obs_size: int, num_actions: int,
+               state_size: int = 0) -> "Batch":
         if not parts:
             return cls(np.zeros((0, obs_size), np.float32), np.zeros((0, num_actions), bool),
-                       *(np.zeros(0, dtype) for dtype in (np.int64, *[np.float64] * 4)))
-        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in cls.FIELDS))
+                       *(np.zeros(0, dtype) for dtype in (np.int64, *[np.float64] * 4)),
+                       np.zeros((0, state_size), np.float32) if state_size else None)
+        state = np.concatenate([p.state for p in parts]) if state_size else None
+        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in cls.FIELDS),
+                   state)
 
 
 def gae_batch(rewards: np.ndarray, values: np.ndarray, lengths: np.ndarray, gamma: float,
@@ -100,8 +108,9 @@ class Episodes:
     docstring)."""
 
     def __init__(self, num_slots: int, obs_size: int, num_actions: int,
-                 gamma: float, lam: float):
+                 gamma: float, lam: float, state_size: int = 0):
         self.num_slots, self.obs_size, self.num_actions = num_slots, obs_size, num_actions
+        self.state_size = state_size  # 0: no global states kept
         self.gamma, self.lam = gamma, lam
         self.size = 0  # decisions in the store, closed ones included until compacted
         self.dead = 0  # closed decisions still in the store
@@ -120,7 +129,9 @@ class Episodes:
                   "mask": ((capacity, self.num_actions), bool),
                   "action": (capacity, np.int64), "logp": (capacity, np.float64),
                   "value": (capacity, np.float64), "reward": (capacity, np.float64),
-                  "shaped": (capacity, np.float64), "owner": (capacity, np.int64)}
+                  "shaped": (capacity, np.float64), "owner": (capacity, np.int64),
+                  "state": ((capacity if self.state_size else 0, self.state_size),
+                            np.float32)}
         for name, (shape, dtype) in fields.items():
             array = np.zeros(shape, dtype)
             if old is not None:
@@ -132,9 +143,9 @@ class Episodes:
         """Decisions recorded in episodes that have not ended."""
         return self.size - self.dead
 
-    def record(self, slots, seats, obs, masks, actions, logp, values) -> None:
+    def record(self, slots, seats, obs, masks, actions, logp, values, states=None) -> None:
         """One step's learner decisions: row ``k`` is seat ``seats[k]`` of slot ``slots[k]``
-        (each slot at most once)."""
+        (each slot at most once); ``states``: their global states, when kept."""
         slots = np.asarray(slots, dtype=np.int64)
         n = len(slots)
         if self.size + n > self.capacity:
@@ -144,6 +155,8 @@ class Episodes:
         ids = np.arange(self.size, self.size + n)
         self.obs[ids], self.mask[ids] = obs, masks
         self.action[ids], self.logp[ids], self.value[ids] = actions, logp, values
+        if self.state_size:
+            self.state[ids] = states
         self.reward[ids] = self.shaped[ids] = 0.0
         self.owner[ids] = self.episode[slots, seats]
         self.last[slots, seats] = ids
@@ -180,7 +193,8 @@ class Episodes:
                              lengths[lengths > 0], self.gamma, self.lam)
         if len(ids):
             self.closed.append(Batch(self.obs[ids], self.mask[ids], self.action[ids],
-                                     self.logp[ids], self.value[ids], adv, ret))
+                                     self.logp[ids], self.value[ids], adv, ret,
+                                     self.state[ids] if self.state_size else None))
             self.closed_count += len(ids)
         # each slot's learner reward: its seats' sums, seat by seat, added up as Python does
         rewards = self.reward[ids].tolist()
@@ -206,7 +220,8 @@ class Episodes:
         ids = np.flatnonzero(self.owner[:self.size] >= 0)
         new_id = np.full(self.size + 1, -1)
         new_id[ids] = np.arange(len(ids))
-        for name in ("obs", "mask", "action", "logp", "value", "reward", "shaped", "owner"):
+        for name in ("obs", "mask", "action", "logp", "value", "reward", "shaped", "owner",
+                     *(("state",) if self.state_size else ())):
             array = getattr(self, name)
             array[:len(ids)] = array[ids]
         self.last = new_id[self.last]  # -1 stays -1 (index -1 is the extra entry)
@@ -214,7 +229,7 @@ class Episodes:
 
     def take(self) -> Batch:
         """The closed decisions so far, in closing order (they leave the book)."""
-        batch = Batch.concat(self.closed, self.obs_size, self.num_actions)
+        batch = Batch.concat(self.closed, self.obs_size, self.num_actions, self.state_size)
         self.closed, self.closed_count = [], 0
         self._compact()
         return batch
@@ -234,10 +249,13 @@ class SelfPlay:
         gamma, lam: GAE parameters.
         shaping: ``f(result, weight) -> (4,)`` extra rewards at each hand's end (see
             ``agents.shaping``), with ``shaping_weight``; ``None`` for none.
+        with_states: hand the policy the global states of its rows and keep them in the
+            batch (a critic reading the global state).
     """
 
     def __init__(self, games, rng: np.random.Generator, opponents: dict, players: dict,
-                 gamma: float, lam: float, shaping=None, shaping_weight: float = 0.0):
+                 gamma: float, lam: float, shaping=None, shaping_weight: float = 0.0,
+                 with_states: bool = False):
         self.games, self.rng = games, rng
         self.opponents, self.players = dict(opponents), dict(players)
         self.frozen: list = []
@@ -250,7 +268,9 @@ class SelfPlay:
         self.opponent: list = [None] * n  # the agent in the other seats
         for i in range(n):
             self.seat(i)
-        self.episodes = Episodes(n, games.game.observation_size, games.num_actions, gamma, lam)
+        self.with_states = with_states
+        self.episodes = Episodes(n, games.game.observation_size, games.num_actions, gamma, lam,
+                                 games.game.state_size if with_states else 0)
 
     def seat(self, slot: int) -> None:
         """Draw who plays slot ``slot``'s game: the opponent kind, then the learner's side."""
@@ -285,7 +305,8 @@ class SelfPlay:
         """Play until ``samples`` learner decisions of finished episodes are ready.
 
         ``policy(obs, masks) -> (actions, logp, values)`` (numpy arrays) acts for the learner's
-        rows. Episodes still running stay open for the next call."""
+        rows (``policy(obs, masks, states)`` with ``with_states``). Episodes still running stay
+        open for the next call."""
         games, book = self.games, self.episodes
         rows = np.arange(len(games))
         while book.closed_count < samples:
@@ -294,9 +315,14 @@ class SelfPlay:
             learner = self.learner[rows, seats]
             mine = np.flatnonzero(learner)
             if len(mine):
-                actions[mine], logp, values = policy(obs[mine], masks[mine])
+                if self.with_states:
+                    states = games.states()[mine]
+                    actions[mine], logp, values = policy(obs[mine], masks[mine], states)
+                else:
+                    states = None
+                    actions[mine], logp, values = policy(obs[mine], masks[mine])
                 book.record(mine, seats[mine], obs[mine], masks[mine], actions[mine], logp,
-                            values)
+                            values, states)
             groups: dict = {}  # each opponent acts once on all its rows, in first-row order
             for i in np.flatnonzero(~learner).tolist():
                 who = self.opponent[i]

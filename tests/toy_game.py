@@ -47,6 +47,7 @@ class ToyGame:
             raise ConfigError(f"toy: unknown options {sorted(options)}")
         self.options: dict = {}
         self.observation_high = np.ones(self.observation_size, dtype=np.float32)
+        self.state_high = np.ones(self.state_size, dtype=np.float32)
 
     def new_state(self, seed: int | None = None) -> "ToyState":
         return ToyState(self, 0 if seed is None else seed)

@@ -85,6 +85,7 @@ class Game(Protocol):
     observation_size: int
     state_size: int
     observation_high: np.ndarray  # (observation_size,) largest value of each entry
+    state_high: np.ndarray  # (state_size,) largest value of each global-state entry
 
     def new_state(self, seed: int | None = None) -> GameState: ...
 

@@ -84,6 +84,11 @@ class CardGame:
         """``(observation_size,)`` float32: the largest value each observation entry takes."""
         return self.layout.observation_high
 
+    @property
+    def state_high(self) -> np.ndarray:
+        """``(state_size,)`` float32: the largest value each global-state entry takes."""
+        return self.layout.state_high
+
     def legal_masks(self, states) -> np.ndarray:
         """``(B, num_actions)`` bool legal masks of the seats to act (all False once over)."""
         masks = np.zeros((len(states), self.num_actions), dtype=bool)

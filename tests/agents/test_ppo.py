@@ -126,3 +126,43 @@ def test_sample_categorical_with_a_zero_uniform_divides_as_torch_does(monkeypatc
     monkeypatch.setattr(ppo.torch, "rand", lambda *a, **k: u.clone())
     want = (probs / (-torch.log1p(-u)).float()).argmax(dim=-1)
     assert ppo.sample_categorical(probs).tolist() == want.tolist() == [0, 2]
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_a_global_critic_sees_hidden_cards_and_the_policy_does_not(game):
+    """critic="global": the value reads the global state (every hand), the policy only the
+    observation, so changing what is hidden moves the value and never the action
+    distribution of a playing agent."""
+    from agents.ppo import make_net
+    from cardenv.vector import VectorGame
+
+    torch.manual_seed(0)
+    net = make_net(game, [32, 32], "global")
+    games = VectorGame(game, 40, seed=3)
+    for _ in range(60):  # into the play
+        games.step(games.masks().argmax(axis=1))
+    obs = torch.as_tensor(games.observations())
+    masks = torch.as_tensor(games.masks())
+    states = torch.as_tensor(games.states())
+    other = states[torch.randperm(len(states))]  # other games' hidden cards
+    logits, value = net(obs, masks, states)
+    logits2, value2 = net(obs, masks, other)
+    assert torch.equal(logits, logits2) and not torch.allclose(value, value2)
+    assert net(obs, masks)[1] is None  # no state, no value: acting never needs one
+    agent = PPOAgent(game, net, greedy=False, seed=1)
+    assert masks[torch.arange(len(obs)), torch.as_tensor(agent.act_batch(obs, masks))].all()
+
+
+def test_global_critic_checkpoint_round_trip(tmp_path):
+    from agents.ppo import make_net
+
+    net = make_net("dagong", [16], "global")
+    path = tmp_path / "g.pt"
+    torch.save({"game": "dagong", "net": {"hidden": [16], "critic": "global"},
+                "model": net.state_dict()}, path)
+    loaded = PPOAgent.load(str(path))
+    assert loaded.net.critic == "global"
+    for key, value in net.state_dict().items():
+        assert torch.equal(loaded.net.state_dict()[key], value)
+    with pytest.raises(ValueError, match="critic must be one of"):
+        make_net("dagong", [16], "oracle")

@@ -94,3 +94,15 @@ def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
         if min(checked.values()) >= 4:
             break
     assert min(checked.values()) >= 4, checked
+
+
+def test_a_global_critic_trains_and_its_agent_plays(tmp_path):
+    """critic=global: collection keeps the global states, the update and the imitation feed
+    them to the critic, the checkpoint says so and the shipped agent plays without them."""
+    result = run(tmp_path, "critic", "game=dabang", "critic=global")
+    from agents.ppo import PPOAgent
+    agent = PPOAgent.load(str(tmp_path / "critic" / "agent.pt"))
+    assert agent.net.critic == "global" and result["evaluation"]["pairs"] == 10
+    with pytest.raises(SystemExit):
+        run(tmp_path, "bad", "critic=oracle")
+
