@@ -136,9 +136,16 @@ class Config:
     """torch CPU threads."""
     log_every: int = 1
     """iterations between progress lines."""
+    stages: list = field(default_factory=list)
+    """training phases, in order: a list of mappings, each with ``samples`` (the stage's PPO
+    samples) and any of ``opponents``, ``score_shaping``, ``lr``, ``ent_coef``, ``options`` set
+    over the config's for that stage (e.g. first against the heuristic only, then a mix with
+    frozen snapshots; first hands, then matches). ``total_samples`` is then their sum. Games
+    are dealt anew when a stage changes the options. Empty: one stage, the config itself."""
 
 
 _OPPONENTS = ("heuristic", "frozen", "random")
+STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options")
 
 
 def _check(cfg: Config) -> Config:
@@ -183,7 +190,39 @@ def _check(cfg: Config) -> Config:
     need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
     # the game options are checked by the game itself
     game_variants(cfg.game, cfg.options)
+    need(isinstance(cfg.stages, list), "stages must be a list of mappings")
+    for i, stage in enumerate(cfg.stages):
+        need(isinstance(stage, dict), f"stages[{i}] must be a mapping, got {stage!r}")
+        need(is_int(stage.get("samples")) and stage["samples"] >= 1,
+             f"stages[{i}] needs samples: an int >= 1")
+        unknown = sorted(set(stage) - {"samples", *STAGE_FIELDS})
+        need(not unknown, f"stages[{i}]: unknown field(s) {unknown}; a stage sets samples and "
+                          f"any of {', '.join(STAGE_FIELDS)}")
+        try:
+            stage_config(cfg, i)
+        except ConfigError as exc:
+            raise ConfigError(f"config: stages[{i}]: {str(exc).removeprefix('config: ')}") \
+                from None
+    if cfg.stages:
+        cfg.total_samples = sum(stage["samples"] for stage in cfg.stages)
     return cfg
+
+
+def stage_config(cfg: Config, index: int) -> Config:
+    """The config that stage ``index`` trains with: the stage's fields over ``cfg``'s."""
+    stage = cfg.stages[index]
+    fields = {k: v for k, v in stage.items() if k != "samples"}
+    return _check(dataclasses.replace(cfg, stages=[], **fields))
+
+
+def stage_at(cfg: Config, samples: int) -> int:
+    """The stage a run is in after ``samples`` PPO samples (the last one past the end)."""
+    end = 0
+    for i, stage in enumerate(cfg.stages):
+        end += stage["samples"]
+        if samples < end:
+            return i
+    return max(len(cfg.stages) - 1, 0)
 
 
 def load_config(path: str | None, overrides: list[str], base: dict | None = None) -> Config:
@@ -236,7 +275,8 @@ class Trainer:
         self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic)
         self.net = self.make_net()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
-        needs_heuristic = cfg.opponents.get("heuristic", 0) > 0 or cfg.eval_deals > 0 \
+        mixes = [cfg.opponents] + [stage.get("opponents", {}) for stage in cfg.stages]
+        needs_heuristic = any(m.get("heuristic", 0) > 0 for m in mixes) or cfg.eval_deals > 0 \
             or cfg.imitation_samples > 0
         self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic else None
         self.random = RandomAgent(cfg.game, cfg.seed)
@@ -255,15 +295,40 @@ class Trainer:
             torch.set_rng_state(resume["torch_rng"])
             first_seed = resume["next_seed"]
         self.frozen = [self._frozen_agent(sd) for sd in self.pool]
-        self.games = VectorGame(cfg.game, cfg.num_envs, seed=first_seed, options=cfg.options)
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
-        self.selfplay = SelfPlay(
-            self.games, self.rng, cfg.opponents,
-            {"heuristic": self.heuristic, "random": self.random}, cfg.gamma, cfg.gae_lambda,
-            shaping=shaping_for(cfg.game), shaping_weight=cfg.score_shaping,
-            with_states=cfg.critic == "global")
-        self.selfplay.frozen = self.frozen
+        # the stage this run is in (see Config.stages) and the config it trains with
+        self.stage = stage_at(cfg, self.samples)
+        self.active = stage_config(cfg, self.stage) if cfg.stages else cfg
+        self._deal(first_seed)
         self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
+
+    def _deal(self, first_seed: int) -> None:
+        """New games under the active options, the learner and its opponents seated."""
+        active = self.active
+        self.games = VectorGame(active.game, active.num_envs, seed=first_seed,
+                                options=active.options)
+        self.selfplay = SelfPlay(
+            self.games, self.rng, active.opponents,
+            {"heuristic": self.heuristic, "random": self.random}, active.gamma,
+            active.gae_lambda, shaping=shaping_for(active.game),
+            shaping_weight=active.score_shaping, with_states=active.critic == "global")
+        self.selfplay.frozen = self.frozen
+
+    def _enter_stage(self, index: int) -> None:
+        """Switch to stage ``index``: its opponent mix and shaping from the next game seated
+        on; new games if it changes the options (the hands in progress are dropped)."""
+        before, self.stage = self.active, index
+        self.active = stage_config(self.cfg, index)
+        if self.active.options != before.options:
+            self._deal(self.games.next_seed)
+        else:
+            self.selfplay.opponents = dict(self.active.opponents)
+            self.selfplay.shaping_weight = self.active.score_shaping
+            self.selfplay.shaping = shaping_for(self.active.game) \
+                if self.active.score_shaping else None
+        changed = {k: v for k, v in self.cfg.stages[index].items() if k != "samples"}
+        print(f"stage {index + 1}/{len(self.cfg.stages)} from sample {self.samples:,}: "
+              f"{changed or 'the config as it is'}", flush=True)
 
     # --- opponents ------------------------------------------------------------------------
 
@@ -292,7 +357,7 @@ class Trainer:
         chosen actions and value regression on each seat's final reward."""
         cfg = self.cfg
         optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.imitation_lr)
-        games = VectorGame(cfg.game, cfg.num_envs, options=cfg.options,
+        games = VectorGame(cfg.game, cfg.num_envs, options=self.active.options,
                            seed=cfg.seed * 7_000_003 + self.imitated)
         while self.imitated < cfg.imitation_samples:
             obs, masks, actions, states = [], [], [], []
@@ -364,7 +429,7 @@ class Trainer:
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
             return ppo_loss(self.net, t["obs"][idx], t["mask"][idx], t["action"][idx],
                             t["logp"][idx], adv, t["ret"][idx], clip=cfg.clip,
-                            vf_coef=cfg.vf_coef, ent_coef=cfg.ent_coef,
+                            vf_coef=cfg.vf_coef, ent_coef=self.active.ent_coef,
                             states=t["state"][idx] if "state" in t else None)
 
         stats = fit(self.net, self.optimizer, len(t["action"]), epochs=cfg.epochs,
@@ -402,10 +467,14 @@ class Trainer:
             self.save("checkpoint.pt")
         # PPO's samples/s: the clock starts after the imitation phase
         last_samples, last_time = self.samples, time.perf_counter()
+        if cfg.stages and self.samples < cfg.total_samples:
+            print(f"stage {self.stage + 1}/{len(cfg.stages)}", flush=True)
         while self.samples < cfg.total_samples:
-            if cfg.anneal_lr:
-                for group in self.optimizer.param_groups:
-                    group["lr"] = cfg.lr * max(0.0, 1 - self.samples / cfg.total_samples)
+            if cfg.stages and stage_at(cfg, self.samples) != self.stage:
+                self._enter_stage(stage_at(cfg, self.samples))
+            for group in self.optimizer.param_groups:  # the stage's lr, maybe annealed
+                group["lr"] = self.active.lr * (max(0.0, 1 - self.samples / cfg.total_samples)
+                                                if cfg.anneal_lr else 1.0)
             batch = self.collect()
             stats = self.update(batch)
             self.iteration += 1

@@ -3,6 +3,7 @@ seeded run is reproducible."""
 
 import json
 import os
+import re
 
 import pytest
 import torch
@@ -106,3 +107,26 @@ def test_a_global_critic_trains_and_its_agent_plays(tmp_path):
     with pytest.raises(SystemExit):
         run(tmp_path, "bad", "critic=oracle")
 
+
+def test_stages_run_in_order_from_one_command(tmp_path, capsys):
+    """A recipe's phases in the config: each stage its samples, opponents, shaping and options
+    (new games when the options change); the total is their sum; resuming lands in the stage
+    the samples say."""
+    stages = ("stages=[{samples: 1500, opponents: {random: 1}}, "
+              "{samples: 1500, opponents: {heuristic: 1}, lr: 0.0001, options: {hands: 2}}]")
+    result = run(tmp_path, "staged", stages, "imitation_samples=0", "eval_deals=0",
+                 "total_samples=99")
+    out = capsys.readouterr().out
+    assert "stage 1/2" in out and "stage 2/2 from sample" in out and "{'hands': 2}" in out
+    assert result["samples"] >= 3000
+    saved = torch.load(tmp_path / "staged" / "checkpoint.pt", weights_only=False)
+    trainer = train.Trainer(train.load_config(None, [], base=saved["config"]), saved)
+    assert trainer.stage == 1 and trainer.selfplay.opponents == {"heuristic": 1}
+    assert trainer.games.variant(0).options["hands"] == 2 and trainer.cfg.total_samples == 3000
+    trainer.writer.close()
+    for bad, message in [("stages=[{opponents: {random: 1}}]", "needs samples"),
+                         ("stages=[{samples: 10, epochs: 2}]", "unknown field"),
+                         ("stages=[{samples: 10, options: {hands: 0}}]", r"stages\[0\]")]:
+        with pytest.raises(SystemExit):
+            run(tmp_path, "bad", bad)
+        assert re.search(message, capsys.readouterr().err), bad
