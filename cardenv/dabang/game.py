@@ -183,11 +183,17 @@ class DabangState(CardState):
 
     def legal_actions(self) -> list[int]:
         """The legal action ids of the player to act, ascending (a new list)."""
-        if self._legal is None:
+        return list(self._legal_ids())
+
+    def _legal_ids(self) -> list[int]:
+        """The legal action ids, computed once per decision (the list itself: never change it
+        in place, clones share it)."""
+        legal = self._legal
+        if legal is None:
             given = self._given
-            self._legal = np.flatnonzero(given).tolist() if given is not None else \
+            legal = self._legal = np.flatnonzero(given).tolist() if given is not None else \
                 self._compute_legal()
-        return list(self._legal)
+        return legal
 
     def _compute_legal(self) -> list[int]:
         rules = RULES.get(self.phase)  # none once over
@@ -203,9 +209,12 @@ class DabangState(CardState):
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over the ``cat.NUM_ACTIONS`` (404) actions for the player to act."""
-        mask = np.zeros(cat.NUM_ACTIONS, dtype=bool)
-        mask[self.legal_actions()] = True
-        return mask
+        # set byte by byte in a bytearray, then viewed as bools (a new, writable array): for
+        # the few ids of a typical decision, half the cost of np.zeros and a fancy assignment
+        mask = bytearray(cat.NUM_ACTIONS)
+        for action in self._legal_ids():
+            mask[action] = 1
+        return np.frombuffer(mask, dtype=bool)
 
     # The trick in progress, as a batched legality call takes it (``follow.play_mask``).
 
@@ -249,8 +258,11 @@ class DabangState(CardState):
         move in phase ``after`` (``declare`` also for a hand just shuffled). The blocks follow
         the hand's order; each either enters a decision phase and returns, or falls through."""
         if after is _PLAY:
-            if self.trick.to_play:  # the hand goes on
-                enter(self, _PLAY, self.current)
+            if self.trick.to_play:  # the hand goes on: enter(self, _PLAY, self.current), but
+                # the phase piece already shows play, so only to_play moves (the hot path)
+                to_play = self.v["to_play"]
+                to_play[:] = 0
+                to_play[self.current] = 1
                 return
             if not self._end_hand():
                 enter(self, _OVER, self.current)

@@ -139,19 +139,20 @@ def apply(state, action: int) -> None:
 
 def _complete(state, t: Trick, seat: int, play: dict) -> None:
     v = state.v
-    hand = v["hand"][seat]
     if t.plays:  # a follower's void in the led suit lets its trump win
+        # The suit duty makes a follower holding led-suit cards play at least one (all of them
+        # when short), so "void" is "the play holds no led-suit card": no look at the hand.
         cls = _SUIT_CLASS[state.trump][state.level - 3]
         led_cls = cls[t.led_kind]
-        void = not any(h for h, c in zip(hand.tolist(), cls) if h and c == led_cls)
+        void = not any(cls[kind] == led_cls for kind in play)
     else:
         void = False
     identical = next(iter(play)) if len(play) == 1 and next(iter(play.values())) == t.k else -1
-    played, trick = v["played"], v["trick"]
-    for kind, count in play.items():
-        hand[kind] -= count
+    hands, played, trick = v["hand"], v["played"], v["trick"]
+    for kind, count in play.items():  # (the seat's row of trick is still zero: it plays once)
+        hands[seat, kind] -= count
         played[seat, kind] += count
-        trick[seat, kind] += count
+        trick[seat, kind] = count
     cards_left = state.cards_left
     cards_left[seat] -= sum(play.values())
     v["cards_left"][seat] = cards_left[seat]
