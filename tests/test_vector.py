@@ -144,7 +144,8 @@ MIXED = {
     "dagong": [{}, {"hands": 3}, {"allow_solo": False, "xiqian": False}, {"hands": 2,
                                                                          "solo_multiplier": 3}],
     "dabang": [{}, {"follow": "live"}, {"episode": "match", "max_hands": 2},
-               {"dealer": "random", "levels": "random", "tribute_return": "dealer_choice"}],
+               {"dealer": "random", "levels": "random", "tribute_return": "dealer_choice",
+                "blood": "random"}],
 }
 
 

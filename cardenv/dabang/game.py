@@ -72,8 +72,10 @@ OPTIONS = {
                      "None: start a fresh match (first-hand rules); a seat: start a later hand "
                      "of a match with this dealer; 'random': a later hand, dealer drawn per "
                      "episode"),
-    "blood": Option(0, non_negative_int, "an int >= 0",
-                    "tribute owed to the starting dealer (with `dealer` only)"),
+    "blood": Option(0, either(one_of("random"), non_negative_int), "an int >= 0 or 'random'",
+                    "tribute owed to the starting dealer (with `dealer` only); 'random': drawn "
+                    "per episode from the blood met in later hands of heuristic matches "
+                    "(BLOOD_COUNTS)"),
     "bidding": Option("during_deal", one_of("during_deal", "after_deal"),
                       "'during_deal' or 'after_deal'", "when trump may be declared [D-A1]"),
     "follow": Option("dead", one_of("dead", "live"), "'dead' or 'live'",
@@ -92,6 +94,25 @@ OPTIONS = {
                              "'none' [D-A5]: the dealer keeps the tribute; 'dealer_choice': it "
                              "gives back as many cards of its choice, keeping hands at 52"),
 }
+
+
+# How often each blood was owed to a later hand's dealer in 400 whole matches of four heuristic
+# players (seeds 0..399, 9,657 later hands; docs/rules/dabang.md says how to measure it again):
+# option blood="random" draws from it, so that training meets tribute hands as often as play
+# does. Blood 0 (the defenders kept the deal, or a score below the blood bands) is the most
+# common; the tail thins out past 10.
+BLOOD_COUNTS = {0: 6056, 1: 871, 2: 728, 3: 569, 4: 455, 5: 326, 6: 233, 7: 168, 8: 107, 9: 51,
+                10: 53, 11: 17, 12: 8, 13: 8, 14: 4, 15: 1, 16: 1, 18: 1}
+_BLOOD_VALUES = np.array(list(BLOOD_COUNTS))
+_BLOOD_CDF = np.cumsum(list(BLOOD_COUNTS.values())) / sum(BLOOD_COUNTS.values())
+_BLOOD_STREAM = 0xB100D  # the draw's own generator: the deal's stays as it was
+
+
+def draw_blood(seed: int) -> int:
+    """blood="random": the blood owed at the start of episode ``seed``, from ``BLOOD_COUNTS``.
+    A function of the seed alone (its own generator), so a saved state rebuilds it."""
+    u = np.random.default_rng([seed, _BLOOD_STREAM]).random()
+    return int(_BLOOD_VALUES[np.searchsorted(_BLOOD_CDF, u, side="right")])
 
 
 def _check_deck(deck) -> list[int] | None:
@@ -169,7 +190,7 @@ class DabangState(CardState):
         self.match_hand = 0 if opts["dealer"] is None else 1
         self.next_dealer = int(self.rng.integers(4)) if opts["dealer"] == "random" \
             else opts["dealer"]
-        self.next_blood = opts["blood"]
+        self.next_blood = self._first_blood()
         deck = _check_deck(deck)
         if first_seat is not None:
             if not optional_seat(first_seat):
@@ -178,6 +199,11 @@ class DabangState(CardState):
                 raise ValueError("in a later hand the first seat is the dealer")
         self._new_hand(first_seat, deck)
         self._advance(_DECLARE)
+
+    def _first_blood(self) -> int:
+        """The blood owed to the episode's first dealer (option ``blood``, or its draw)."""
+        blood = self.game.options["blood"]
+        return draw_blood(self.seed) if blood == "random" else blood
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -504,7 +530,7 @@ class DabangState(CardState):
         self.first_hand = opts["dealer"] is None and index == 0
         self.match_hand = (0 if opts["dealer"] is None else 1) + index
         self.blood_due = 0 if self.first_hand else \
-            previous.blood if previous else opts["blood"]
+            previous.blood if previous else self._first_blood()
         self.next_blood = self.blood_due
         self.returns = [0.0] * 4
         for result in results:

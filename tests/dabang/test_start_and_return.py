@@ -79,3 +79,33 @@ def test_shown_kitty_stays_in_every_observation():
         for seat in range(4):
             start = next(a for n, a, *_ in s.game.layout.observation_pieces() if n == "kitty_revealed")
             assert np.array_equal(s.observation(seat)[start:start + 54], revealed)
+
+
+def test_random_blood_follows_the_measured_table_and_is_paid():
+    """blood="random" (issue 10, item 3): each episode's first dealer is owed a blood drawn
+    from BLOOD_COUNTS (the blood met in later hands of heuristic matches), a function of the
+    seed; the tribute pays it; a saved state rebuilds it."""
+    import numpy as np
+
+    from cardenv.dabang.game import BLOOD_COUNTS, DabangGame, draw_blood
+
+    draws = np.array([draw_blood(seed) for seed in range(20_000)])
+    total = sum(BLOOD_COUNTS.values())
+    for blood, count in BLOOD_COUNTS.items():
+        expected = count / total
+        assert abs((draws == blood).mean() - expected) < 4 * (expected / 20_000) ** 0.5 + 1e-3
+    assert set(draws) <= set(BLOOD_COUNTS)
+    game = DabangGame(dealer="random", blood="random")
+    paid = 0
+    for seed in range(60):
+        state = game.new_state(seed)
+        assert state.blood_due == draw_blood(seed) == game.new_state(seed).blood_due
+        rng = np.random.default_rng(seed)
+        while state.phase == "declare":  # through the deal: the tribute is paid after it
+            legal = state.legal_actions()
+            state.apply(legal[rng.integers(len(legal))])
+        paid += int(state.v["tribute"][0] > 0)
+        assert int(state.v["tribute"][0]) <= state.blood_due
+        again = game.state_from_dict(state.to_dict())
+        assert again.blood_due == state.blood_due and again.to_dict() == state.to_dict()
+    assert paid > 10  # about a third of the episodes start with tribute
