@@ -26,8 +26,9 @@ the sources are silent, and every option: `docs/rules/dabang.md`.
 ``cardenv.dabang.DabangGame``: ``episode="hand"`` (or ``"match"``), ``max_hands=None`` (match
 episodes), ``levels=(3, 3)``, ``dealer=None``, ``blood=0`` (start from a match state),
 ``bidding="during_deal"``, ``follow="dead"``, ``joker_levels=True``, ``keep_dealer="partner"``,
-``four_joker_win="big_or_small"``, ``deal_value=0.5``, ``tribute_return="none"``. ``dealer`` and
-``levels`` also take ``"random"`` (a later hand from a random match state each episode). An
+``four_joker_win="big_or_small"``, ``deal_value=0.5``, ``tribute_return="none"``. ``dealer``,
+``levels`` and ``blood`` also take ``"random"`` (a later hand from a random match state each
+episode). An
 unknown option or a bad value raises ``ConfigError`` (a ``ValueError``).
 
 ### Observation Space
