@@ -284,6 +284,13 @@ class Trainer:
         self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
         self.imitated = 0
         if resume:
+            trained = resume["model"]["scale"].numel()
+            if trained != self.net.scale.numel():
+                raise ConfigError(
+                    f"the checkpoint's network reads {trained} observation entries, "
+                    f"{cfg.game}'s observation now has {self.net.scale.numel()} (the layout "
+                    f"grew): its agent still plays (python -m agents.evaluate reads the "
+                    f"leading entries), but training must start a new run")
             self.net.load_state_dict(resume["model"])
             self.optimizer.load_state_dict(resume["optimizer"])
             for group in self.optimizer.param_groups:  # the saved state carries its last lr
@@ -563,7 +570,11 @@ def main(argv=None) -> dict:
         parser.error(str(exc))
     print(f"training {cfg.game} for {cfg.total_samples:,} samples "
           f"({'resumed' if resume else 'new run'}) -> {cfg.run_dir}/{cfg.run_name or f'{cfg.game}-{cfg.seed}'}")
-    result = Trainer(cfg, resume).train()
+    try:
+        trainer = Trainer(cfg, resume)
+    except ConfigError as exc:
+        parser.error(str(exc))
+    result = trainer.train()
     with open(os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}",
                            "result.json"), "w", encoding="utf-8") as f:
         json.dump(result, f, indent=2)

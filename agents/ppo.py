@@ -35,14 +35,17 @@ def game_sizes(game: str) -> tuple[int, int, np.ndarray]:
     return made.observation_size, made.num_actions, made.observation_high
 
 
-def make_net(game: str, hidden, critic: str = "local") -> "PolicyNet":
+def make_net(game: str, hidden, critic: str = "local", obs_size: int | None = None,
+             state_size: int | None = None) -> "PolicyNet":
     """A fresh ``PolicyNet`` for ``game``: MLP sizes ``hidden``; ``critic`` "local" (value
-    head on the policy's trunk) or "global" (a critic MLP over the global state)."""
+    head on the policy's trunk) or "global" (a critic MLP over the global state). ``obs_size`` /
+    ``state_size``: the input sizes of a network trained before pieces were added at the end of
+    the game's layout (it reads the leading entries; see ``PPOAgent``)."""
     if critic not in CRITICS:
         raise ValueError(f"critic must be one of {CRITICS}, got {critic!r}")
     made = make_game(check_game(game))
-    return PolicyNet(made.observation_high, made.num_actions, tuple(hidden),
-                     state_high=made.state_high if critic == "global" else None)
+    return PolicyNet(made.observation_high[:obs_size], made.num_actions, tuple(hidden),
+                     state_high=made.state_high[:state_size] if critic == "global" else None)
 
 
 def _mlp(width: int, hidden) -> tuple[nn.Sequential, int]:
@@ -206,7 +209,11 @@ def slim(src: str, dst: str, half: bool = True) -> None:
 
 
 class PPOAgent(Agent):
-    """Plays with a trained ``PolicyNet``: greedy by default, sampling with ``greedy=False``."""
+    """Plays with a trained ``PolicyNet``: greedy by default, sampling with ``greedy=False``.
+
+    A game's layout only ever grows at its end, so a network trained on an earlier observation
+    reads the leading entries of today's (``obs_size``, taken from the network), and keeps
+    playing as it was trained."""
 
     name = "ppo"
 
@@ -215,9 +222,17 @@ class PPOAgent(Agent):
         self.net = net.eval()
         self.greedy = greedy
         self.generator = torch.Generator().manual_seed(0 if seed is None else seed)
+        self.obs_size = net.scale.numel()
+        current = make_game(self.game).observation_size
+        if self.obs_size > current:
+            raise ValueError(f"the network reads {self.obs_size} observation entries, more "
+                             f"than {self.game}'s {current}: it comes from a newer cardenv")
 
     def act_batch(self, observations, masks) -> np.ndarray:
-        obs = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+        observations = np.asarray(observations, dtype=np.float32)
+        if observations.shape[-1] != self.obs_size:
+            observations = observations[..., :self.obs_size]  # an earlier layout's prefix
+        obs = torch.as_tensor(observations)
         mask = torch.as_tensor(np.asarray(masks).astype(bool, copy=False))
         action, _, _ = self.net.act(obs, mask, greedy=self.greedy, generator=self.generator)
         return action.numpy()
@@ -230,7 +245,10 @@ class PPOAgent(Agent):
             critic = data["net"].get("critic", "local")
         except (KeyError, TypeError, AttributeError):
             raise ValueError(f"{path} is not a cardenv PPO checkpoint") from None
-        net = make_net(game, hidden, critic)
+        model = data["model"]
+        state = model.get("state_scale")
+        net = make_net(game, hidden, critic, obs_size=model["scale"].numel(),
+                       state_size=None if state is None else state.numel())
         net.load_state_dict({k: v.float() if v.is_floating_point() else v
-                             for k, v in data["model"].items()})
+                             for k, v in model.items()})
         return cls(game, net, greedy, seed)

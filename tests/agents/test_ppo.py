@@ -166,3 +166,27 @@ def test_global_critic_checkpoint_round_trip(tmp_path):
         assert torch.equal(loaded.net.state_dict()[key], value)
     with pytest.raises(ValueError, match="critic must be one of"):
         make_net("dagong", [16], "oracle")
+
+
+def test_a_checkpoint_of_an_earlier_layout_reads_the_leading_entries(tmp_path):
+    """Layouts only grow at their end: a network trained on an earlier, shorter observation
+    loads and plays on today's observation by reading its prefix, exactly as on the old one;
+    one from a longer (newer) layout is refused."""
+    from agents.ppo import make_net
+    from cardenv.vector import VectorGame
+
+    game = VectorGame("dagong", 40, seed=2)
+    size = game.game.observation_size
+    torch.manual_seed(0)
+    old = make_net("dagong", [16], obs_size=size - 7)
+    path = tmp_path / "old.pt"
+    torch.save({"game": "dagong", "net": {"hidden": [16]}, "model": old.state_dict()}, path)
+    agent = PPOAgent.load(str(path))
+    assert agent.obs_size == size - 7
+    obs, masks = game.observations(), game.masks()
+    want = old.act(torch.as_tensor(obs[:, :size - 7]), torch.as_tensor(masks), greedy=True)[0]
+    assert agent.act_batch(obs, masks).tolist() == want.tolist()
+    newer = make_net("dagong", [16])
+    newer.scale = torch.ones(size + 3)
+    with pytest.raises(ValueError, match="newer cardenv"):
+        PPOAgent("dagong", newer)

@@ -130,3 +130,16 @@ def test_stages_run_in_order_from_one_command(tmp_path, capsys):
         with pytest.raises(SystemExit):
             run(tmp_path, "bad", bad)
         assert re.search(message, capsys.readouterr().err), bad
+
+
+def test_resuming_a_run_of_an_earlier_layout_is_refused_clearly(tmp_path, capsys):
+    run(tmp_path, "old", "imitation_samples=0", "eval_deals=0", "total_samples=1000")
+    path = tmp_path / "old" / "checkpoint.pt"
+    saved = torch.load(path, weights_only=False)
+    for key in ("scale", "trunk.0.weight"):  # as if trained on a shorter observation
+        saved["model"][key] = saved["model"][key][..., :-5]
+    torch.save(saved, path)
+    with pytest.raises(SystemExit):
+        train.main(["--resume", str(path)])
+    assert "the layout grew" in capsys.readouterr().err
+
