@@ -22,7 +22,7 @@ def test_aec_example_runs(capsys):
 def test_registry_example_runs():
     namespace = {}
     exec(compile(python_blocks()[1], "README registry example", "exec"), namespace)
-    assert namespace["masks"].shape == (64, 404) and namespace["obs"].shape == (64, 823)
+    assert namespace["masks"].shape == (64, 404) and namespace["obs"].shape == (64, 1073)
 
 
 def test_engine_example_runs():

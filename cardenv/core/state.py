@@ -20,6 +20,10 @@ subclass's hooks for the rest:
 
 A subclass names its save format in ``FORMAT`` (``"cardenv.<game>.state/<version>"``) and the
 keys its hooks write in ``FIELDS``; ``OLD_FORMATS`` maps formats it no longer reads to the reason.
+``REPLAYED_FORMATS`` maps an older format that differs only by pieces added at the end of the
+layout to its buffer size: such a state is read by replaying its seed and history, and accepted
+only if the replay gives back its buffer (that prefix), results, history and generator (a
+custom deal cannot be replayed, and says so).
 """
 
 from __future__ import annotations
@@ -215,6 +219,7 @@ class CardState:
 
     FORMAT: str = ""
     FIELDS: tuple[str, ...] = ()
+    REPLAYED_FORMATS: dict[str, int] = {}
     OLD_FORMATS: dict[str, str] = {}
     SHARED: tuple[str, ...] = ()  # attributes never changed in place: a clone shares them
 
@@ -269,6 +274,32 @@ class CardState:
         return data
 
     @classmethod
+    def _from_replay(cls, data: dict, old_size: int) -> "CardState":
+        """An older format's state, rebuilt by replaying its seed and history (see the module
+        docstring) and checked against what it saved."""
+        what = f"saved {cls.__name__.removesuffix('State')} state in format {data['format']!r}"
+        try:
+            game = cls._game_class()(**data["options"])
+            state = game.replay(check_int(data["seed"], "seed", 0, MAX_SEED),
+                                check_int_list(data["history"], "history", low=0,
+                                               high=game.num_actions - 1))
+            buffer = np.asarray(data["buffer"])
+            same = buffer.shape == (old_size,) and \
+                np.array_equal(state.buffer[:old_size], buffer) and \
+                [r.to_dict() for r in state.results] == data["results"] and \
+                state.to_dict()["rng"] == data["rng"]
+        except (ConfigError, StateError, IllegalActionError, KeyError, TypeError,
+                ValueError) as exc:
+            raise StateError(f"{what}: it is read by replaying its seed and history, which "
+                             f"failed ({exc})") from None
+        if not same:
+            raise StateError(f"{what}: replaying its seed and history does not give back its "
+                             f"buffer, results and generator (a hand dealt by hand, e.g. "
+                             f"with state_from_hands or a given deck, cannot be replayed): "
+                             f"rebuild it the way it was made, then apply its history")
+        return state
+
+    @classmethod
     def from_dict(cls, data: dict) -> "CardState":
         """Rebuild a state from ``to_dict`` output. Every field is checked (type, range, the
         cards against the deck, derived values against the buffer): ``StateError`` naming the
@@ -277,6 +308,8 @@ class CardState:
         if not isinstance(data, dict):
             raise StateError(f"not a {what}: expected a dict, got {type(data).__name__}")
         fmt = data.get("format")
+        if isinstance(fmt, str) and fmt in cls.REPLAYED_FORMATS:
+            return cls._from_replay(data, cls.REPLAYED_FORMATS[fmt])
         if isinstance(fmt, str) and fmt in cls.OLD_FORMATS:
             raise StateError(f"{what} in the old format {fmt!r}: {cls.OLD_FORMATS[fmt]}")
         if fmt != cls.FORMAT:

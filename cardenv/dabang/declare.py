@@ -37,6 +37,19 @@ def suit_of(action: int) -> int | None:
     return None
 
 
+def shown(action: int) -> tuple[int, int]:
+    """The cards a declaration shows, as ``(column of observation.SHOWN, count)``: the level
+    card of its suit (columns 0..3, ♦♣♥♠) n times, four small (4) or big (5) jokers, or the
+    grab's one big joker."""
+    if action == cat.GRAB:
+        return 5, 1
+    if cat.DECLARE_LEVEL <= action < cat.DECLARE_SJ4:
+        return suit_of(action), rank_of(action)
+    if cat.DECLARE_SJ4 <= action < cat.BURY:
+        return (4 if action < cat.DECLARE_BJ4 else 5), 4
+    raise ValueError(f"action {action} is not a declaration")
+
+
 def legal(hand, first_hand: bool, level: int, standing: int) -> list[int]:
     """Declaration actions ``hand`` may make now (``standing``: the declaration to beat, or 0).
 

@@ -402,15 +402,17 @@ class DabangState(CardState):
 
     # --- copies and saved states (CardState's skeleton calls these hooks) ---------------------
 
-    # Format "cardenv.dabang.state/2": the common keys (see core.state), "start_seat" and
+    # Format "cardenv.dabang.state/3": the common keys (see core.state), "start_seat" and
     # "last_trick_team", and one plain dict per part of the hand (_PARTS: each dataclass's
     # to_plain). Everything else is derived when a state is read: from the buffer (phase,
     # current, dealer, level, trump, 干锅, cards left, points, levels) or from the options and
     # results (the match's hand, blood, returns, last rewards, truncation), and checked.
-    FORMAT = "cardenv.dabang.state/2"
+    FORMAT = "cardenv.dabang.state/3"
     OLD_FORMATS = {"cardenv.dabang.state/1": "this version does not load it (it reads "
-                   "'cardenv.dabang.state/2'); rebuild the state by replaying its seed and "
+                   "'cardenv.dabang.state/3'); rebuild the state by replaying its seed and "
                    "history with DabangGame.replay"}
+    # format 2 is format 3 without the pieces declared_cards .. taken_back at the buffer's end
+    REPLAYED_FORMATS = {"cardenv.dabang.state/2": 1687}
     _PARTS = {"deal": Deal, "tribute": Tribute, "kitty": Kitty, "trick": Trick}
     FIELDS = ("start_seat", "last_trick_team", *_PARTS)
     # never changed in place (replaced when they change), so a clone shares them
@@ -623,6 +625,15 @@ class DabangState(CardState):
                              f"'played') are not what it was dealt (deal.deck from start_seat), "
                              f"paid or given back (tribute), picked up and buried (kitty) or "
                              f"buried and taken back by 扣王 (buffer piece 'koujoker')")
+        # what each seat's cards lack and gained beyond that is what it buried and took back
+        # by 扣王, kind by kind
+        if not np.array_equal(v["koujoker_kinds"], -diff[:, NUM_NATURAL:]) or \
+                not np.array_equal(v["taken_back"][:, :NUM_NATURAL], diff[:, :NUM_NATURAL]) or \
+                v["taken_back"][:, NUM_NATURAL:].any():
+            raise StateError(f"buffer pieces 'koujoker_kinds' {v['koujoker_kinds'].tolist()} and "
+                             f"'taken_back' must be the small and big jokers each seat buried by "
+                             f"扣王 and the cards it took back: its cards (buffer pieces 'hand' "
+                             f"+ 'played') against what it was dealt, paid, got and buried")
 
     def _check_history(self) -> None:
         """The history's last plays against the cards played this hand; derives

@@ -12,6 +12,9 @@ from cardenv.dabang.phase import DECISIONS
 
 PHASES = tuple(phase.value for phase in DECISIONS)  # the decision phases, in one-hot order
 DECLARATIONS = ("grab", "level_1", "level_2", "level_3", "level_4", "small_jokers", "big_jokers")
+# the columns of ``declared_cards``: the level card of each suit, the small and the big joker
+SHOWN = ("level_diamonds", "level_clubs", "level_hearts", "level_spades", "small_jokers",
+         "big_jokers")
 
 PIECES = [
     Piece("hand", (4, 54), "own", "own hand: copies (0..4) of each card kind", 4),
@@ -53,6 +56,20 @@ PIECES = [
     Piece("gangguo", (1,), "public", "1 if the kitty is 干锅 this hand"),
     Piece("koujoker", (4,), "seats", "jokers each seat has buried by 扣王 this hand", 8),
     Piece("kitty", (54,), "hidden", "the kitty's actual content (global state only)", 4),
+    # Appended after every older piece (the hidden one included), so that the observation of an
+    # older layout is a prefix of this one.
+    Piece("declared_cards", (4, len(SHOWN)), "seats",
+          "cards each seat has shown in declarations this hand, overridden ones included: the "
+          "most level cards of each suit ♦♣♥♠ shown at once, then small jokers, big jokers "
+          "(4 for a joker declaration, 1 for the first hand's big-joker grab)", 4),
+    Piece("flip_jokers", (2,), "public",
+          "small and big jokers turned over and passed, after the first hand's four kitty "
+          "flips, while looking for the suited card that names the trump (a joker won the "
+          "flips)", 4),
+    Piece("koujoker_kinds", (4, 2), "seats",
+          "small and big jokers each seat has buried by 扣王 this hand", 4),
+    Piece("taken_back", (4, 54), "seats",
+          "cards each seat has taken back from the shown kitty after 扣王 this hand", 4),
 ]
 
 LAYOUT = Layout(PIECES)

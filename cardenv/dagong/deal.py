@@ -38,13 +38,26 @@ def later_hand_call(dealer_received: list[int]) -> tuple[int, bool]:
     ends with the dealer holding both copies of the call, ``forced_solo`` is ``True`` and the
     dealer plays alone against three (the last call is still shown).
     """
+    calls, forced_solo = later_hand_calls(dealer_received)
+    return calls[-1], forced_solo
+
+
+def later_hand_calls(dealer_received: list[int]) -> tuple[list[int], bool]:
+    """Later hands: ``(every kind called in turn during the deal, forced_solo)``.
+
+    The last kind is the call that stands (``later_hand_call``); the ones before it were
+    superseded because the dealer came to hold both copies of each, which the dealer showed, so
+    they are public (observation piece ``superseded_calls``). A kind is called at most once: it is
+    superseded only once the dealer holds both of its copies, and no third copy can arrive.
+    """
     held = [0] * NUM_KINDS
-    call = None
+    calls: list[int] = []
     moving = True
     for card in dealer_received:
         held[card] += 1
         if moving:
-            call, moving = card, False
-        if held[call] == 2:
+            calls.append(card)
+            moving = False
+        if held[calls[-1]] == 2:
             moving = True
-    return call, moving
+    return calls, moving

@@ -9,7 +9,7 @@ Phases of a hand: ``"solo"`` (each player in turn from the dealer may declare �
 (option ``hands``) follow each other under the later-hand rules: the previous 一游 deals and
 the call is the dealer's first dealt card.
 
-Saved states (``to_dict`` / ``from_dict``, format ``cardenv.dagong.state/2``) hold the tensor
+Saved states (``to_dict`` / ``from_dict``, format ``cardenv.dagong.state/3``) hold the tensor
 buffer, the history, the hand results, the generator and the two things the buffer cannot give:
 the action id of the play to beat (``standing``) and the order the cards were dealt in
 (``deal_order``). Everything else (phase, seat to act, roles, cards left, places, points,
@@ -28,7 +28,7 @@ from cardenv.core.options import Option, boolean, positive_int, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import batch, legality, saved
-from cardenv.dagong.deal import deal, first_hand_call, later_hand_call
+from cardenv.dagong.deal import deal, first_hand_call, later_hand_calls
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.scoring import HandResult, result_from_dict, settle
 from cardenv.dagong.selection import select_cards
@@ -309,13 +309,18 @@ class DagongState(CardState):
 
     def _start_hand(self, dealer: int, first: bool) -> None:
         hands, deal_order = deal(self.rng, dealer)
+        superseded: list[int] = []
         if first:
             called, forced_solo = first_hand_call(self.rng, hands[dealer]), False
         else:
-            called, forced_solo = later_hand_call(deal_order[dealer])
-        self._setup_hand(hands, deal_order, dealer, called, forced_solo)
+            calls, forced_solo = later_hand_calls(deal_order[dealer])
+            called, superseded = calls[-1], calls[:-1]
+        self._setup_hand(hands, deal_order, dealer, called, forced_solo, superseded)
 
-    def _setup_hand(self, hands, deal_order, dealer, called, forced_solo) -> None:
+    def _setup_hand(self, hands, deal_order, dealer, called, forced_solo,
+                    superseded=()) -> None:
+        """Write a freshly dealt hand; ``superseded``: the kinds called during a later hand's
+        deal before ``called`` (each one the dealer came to hold twice, and showed)."""
         self.buffer[:] = 0
         self.v["hand"][:] = hands
         self.dealt = np.array(hands, dtype=np.int16)
@@ -335,6 +340,7 @@ class DagongState(CardState):
         self._feasible = [None] * 4
         v = self.v
         v["called"][called] = 1
+        v["superseded_calls"][list(superseded)] = 1
         v["dealer"][dealer] = 1
         v["cards_left"][:] = self.cards_left
         v["more_hands"][0] = self.hand_index + 1 < self.game.options["hands"]
@@ -396,8 +402,10 @@ class DagongState(CardState):
 
     # --- copies and saved states (CardState's skeleton calls these hooks) --------------------
 
-    FORMAT = "cardenv.dagong.state/2"
+    FORMAT = "cardenv.dagong.state/3"
     FIELDS = ("standing", "deal_order")
+    # format 2 is format 3 without the superseded_calls piece at the end of the buffer
+    REPLAYED_FORMATS = {"cardenv.dagong.state/2": 634}
     OLD_FORMATS = {
         "cardenv.dagong.state/1": (
             "format 1 stored the derived fields (phase, seat to act, roles, cards left, points "

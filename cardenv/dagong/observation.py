@@ -42,6 +42,11 @@ PIECES = [
     Piece("to_play", (4,), "seats", "one-hot: whose turn it is"),
     Piece("yaobai", (4,), "seats", "1 for each seat that has played a 摇摆 this hand"),
     Piece("more_hands", (1,), "public", "1 if another hand follows this one in the episode"),
+    # added after the first release: new pieces go at the end so that the old observation
+    # stays a prefix of the new one (checkpoints trained on it read that prefix)
+    Piece("superseded_calls", (54,), "public",
+          "1 for each kind called during a later hand's deal and then superseded because the "
+          "dealer came to hold both copies (the dealer showed them)"),
 ]
 
 LAYOUT = Layout(PIECES)

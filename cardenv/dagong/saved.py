@@ -1,6 +1,6 @@
 """Reading a saved Dagong state back (``DagongState.from_dict``): checked, then derived.
 
-Format ``cardenv.dagong.state/2`` stores, beside what every saved state has (the tensor buffer,
+Format ``cardenv.dagong.state/3`` stores, beside what every saved state has (the tensor buffer,
 the history, the hand results, the generator, the options), only what the buffer cannot give:
 ``standing`` (the action id of the play to beat) and ``deal_order`` (the order each seat received
 its cards, which decides a later hand's call). ``load_fields`` checks those two and derives every
@@ -16,7 +16,8 @@ any position the rules cannot reach from a deal:
   decks in a later hand, ``deal_order`` holding the cards dealt, ``cards_left`` the hand sizes;
 - the roles: the dealer holds the called card, its twin was dealt (else the dealer held both:
   ``forced_solo``), a later hand's dealer is the previous 一游 and its call follows the later-hand
-  rule; the partner piece and 明鸡 against who has played the called card; 硬牌 only where the
+  rule, and ``superseded_calls`` holds exactly the calls that rule superseded (none in hand
+  1); the partner piece and 明鸡 against who has played the called card; 硬牌 only where the
   options and the phase allow it; ``more_hands`` against the hand index;
 - the play: places in order and only for seats without cards, the hand decided exactly when
   the episode is over; the play to beat against the cards it takes from its player's hand, the
@@ -35,7 +36,7 @@ from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL, card_str
 from cardenv.core.checks import check_int, check_int_list, one_hot_index
 from cardenv.core.errors import StateError
 from cardenv.dagong import catalogue as cat
-from cardenv.dagong.deal import DECKS, later_hand_call
+from cardenv.dagong.deal import DECKS, later_hand_calls
 from cardenv.dagong.scoring import TOTAL_POINTS
 from cardenv.dagong.selection import select_cards
 
@@ -100,6 +101,7 @@ def check_consistency(state) -> None:
     _check_points(state)
     _check_results(state)
     _check_history(state)
+    _check_superseded(state)
 
 
 def _check_deal(state) -> None:
@@ -146,7 +148,8 @@ def _check_deal(state) -> None:
         if dealer != previous.places[0]:
             raise StateError(f"dealer (buffer piece 'dealer') must be the previous hand's "
                              f"一游, seat {previous.places[0]}, got seat {dealer}")
-        call, forced = later_hand_call(state.deal_order[dealer])
+        calls, forced = later_hand_calls(state.deal_order[dealer])
+        call = calls[-1]
         if (called, state.forced_solo) != (call, forced):
             raise StateError(f"called: a later hand calls the dealer's first dealt card "
                              f"(deal_order[{dealer}]), the next one while the dealer holds "
@@ -154,6 +157,24 @@ def _check_deal(state) -> None:
                              f"{card_str(called)} (forced_solo={state.forced_solo})")
     state.partner = None if state.forced_solo else next(
         s for s in range(4) if s != dealer and dealt[s, called] > 0)
+
+
+def _check_superseded(state) -> None:
+    """``superseded_calls`` against the later-hand call rule run again on the dealer's
+    ``deal_order`` (none in hand 1). Checked after the results and the history, which fix the
+    hand number it depends on, so that a wrong hand number is reported as such."""
+    v = state.v
+    superseded = [] if state.hand_index == 0 else \
+        later_hand_calls(state.deal_order[state.dealer])[0][:-1]
+    expected = np.zeros(NUM_KINDS, dtype=np.int16)
+    expected[superseded] = 1
+    if not np.array_equal(v["superseded_calls"], expected):
+        raise StateError(f"superseded_calls (buffer piece 'superseded_calls') must mark the "
+                         f"kinds called and then superseded during hand {state.hand_index + 1}'s "
+                         f"deal ({', '.join(card_str(k) for k in superseded) or 'none'}: "
+                         f"deal_order[{state.dealer}] under the later-hand call rule, none in "
+                         f"hand 1), got kinds "
+                         f"{np.flatnonzero(v['superseded_calls']).tolist()}")
 
 
 def _check_roles(state) -> None:

@@ -10,8 +10,8 @@
 | Teams              | player_0 + player_2, player_1 + player_3                                     |
 | Action Shape       | Discrete(404)                                                                |
 | Action Values      | [0, 403]                                                                     |
-| Observation Shape  | `observation`: (823,) float32, `action_mask`: (404,) int8                    |
-| State Shape        | (1687,) float32                                                             |
+| Observation Shape  | `observation`: (1073,) float32, `action_mask`: (404,) int8                   |
+| State Shape        | (1937,) float32                                                             |
 
 A 4-deck trick-taking "upgrade" game: trump is declared during the deal, the dealer's 上家 pays
 tribute (喝血), the dealer buries a new kitty and the others may bury jokers into it (扣王);
@@ -67,6 +67,10 @@ suits ♦♣♥♠ = 0..3; 52 = small joker, 53 = big joker.
 | 817..817 | `kitty_shown` | 1 | 1 | 1 while the cards lying in the kitty are known to everyone |
 | 818..818 | `gangguo` | 1 | 1 | 1 if the kitty is 干锅 this hand |
 | 819..822 | `koujoker` | 4 | 8 | jokers each seat has buried by 扣王 this hand |
+| 823..846 | `declared_cards` | 4x6 | 4 | cards each seat has shown in declarations this hand, overridden ones included: the most level cards of each suit ♦♣♥♠ shown at once, then small jokers, big jokers (4 for a joker declaration, 1 for the first hand's big-joker grab) |
+| 847..848 | `flip_jokers` | 2 | 4 | small and big jokers turned over and passed, after the first hand's four kitty flips, while looking for the suited card that names the trump (a joker won the flips) |
+| 849..856 | `koujoker_kinds` | 4x2 | 4 | small and big jokers each seat has buried by 扣王 this hand |
+| 857..1072 | `taken_back` | 4x54 | 4 | cards each seat has taken back from the shown kitty after 扣王 this hand |
 
 Nothing hidden is in it: other hands, the kitty (unless shown, or the dealer's own burial), and
 tribute cards the seat did not give or receive are absent. ``env.state()`` returns the full state

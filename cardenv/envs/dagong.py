@@ -9,8 +9,8 @@
 | Agents             | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (play order)     |
 | Action Shape       | Discrete(2419)                                                               |
 | Action Values      | [0, 2418]                                                                    |
-| Observation Shape  | `observation`: (460,) float32, `action_mask`: (2419,) int8                   |
-| State Shape        | (634,) float32                                                               |
+| Observation Shape  | `observation`: (514,) float32, `action_mask`: (2419,) int8                   |
+| State Shape        | (688,) float32                                                               |
 
 A 2-deck climbing game for four players: jokers are wildcards, bombs run from 4 to 12 cards,
 510K and 摇摆 are bombs too, the dealer calls a card and whoever holds its twin is the hidden
@@ -55,6 +55,7 @@ previous player. Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and suit
 | 451..454 | `to_play` | 4 | 1 | one-hot: whose turn it is |
 | 455..458 | `yaobai` | 4 | 1 | 1 for each seat that has played a 摇摆 this hand |
 | 459..459 | `more_hands` | 1 | 1 | 1 if another hand follows this one in the episode |
+| 460..513 | `superseded_calls` | 54 | 1 | 1 for each kind called during a later hand's deal and then superseded because the dealer came to hold both copies (the dealer showed them) |
 
 Nothing hidden is in it: other hands, and who the partner is before 明鸡 (except for the
 partner itself), are absent. ``env.state()`` returns the full state (all four hands, the same

@@ -6,9 +6,11 @@ hand 2+ = ``dealer=<seat>`` with ``levels``. Suits: ♦ 0, ♣ 1, ♥ 2, ♠ 3.
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from cardenv.dabang import catalogue as cat
+from cardenv.dabang.observation import LAYOUT
 from tests.dabang import scripted as sc
 from tests.dabang.scripted import C, D, GRAB, H, PASS, S
 
@@ -130,6 +132,73 @@ def test_flip_joker_winner_wraps_silent_point():
     st = sc.new_state(deck)
     sc.run_declare(st)
     assert st.dealer == 3 and st.trump == D
+
+
+def observed(st, seat: int, name: str) -> np.ndarray:
+    """Piece ``name`` of ``seat``'s observation."""
+    start, stop = next((a, b) for n, a, b, _, _ in LAYOUT.observation_pieces() if n == name)
+    return st.observation(seat)[start:stop]
+
+
+FLIP_PASSED = [
+    # kitty, first seat, winning flip, trump, small and big jokers turned and passed after the
+    # four flips
+    ("♠4 ♥A ♦2 ♣3", 1, 3, C, [0, 0]),             # a suited card wins: nothing more turned
+    ("♠Q SJ ♥3 ♦2", 0, 1, H, [0, 0]),             # the suited card is among the flips
+    ("♦4 ♦8 BJ SJ SJ BJ ♣9 ♦6", 0, 2, C, [1, 1]),   # SJ BJ passed, then ♣9
+    ("♦4 SJ ♦6 BJ BJ SJ ♣7 ♥9", 2, 3, C, [1, 1]),   # BJ SJ passed, then ♣7
+    ("♦4 ♣4 ♥4 BJ SJ SJ BJ BJ", 0, 3, D, [2, 2]),   # all four passed, wrapping round to ♦4
+]
+
+
+@pytest.mark.parametrize("kitty,first,winner,trump,passed", FLIP_PASSED)
+def test_flip_jokers_passed_are_public(kitty, first, winner, trump, passed):
+    """A2 [D-A3] / [DB-2]: a joker winning the flips names the suit of the next suited kitty
+    card; the jokers turned over after the four flips on the way are public (``flip_jokers``,
+    small then big), and the suited card found after the flips joins ``kitty_revealed``."""
+    deck = sc.build_deck(kitty=kitty, first_seat=first)
+    st = sc.new_state(deck, first_seat=first)
+    sc.run_declare(st)
+    assert (st.dealer, st.trump) == ((first + winner) % 4, trump)
+    assert st.v["flip_jokers"].tolist() == passed
+    cards = sc.cards(kitty)
+    found = [c for c in cards[4:] if c < 52][:1] if passed != [2, 2] else []
+    assert np.array_equal(st.v["kitty_revealed"], sc.counts(cards[:4] + found))
+    for seat in range(4):
+        assert observed(st, seat, "flip_jokers").tolist() == passed
+
+
+SHOWN_TABLE = [
+    # seat 0's cards, seat 1's cards, the declarations in order, declared_cards rows of
+    # seats 0 and 1 (level ♦♣♥♠, SJ, BJ): overridden declarations stay public
+    ("♠7 ♠7", "♥7 ♥7", [(0, L(S, 1)), (0, L(S, 2))],
+     [[0, 0, 0, 2, 0, 0], [0] * 6]),                                   # reinforced: the most
+    ("♠7", "♥7 ♥7", [(0, L(S, 1)), (1, L(H, 2))],
+     [[0, 0, 0, 1, 0, 0], [0, 0, 2, 0, 0, 0]]),                       # overridden by seat 1
+    ("♠7 ♥7 ♥7", None, [(0, L(S, 1)), (0, L(H, 2))],
+     [[0, 0, 2, 1, 0, 0], [0] * 6]),                                   # overriding oneself
+    ("♠7 ♠7 ♠7 ♠7", "SJ SJ SJ SJ", [(0, L(S, 4)), (1, cat.DECLARE_SJ4 + D)],
+     [[0, 0, 0, 4, 0, 0], [0, 0, 0, 0, 4, 0]]),                       # four small jokers
+    ("SJ SJ SJ SJ ♠7", "BJ BJ BJ BJ", [(0, L(S, 1)), (0, cat.DECLARE_SJ4 + C),
+                                       (1, cat.DECLARE_BJ4 + H)],
+     [[0, 0, 0, 1, 4, 0], [0, 0, 0, 0, 0, 4]]),
+]
+
+
+@pytest.mark.parametrize("cards0,cards1,script,rows", SHOWN_TABLE)
+def test_overridden_declarations_stay_public(cards0, cards1, script, rows):
+    """A2 [D-A4] / [DB-3]: every declaration shows its cards to everyone, so ``declared_cards``
+    keeps, per seat, the most level cards of each suit and the jokers it has shown, overridden
+    declarations included, beside the standing one (``declarer`` / ``declaration``)."""
+    st = _override_state(cards0, cards1)
+    sc.run_declare(st, script)
+    assert st.v["declared_cards"].tolist() == rows + [[0] * 6, [0] * 6]
+    seat, action = script[-1]
+    assert st.deal.declarer == seat and st.deal.decl == action
+    for observer in range(4):
+        order = [(observer + i) % 4 for i in range(4)]
+        expected = np.asarray(rows + [[0] * 6, [0] * 6])[order].ravel()
+        assert np.array_equal(observed(st, observer, "declared_cards"), expected)
 
 
 def test_hand1_never_gangguo():

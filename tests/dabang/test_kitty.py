@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cardenv.dabang import catalogue as cat
+from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.scoring import score_blood
 from tests.dabang import scripted as sc
 from tests.dabang.scripted import BJ, PASS, S, SJ
@@ -274,6 +275,41 @@ def test_koujoker_chain_cap_shrinks():
     assert np.array_equal(st.hands[2], dealt[2] - sc.counts("SJ") + sc.counts("♦6"))
     assert np.array_equal(st.hands[3], dealt[3] - sc.counts("BJ") + sc.counts("♠6"))
     assert sorted(st.kitty.cards) == sorted(sc.cards("♦2 ♥K ♠10 ♣5 BJ BJ SJ BJ"))
+
+
+KOU_PUBLIC = [
+    # jokers each seat buries ({seat: k}); small and big jokers buried, cards taken back, by
+    # seat 1, 2, 3 (seat 1 holds BJ BJ BJ SJ SJ SJ, seat 2 SJ, seat 3 BJ; BJ before SJ)
+    ({1: 1}, [(0, 1, "♥4"), (0, 0, ""), (0, 0, "")]),
+    ({1: 4}, [(1, 3, "♥4 ♣4 ♦6 ♠6"), (0, 0, ""), (0, 0, "")]),
+    ({1: 2, 2: 1, 3: 1}, [(0, 2, "♥4 ♣4"), (1, 0, "♦6"), (0, 1, "♠6")]),
+]
+
+
+@pytest.mark.parametrize("kou,expected", KOU_PUBLIC)
+def test_koujoker_kinds_and_take_backs_are_public(kou, expected):
+    """A4 / [DB-7]: what 扣王 shows everyone, seat by seat: the small and big jokers buried
+    (``koujoker_kinds``; ``koujoker`` counts them together) and the cards taken back from the
+    shown kitty (``taken_back``), in every seat's observation, relative to the observer."""
+    st, _ = kou_state()
+    sc.finish_kitty(st, koujoker=kou, takes="♥4")
+    kinds = np.zeros((4, 2), dtype=int)
+    taken = np.zeros((4, 54), dtype=int)
+    for seat, (small, big, cards) in enumerate(expected, start=1):
+        kinds[seat] = small, big
+        taken[seat] = sc.counts(cards)
+    assert np.array_equal(st.v["koujoker_kinds"], kinds)
+    assert np.array_equal(st.v["taken_back"], taken)
+    assert np.array_equal(st.v["koujoker"], kinds.sum(axis=1))
+    views = LAYOUT.observation_pieces()
+    where = {name: (start, stop) for name, start, stop, _, _ in views}
+    for observer in range(4):
+        obs = st.observation(observer)
+        order = [(observer + i) % 4 for i in range(4)]
+        start, stop = where["koujoker_kinds"]
+        assert np.array_equal(obs[start:stop], kinds[order].ravel())
+        start, stop = where["taken_back"]
+        assert np.array_equal(obs[start:stop], taken[order].ravel())
 
 
 @pytest.mark.parametrize("choice", ["♣4", "♥4"])

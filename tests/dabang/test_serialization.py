@@ -9,6 +9,7 @@ import pytest
 
 from cardenv.core.errors import ConfigError, StateError
 from cardenv.dabang import DabangGame, DabangState
+from cardenv.dabang.declare import shown
 from cardenv.dabang.observation import LAYOUT
 from tests.dabang.positions import sample_positions
 
@@ -103,7 +104,7 @@ def test_old_format_is_refused():
     s = DabangGame().new_state(3)
     advance(s, np.random.default_rng(0), 60)
     data = s.to_dict()
-    assert data["format"] == "cardenv.dabang.state/2"
+    assert data["format"] == "cardenv.dabang.state/3"
     data["format"] = "cardenv.dabang.state/1"
     with pytest.raises(StateError, match="old format 'cardenv.dabang.state/1'.*does not load"):
         DabangState.from_dict(data)
@@ -303,3 +304,113 @@ def test_bad_options_in_a_saved_state_are_config_errors():
     data["options"]["deal_value"] = float("inf")
     with pytest.raises(ConfigError, match="bad options.*deal_value=inf"):
         DabangState.from_dict(data)
+
+
+# --- the public facts of issue 10: declarations shown, flips passed, 扣王 kinds, take-backs ---
+
+def _find(options, wanted, policy=None, deck=None):
+    """The first state of random games (declaring and burying jokers often) where ``wanted``."""
+    from tests.dabang.test_no_leak import choose
+
+    game = DabangGame(**options)
+    for seed in range(200):
+        state, rng = game.new_state(seed, deck=deck), np.random.default_rng(seed)
+        while not state.is_over:
+            if wanted(state):
+                return state
+            state.apply(choose(state, rng, policy))
+    raise AssertionError("no such state")
+
+
+def _bump(name, index, delta):
+    def corrupt(data):
+        data["buffer"][LAYOUT.offsets[name] + index] += delta
+    return corrupt
+
+
+def _swap_kinds(data):
+    start = LAYOUT.offsets["koujoker_kinds"]
+    buffer = data["buffer"]
+    for seat in range(4):
+        i = start + 2 * seat
+        buffer[i], buffer[i + 1] = buffer[i + 1], buffer[i]
+
+
+def _overridden(state):
+    return state.phase == "bury" and (state.v["declared_cards"] > 0).sum() >= 2
+
+
+def _kou_both_kinds(state):
+    kinds = state.v["koujoker_kinds"]
+    return state.phase == "play" and (kinds[:, 0] != kinds[:, 1]).any()
+
+
+def _later_declared(state):
+    return state.phase == "bury" and state.deal.decl != 0
+
+
+def _flipped(state):
+    return state.phase == "bury" and state.v["flip_jokers"].any()
+
+
+def _flip_deck():
+    from tests.dabang.test_no_leak import FLIP_KITTIES, flip_deck
+    return flip_deck(0, FLIP_KITTIES[0])
+
+
+LATER = {"dealer": 1, "levels": (5, 7)}
+NEW_PIECES = [  # (options, the state wanted, policy, deck, corruption, message)
+    (LATER, _overridden, None, None,
+     lambda d, s: _bump("declared_cards", 6 * s.deal.declarer + 4, 1)(d), "declared_cards"),
+    (LATER, _overridden, None, None,
+     lambda d, s: _bump("declared_cards", 6 * s.deal.declarer + shown(s.deal.decl)[0], -1)(d),
+     "declared_cards"),
+    (LATER, _later_declared, None, None,
+     lambda d, s: _bump("declared_cards", 6 * ((s.deal.declarer + 1) % 4) + 5, 4)(d),
+     "declared_cards"),
+    ({}, _flipped, "silent", _flip_deck(), lambda d, s: _bump("flip_jokers", 0, 1)(d),
+     "flip_jokers"),
+    ({}, lambda s: s.phase == "bury" and s.deal.decl == 0, "silent", None,
+     lambda d, s: _bump("flip_jokers", 1, 1)(d), "flip_jokers"),
+    (LATER, _kou_both_kinds, None, None, lambda d, s: _swap_kinds(d), "koujoker_kinds"),
+    (LATER, _kou_both_kinds, None, None,
+     lambda d, s: _bump("taken_back", int(np.flatnonzero(s.v["taken_back"])[0]), -1)(d),
+     "taken_back"),
+]
+
+
+@pytest.mark.parametrize("options, wanted, policy, deck, corrupt, message", NEW_PIECES)
+def test_new_public_pieces_are_checked(options, wanted, policy, deck, corrupt, message):
+    """The loader checks ``declared_cards`` against the standing declaration and the dealt cards
+    [D-A4], ``flip_jokers`` against the kitty flips [D-A3], ``koujoker_kinds`` and
+    ``taken_back`` against each seat's cards [D-A6] [DB-7]."""
+    state = _find(options, wanted, policy, deck)
+    data = json.loads(json.dumps(state.to_dict()))
+    DabangState.from_dict(json.loads(json.dumps(data)))
+    corrupt(data, state)
+    with pytest.raises(StateError, match=message):
+        DabangState.from_dict(data)
+
+
+def test_format_2_states_are_read_by_replaying_them():
+    """Format /2 lacked the pieces added at the end of the layout (declared_cards ..
+    taken_back): such a state is rebuilt from its seed and history, accepted only if the replay
+    gives back what it saved; a hand dealt from a given deck cannot be replayed."""
+    for options, steps in [({}, 60), ({"dealer": 1, "blood": 3, "levels": [4, 6]}, 150),
+                           ({"episode": "match", "max_hands": 2}, 500)]:
+        s = DabangGame(**options).new_state(7)
+        advance(s, np.random.default_rng(1), steps)
+        old = s.to_dict()
+        old["format"], old["buffer"] = "cardenv.dabang.state/2", old["buffer"][:1687]
+        assert DabangState.from_dict(old).to_dict() == s.to_dict()
+    old["buffer"] = list(old["buffer"])
+    old["buffer"][5] += 1
+    with pytest.raises(StateError, match="does not give back"):
+        DabangState.from_dict(old)
+    from cardenv.dabang.game import DECK
+    custom = DabangGame().new_state(3, deck=list(DECK[::-1]))  # a deck given, not shuffled
+    data = custom.to_dict()
+    data["format"], data["buffer"] = "cardenv.dabang.state/2", data["buffer"][:1687]
+    with pytest.raises(StateError, match="given deck"):
+        DabangState.from_dict(data)
+

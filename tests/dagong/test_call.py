@@ -5,7 +5,7 @@ import pytest
 
 from cardenv.core.cards import BIG_JOKER, parse_cards
 from cardenv.dagong import DagongGame
-from cardenv.dagong.deal import later_hand_call
+from cardenv.dagong.deal import later_hand_call, later_hand_calls
 from tests.dagong.util import random_playout
 
 A, B, C, D, E = parse_cards("♠3 ♥7 ♦K ♣9 ♠A")
@@ -23,6 +23,20 @@ A, B, C, D, E = parse_cards("♠3 ♥7 ♦K ♣9 ♠A")
 ])
 def test_later_hand_call(received, call, forced, clause):
     assert later_hand_call(received) == (call, forced), clause
+
+
+@pytest.mark.parametrize("received, calls, clause", [
+    ([A, B, C], [A], "B3: the first card dealt to the dealer, nothing superseded"),
+    ([A, B, A, C, D], [A, C], "B3: A superseded by its twin, C called"),
+    ([A, A, B], [A, B], "B3: twin as the second card"),
+    ([A, B, A, B, C], [A, B, C], "[D-B3]: B called after A's twin is already doubled"),
+    ([A, B, A], [A], "[D-B3]: forced solo: the standing call is not superseded"),
+    ([A, B, A, C, C], [A, C], "[D-B3]: forced solo on the moved call"),
+])
+def test_later_hand_calls_superseded(received, calls, clause):
+    """The calls superseded during the deal (the dealer showed both copies of each) are all
+    but the last (observation piece ``superseded_calls``)."""
+    assert later_hand_calls(received)[0] == calls, clause
 
 
 def test_first_hand_call_is_a_dealer_singleton_and_twin_holder_is_partner():
@@ -50,7 +64,7 @@ def test_later_hands_use_later_rules():
     """B3: later hands: dealer = previous 一游, call = the dealer's first card (twin rule)."""
     game = DagongGame(hands=4)
     rng = np.random.default_rng(0)
-    checked = 0
+    checked = superseded = 0
     for seed in range(30):
         s = game.new_state(seed)
         while not s.is_over:
@@ -60,8 +74,14 @@ def test_later_hands_use_later_rules():
             if not s.is_over and s.hand_index != hand:
                 assert s.dealer == s.results[-1].places[0]
                 assert (s.called, s.forced_solo) == later_hand_call(s.deal_order[s.dealer])
+                calls = later_hand_calls(s.deal_order[s.dealer])[0]
+                assert np.flatnonzero(s.v["superseded_calls"]).tolist() == sorted(calls[:-1])
+                assert all(s.dealt[s.dealer, k] == 2 for k in calls[:-1])
+                superseded += len(calls) > 1
                 checked += 1
-    assert checked >= 60
+            elif len(s.results) == 0:
+                assert not s.v["superseded_calls"].any()  # hand 1's call never moves
+    assert checked >= 60 and superseded >= 10
 
 
 def test_forced_solo_when_dealer_holds_both():

@@ -185,6 +185,13 @@ CORRUPTIONS = [
      "allow_solo is False"),
     ("hands3_new_hand", "more_hands", piece("more_hands", lambda v, s: v.fill(0)),
      "buffer piece 'more_hands' must be 1"),
+    ("start", "superseded_calls in hand 1", piece("superseded_calls",
+                                                  lambda v, s: v.__setitem__(s.called, 1)),
+     r"superseded_calls \(buffer piece 'superseded_calls'\) .*\(none: .*got kinds"),
+    # the standing call is never a superseded one
+    ("hands3_mid_trick_1", "superseded_calls", piece("superseded_calls",
+                                                     lambda v, s: v.__setitem__(s.called, 1)),
+     r"superseded_calls .* under the later-hand call rule"),
     # the cards against the deck and the deal
     ("mid_trick_0", "a third copy", third_copy, "cards not conserved: .* hold 3 copies"),
     ("mid_trick_0", "deal_order", swap_deal_order, r"deal_order\[0\] disagrees"),

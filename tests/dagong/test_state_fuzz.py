@@ -51,11 +51,18 @@ def mutations(data: dict, rng: np.random.Generator):
     for path, value in leaves({k: v for k, v in data.items() if k != "buffer"}):
         if not path:
             continue
-        long_list_item = path[0] in ("history", "deal_order") and isinstance(path[-1], int)
+        long_list_item = path[0] in ("history", "deal_order") and isinstance(path[-1], int) \
+            and len(_at(data, path[:-1])) > SAMPLED_LIST_ITEMS  # a short list: every item
         if long_list_item and rng.random() > SAMPLED_LIST_ITEMS / 27:
             continue
         yield from leaf_mutations(data, path, value, rng, BIG_INTS)
     yield from buffer_mutations(data, LAYOUT, rng, BUFFER_ENTRIES)
+
+
+def _at(data, path):
+    for key in path:
+        data = data[key]
+    return data
 
 
 # --- the invariants ------------------------------------------------------------------------------

@@ -158,6 +158,7 @@ def apply_koujoker(state, action: int) -> None:
     _move_to_kitty(state, seat, action - cat.BURY)
     state.kitty.kou_buried += 1
     state.v["koujoker"][seat] += 1
+    state.v["koujoker_kinds"][seat, action - cat.BURY - SMALL_JOKER] += 1
     show_kitty(state)
 
 
@@ -197,6 +198,7 @@ def _take_card(state, seat: int, card: int) -> None:
     v["kitty"][card] -= 1
     v["kitty_known"][:, card] = np.maximum(v["kitty_known"][:, card] - 1, 0)
     v["hand"][seat, card] += 1
+    v["taken_back"][seat, card] += 1
     state.cards_left[seat] += 1
     v["cards_left"][seat] = state.cards_left[seat]
     pile.take_need -= 1

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from cardenv.core.cards import BIG_JOKER, NUM_KINDS, NUM_NATURAL
+from cardenv.core.cards import BIG_JOKER, NUM_KINDS, NUM_NATURAL, SMALL_JOKER
 from cardenv.core.errors import StateError
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang import declare, kitty
@@ -89,6 +89,9 @@ def apply(state, action: int) -> None:
     suit = declare.suit_of(action)
     if suit is not None:
         v["declared_suit"][suit] = 1
+    column, count = declare.shown(action)
+    shown = v["declared_cards"][seat]  # overridden declarations stay public: keep the most
+    shown[column] = max(shown[column], count)
     if action == cat.GRAB:
         deal.grab_waiting = True
         deal.queue = []
@@ -184,9 +187,11 @@ def set_trump(state, suit: int) -> None:
     state.v["trump"][suit] = 1
 
 
-def flip(cards: list[int], start_seat: int) -> tuple[int, int, list[int]] | None:
-    """[D-A3] The first hand's flips of the kitty ``cards``: the dealer, the trump suit and the
-    cards turned up; ``None`` if no suit can be found (a redeal)."""
+def flip(cards: list[int], start_seat: int) -> tuple[int, int, list[int], list[int]] | None:
+    """[D-A3] The first hand's flips of the kitty ``cards``: the dealer, the trump suit, the
+    cards turned up (the four flips and the suited card found after them) and the jokers turned
+    over and passed after the four flips while looking for that card; ``None`` if no suit can
+    be found (a redeal)."""
     flipped = cards[:4]
     best = kitty.flip_winner(flipped)
     index = best if flipped[best] < NUM_NATURAL else \
@@ -194,7 +199,15 @@ def flip(cards: list[int], start_seat: int) -> tuple[int, int, list[int]] | None
     if index is None:
         return None
     shown = flipped + ([cards[index]] if index > 3 else [])
-    return (start_seat + best) % 4, cards[index] % 4, shown
+    # the cards after the flips looked at before the suited one (all of them when the search
+    # wrapped round to a flipped card): jokers, all public
+    passed = cards[4:index] if index > 3 else cards[4:] if index <= best else []
+    return (start_seat + best) % 4, cards[index] % 4, shown, passed
+
+
+def flip_jokers(passed: list[int]) -> list[int]:
+    """The ``flip_jokers`` piece: small and big jokers among ``passed``."""
+    return [passed.count(SMALL_JOKER), passed.count(BIG_JOKER)]
 
 
 def reveal(state) -> bool:
@@ -213,9 +226,10 @@ def reveal(state) -> bool:
             flipped = flip(cards, state.start_seat)
             if flipped is None:
                 return False
-            state.dealer, suit, shown = flipped
+            state.dealer, suit, shown, passed = flipped
             set_trump(state, suit)
             reveal_cards(state, shown)
+            state.v["flip_jokers"][:] = flip_jokers(passed)
         state.v["dealer"][state.dealer] = 1
         return True
     if deal.decl:
@@ -298,6 +312,50 @@ def _check_declaration(state, dealt: np.ndarray) -> None:
             raise StateError(f"buffer piece {name!r} must show the standing declaration "
                              f"(deal.decl {decl} by seat {declarer}): expected "
                              f"{want.tolist()}, got {v[name].tolist()}")
+    _check_shown(state, dealt)
+
+
+def _check_shown(state, dealt: np.ndarray) -> None:
+    """``declared_cards`` against the standing declaration and the cards dealt: the standing
+    declaration shown by its declarer, every earlier one ranked strictly lower (so the level
+    counts shown are distinct numbers below a standing level declaration's, and only the
+    standing joker declaration can sit beside four small jokers), nobody showing more than it
+    was dealt; nothing but the grab in a first hand."""
+    deal, shown = state.deal, state.v["declared_cards"].astype(np.int64)
+    decl, declarer = deal.decl, deal.declarer
+    problem = None
+    base = (state.level - 3) * 4
+    held = np.concatenate([dealt[:, base:base + 4], dealt[:, NUM_NATURAL:]], axis=1)
+    level, jokers = shown[:, :4], shown[:, 4:]
+    nonzero = level[level > 0]
+    if (shown > np.minimum(held, 4)).any():
+        problem = "a seat shows more cards than it was dealt"
+    elif (jokers % 4 != 0).any() and not state.first_hand:
+        problem = "a joker declaration shows four jokers"
+    elif len(set(nonzero.tolist())) != nonzero.size:
+        problem = "level declarations are overridden by strictly more level cards only"
+    elif decl == 0:
+        problem = shown.any() and "nothing is declared"
+    else:
+        column, count = declare.shown(decl)
+        standing = np.zeros_like(shown)
+        standing[declarer, column] = count
+        if state.first_hand:
+            problem = not np.array_equal(shown, standing) and "a first hand's only " \
+                "declaration is the grab"
+        elif shown[declarer, column] != count:
+            problem = "the declarer shows the standing declaration"
+        elif column < 4:
+            problem = (jokers.any() or nonzero.max() != count) and "earlier declarations " \
+                "rank below the standing one"
+        else:
+            others = jokers.copy()
+            others[declarer, column - 4] = 0
+            problem = (others[:, 1].any() or (column == 4 and others.any()) or
+                       others.sum() > 4) and "earlier declarations rank below the standing one"
+    if problem:
+        raise StateError(f"buffer piece 'declared_cards' {shown.tolist()}: {problem} (deal.decl "
+                         f"{decl} by seat {declarer})")
 
 
 def _check_asked(state) -> None:
@@ -388,6 +446,14 @@ def _check_reveal(state, dealt: np.ndarray) -> None:
     grab = state.first_hand and deal.decl == cat.GRAB
     if grab:
         _check_grab_suit(state)
+    flipped = None if grab or not state.first_hand or state.phase is Phase.DECLARE else \
+        flip(cards, state.start_seat)
+    passed = flip_jokers(flipped[3]) if flipped else [0, 0]
+    if v["flip_jokers"].tolist() != passed:
+        raise StateError(f"buffer piece 'flip_jokers' must be {passed}: the small and big "
+                         f"jokers a first hand's kitty flips passed over after the four flips "
+                         f"(none before the flips, after a grab or in a later hand), got "
+                         f"{v['flip_jokers'].tolist()}")
     if state.phase is Phase.DECLARE:
         if state.first_hand and state.dealer is not None:
             raise StateError("dealer (buffer piece 'dealer'): a first hand's dealer is not known "
