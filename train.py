@@ -55,11 +55,12 @@ from cardenv.vector import VectorGame
 
 try:  # the [train] extra; main() says so if it is missing
     import torch
+except ImportError:
+    torch = None
+if torch is not None:  # (any other import error is a real one, and shows as such)
     from torch.utils.tensorboard import SummaryWriter
 
     from agents.ppo import CRITICS, PPOAgent, fit, make_net, ppo_loss, slim
-except ImportError:
-    torch = None
 
 
 @dataclass
