@@ -24,9 +24,11 @@ uses ``options[i % len(options)]`` (e.g. Dabang first hands and later hands side
 Rewards are the env's: each hand's reward when it ends (``Finished.returns`` sums them), zero on
 other steps. ``step`` checks every slot's action before applying any: a wrong shape or type, an
 action out of range or illegal in its slot raises ``ValueError`` naming the slot, and no game
-changes. Any game of ``cardenv.games``' registry works; the masks come from the game's
-vectorized legality core (``Game.legal_masks``), the observations from one gather over the
-stacked state buffers.
+changes. Any game of ``cardenv.games``' registry works. The games are stepped by the game's own
+batched engine (``Game.batch_engine``: Dagong's and Dabang's step their play phase as numpy over
+all the games in it and hand the rarer phases to the single-game engine) or, for a game without
+one, by ``SlotBatch`` (each state's own ``apply``; ``batched=False`` forces it); both answer the
+``core.protocol.BatchEngine`` contract and must give the same games.
 """
 
 from __future__ import annotations
@@ -210,11 +212,7 @@ class VectorGame:
     def hands_played(self) -> np.ndarray:
         """``(B,)`` int: how many hands each slot's game has finished (``len(results)``),
         without bringing the states up to date (training reads it every step)."""
-        count = getattr(self.engine, "hands_played", None)
-        if count is not None:
-            return count()
-        return np.array([len(self.engine.state(i).results) for i in range(len(self.seeds))],
-                        dtype=np.int64)
+        return self.engine.hands_played()
 
     def variant(self, slot: int):
         """The game (rules options) that slot ``slot`` plays."""
