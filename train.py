@@ -127,6 +127,13 @@ class Config:
     eval_deals: int = 200
     """duplicate deal pairs of the final evaluations against the random player and against the
     heuristic."""
+    curve_every: int = 0
+    """iterations between learning-curve evaluations (0: none): ``curve_deals`` duplicate deal
+    pairs of the greedy policy against the heuristic under each option set of the run (the
+    config's and its stages'), on seeds of their own; written to ``metrics.jsonl`` and
+    TensorBoard (``python -m agents.curves`` draws them)."""
+    curve_deals: int = 200
+    """duplicate deal pairs per learning-curve evaluation and option set."""
     checkpoint_every: int = 10
     """iterations between checkpoints."""
     run_dir: str = "runs"
@@ -164,6 +171,8 @@ def _check(cfg: Config) -> Config:
         value = getattr(cfg, name)
         need(is_int(value) and value >= 1, f"{name} must be an int >= 1, got {value!r}")
     need(is_int(cfg.eval_deals) and cfg.eval_deals >= 0, "eval_deals must be an int >= 0")
+    need(is_int(cfg.curve_every) and cfg.curve_every >= 0, "curve_every must be an int >= 0")
+    need(is_int(cfg.curve_deals) and cfg.curve_deals >= 1, "curve_deals must be an int >= 1")
     need(is_int(cfg.imitation_samples) and cfg.imitation_samples >= 0,
          "imitation_samples must be an int >= 0")
     for name in ("imitation_chunk", "imitation_epochs"):
@@ -226,6 +235,18 @@ def stage_at(cfg: Config, samples: int) -> int:
     return max(len(cfg.stages) - 1, 0)
 
 
+def option_sets(cfg: Config) -> list[dict]:
+    """Every distinct option set the run trains under (the config's, then its stages'), in
+    order of appearance: what its evaluations cover."""
+    found: list[dict] = []
+    for options in [cfg.options] + [stage["options"] for stage in cfg.stages
+                                     if "options" in stage]:
+        for variant in options if isinstance(options, list) else [options]:
+            if dict(variant) not in found:
+                found.append(dict(variant))
+    return found
+
+
 def load_config(path: str | None, overrides: list[str], base: dict | None = None) -> Config:
     """Defaults (or ``base``, e.g. a resumed run's config), overlaid with the YAML file, overlaid
     with ``key=value`` overrides."""
@@ -284,6 +305,7 @@ class Trainer:
         self.pool: list = []  # frozen snapshots (state dicts)
         self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
         self.imitated = 0
+        self.elapsed = 0.0  # wall seconds of the run before this process (resumes add up)
         if resume:
             trained = resume["model"]["scale"].numel()
             if trained != self.net.scale.numel():
@@ -299,6 +321,7 @@ class Trainer:
             self.iteration, self.samples = resume["iteration"], resume["samples"]
             self.pool = resume["pool"]
             self.imitated = resume.get("imitated", 0)
+            self.elapsed = resume.get("elapsed", 0.0)
             self.rng.bit_generator.state = resume["rng"]
             torch.set_rng_state(resume["torch_rng"])
             first_seed = resume["next_seed"]
@@ -309,6 +332,35 @@ class Trainer:
         self.active = stage_config(cfg, self.stage) if cfg.stages else cfg
         self._deal(first_seed)
         self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
+        self.clock = time.perf_counter()
+        self.metrics_path = os.path.join(self.run_path, "metrics.jsonl")
+        self._trim_metrics()
+
+    # --- the run's log ---------------------------------------------------------------------------
+
+    def seconds(self) -> float:
+        """Wall seconds this run has trained, over all its processes."""
+        return self.elapsed + time.perf_counter() - self.clock
+
+    def _trim_metrics(self) -> None:
+        """Keep only the records up to where this process starts (a resumed run drops what
+        came after its checkpoint: those iterations are trained again)."""
+        if not os.path.exists(self.metrics_path):
+            return
+        with open(self.metrics_path, encoding="utf-8") as f:
+            records = [json.loads(line) for line in f if line.strip()]
+        kept = [r for r in records if r.get("samples", 0) <= self.samples
+                and r.get("imitated", 0) <= self.imitated and r.get("seconds", 0) <= self.elapsed]
+        with open(self.metrics_path, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in kept)
+
+    def log(self, phase: str, **values) -> None:
+        """Append one record to ``metrics.jsonl``: the phase, the PPO samples and imitated
+        decisions so far, the run's wall seconds, and ``values``."""
+        record = {"phase": phase, "samples": self.samples, "imitated": self.imitated,
+                  "seconds": round(self.seconds(), 2), **values}
+        with open(self.metrics_path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
 
     def _deal(self, first_seed: int) -> None:
         """New games under the active options, the learner and its opponents seated."""
@@ -419,6 +471,8 @@ class Trainer:
             policy_loss, value_loss = np.mean(losses["policy_loss"]), np.mean(losses["value_loss"])
             self.writer.add_scalar("imitation/policy_loss", policy_loss, self.imitated)
             self.writer.add_scalar("imitation/agreement", agreement, self.imitated)
+            self.log("imitation", agreement=round(agreement, 4),
+                     policy_loss=round(float(policy_loss), 4))
             print(f"imitation {self.imitated:,}/{cfg.imitation_samples:,} decisions | policy "
                   f"loss {policy_loss:.3f} | value loss {value_loss:.3f} | agrees with the "
                   f"heuristic on {agreement:.1%}", flush=True)
@@ -464,6 +518,7 @@ class Trainer:
             "iteration": self.iteration, "samples": self.samples, "pool": self.pool,
             "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
             "next_seed": self.games.next_seed, "imitated": self.imitated,
+            "elapsed": self.seconds(),
         }, path)
         return path
 
@@ -475,6 +530,8 @@ class Trainer:
             self.save("checkpoint.pt")
         # PPO's samples/s: the clock starts after the imitation phase
         last_samples, last_time = self.samples, time.perf_counter()
+        if cfg.curve_every and self.iteration == 0 and self.samples < cfg.total_samples:
+            self.curve_point()  # where PPO starts
         if cfg.stages and self.samples < cfg.total_samples:
             print(f"stage {self.stage + 1}/{len(cfg.stages)}", flush=True)
         while self.samples < cfg.total_samples:
@@ -491,11 +548,18 @@ class Trainer:
             sps = (self.samples - last_samples) / max(now - last_time, 1e-9)
             last_samples, last_time = self.samples, now
             win = self.win_rate()
+            payoff = self.selfplay.mean_payoff("heuristic")
+            self.log("ppo", iteration=self.iteration, stage=self.stage, samples_per_s=round(sps),
+                     win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
+                     **{k: round(v, 5) for k, v in stats.items()})
             for key, value in stats.items():
                 self.writer.add_scalar(f"losses/{key}", value, self.samples)
             self.writer.add_scalar("charts/SPS", sps, self.samples)
             if win is not None:
                 self.writer.add_scalar("charts/win_rate_vs_heuristic", win, self.samples)
+                self.writer.add_scalar("charts/payoff_vs_heuristic", payoff, self.samples)
+            if cfg.curve_every and self.iteration % cfg.curve_every == 0:
+                self.curve_point()
             if self.iteration % cfg.snapshot_every == 0:
                 self.pool.append({k: v.clone() for k, v in self.net.state_dict().items()})
                 self.pool = self.pool[-cfg.pool_size:]
@@ -521,13 +585,31 @@ class Trainer:
             result["evaluation"] = self.evaluate(cfg.eval_deals, "heuristic")
         return result
 
+    def curve_point(self) -> None:
+        """A learning-curve evaluation: ``curve_deals`` duplicate pairs against the heuristic
+        under each option set, on seeds apart from the final evaluation's."""
+        agent = PPOAgent(self.cfg.game, self.net, greedy=True)
+        for options in option_sets(self.cfg):
+            stats = duplicate(self.cfg.game, agent, self.heuristic, self.cfg.curve_deals,
+                              dict(options), seed=20_000_000 + self.cfg.seed)
+            low, high = stats["win_rate_ci95"]
+            print(f"curve: PPO vs heuristic{' ' + str(options) if options else ''} at "
+                  f"{self.samples:,} samples: win rate {stats['win_rate']:.3f} ({low:.3f}.."
+                  f"{high:.3f}) on {self.cfg.curve_deals} pairs, mean payoff per game "
+                  f"{stats['mean_payoff_per_game']:+.3f}", flush=True)
+            self.log("curve", options=options, deals=self.cfg.curve_deals,
+                     win_rate=stats["win_rate"], win_rate_ci95=stats["win_rate_ci95"],
+                     mean_payoff_per_game=stats["mean_payoff_per_game"])
+        self.writer.add_scalar("eval/curve_win_rate_vs_heuristic", stats["win_rate"],
+                               self.samples)
+
     def evaluate(self, deals: int, opponent: str = "heuristic") -> dict:
         """Duplicate evaluation against ``opponent`` ("heuristic" or "random") under each set
         of training options, with a progress line."""
         agent = PPOAgent(self.cfg.game, self.net, greedy=True)
         other = self.heuristic if opponent == "heuristic" else RandomAgent(self.cfg.game,
                                                                            self.cfg.seed)
-        variants = self.cfg.options if isinstance(self.cfg.options, list) else [self.cfg.options]
+        variants = option_sets(self.cfg)
         results = []
         for options in variants:
             label = f"evaluation: PPO vs {opponent}{' ' + str(options) if options else ''}"
@@ -539,6 +621,9 @@ class Trainer:
                   f"(95% CI {low:.3f}..{high:.3f}), mean payoff per game "
                   f"{stats['mean_payoff_per_game']:+.3f}", flush=True)
             results.append({"options": options, **stats})
+            self.log("evaluation", opponent=opponent, options=options, deals=deals,
+                     win_rate=stats["win_rate"], win_rate_ci95=stats["win_rate_ci95"],
+                     mean_payoff_per_game=stats["mean_payoff_per_game"])
         self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", results[0]["win_rate"],
                                self.samples)
         return results[0] if len(results) == 1 else {"by_options": results}

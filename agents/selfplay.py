@@ -289,6 +289,11 @@ class SelfPlay:
         scores = [r for k, r in self.recent if k == kind]
         return float(np.mean([r > 0 for r in scores])) if scores else None
 
+    def mean_payoff(self, kind: str = "heuristic") -> float | None:
+        """Mean reward of the learner's side over the recent games against ``kind``."""
+        scores = [r for k, r in self.recent if k == kind]
+        return float(np.mean(scores)) if scores else None
+
     def _shaped(self, hands: np.ndarray, ended: np.ndarray, finished: list) -> np.ndarray:
         """Per-seat shaping rewards of the hands that ended this step; ``hands`` is each slot's
         count of finished hands before the step."""

@@ -143,3 +143,54 @@ def test_resuming_a_run_of_an_earlier_layout_is_refused_clearly(tmp_path, capsys
         train.main(["--resume", str(path)])
     assert "the layout grew" in capsys.readouterr().err
 
+
+
+def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path):
+    """metrics.jsonl: imitation chunks, a curve point where PPO starts and after each
+    ``curve_every`` iterations (one per option set), every iteration, the final evaluations;
+    wall seconds only grow; a resumed run drops what came after its checkpoint and goes on
+    without gaps or repeats."""
+    stages = "stages=[{samples: 1500}, {samples: 1500, options: [{}, {hands: 2}]}]"
+    run(tmp_path, "m", "curve_every=1", "curve_deals=2", "eval_deals=2", stages)
+    path = tmp_path / "m" / "metrics.jsonl"
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    phases = [r["phase"] for r in records]
+    assert phases[:2] == ["imitation", "imitation"] and phases[-1] == "evaluation"
+    ppo = [r for r in records if r["phase"] == "ppo"]
+    assert [r["iteration"] for r in ppo] == list(range(1, len(ppo) + 1))
+    assert [r["stage"] for r in ppo][0] == 0 and ppo[-1]["stage"] == 1
+    assert all(r["win_rate_vs_heuristic"] is None or 0 <= r["win_rate_vs_heuristic"] <= 1
+               for r in ppo)
+    curves = [r for r in records if r["phase"] == "curve"]
+    # the option sets of the config and its stages, at the start and after each iteration
+    assert [r["options"] for r in curves[:2]] == [{}, {"hands": 2}]
+    assert len(curves) == 2 * (len(ppo) + 1) and curves[0]["samples"] == 0
+    assert sum(r["phase"] == "evaluation" for r in records) == 4  # 2 opponents x 2 option sets
+    seconds = [r["seconds"] for r in records]
+    assert seconds == sorted(seconds) and seconds[0] > 0
+    saved = torch.load(tmp_path / "m" / "checkpoint.pt", weights_only=False)
+    assert saved["elapsed"] >= ppo[-1]["seconds"]
+    train.main(["--resume", str(tmp_path / "m" / "checkpoint.pt"),
+                f"total_samples={saved['samples'] + 1000}", "eval_deals=0", "stages=[]"])
+    again = [json.loads(line) for line in path.read_text().splitlines()]
+    assert again[:len(records) - 4] == records[:-4]  # the final evaluations came after it
+    more = [r for r in again if r["phase"] == "ppo"]
+    assert [r["iteration"] for r in more] == list(range(1, len(more) + 1)) and len(more) > len(ppo)
+    assert [r["seconds"] for r in again] == sorted(r["seconds"] for r in again)
+
+
+def test_curves_are_drawn_from_the_metrics_log(tmp_path, capsys):
+    pytest.importorskip("matplotlib", reason="the [plot] extra draws curves")
+    from agents import curves
+    run(tmp_path, "c", "curve_every=1", "curve_deals=2", "eval_deals=0")
+    out = curves.main([str(tmp_path / "c"), "--out", str(tmp_path / "png" / "c.png")])
+    with open(out, "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+    assert os.path.getsize(out) > 10_000
+    data = curves.series(curves.read_metrics(str(tmp_path / "c")))
+    assert list(data["curves"]) == ["default options"] and len(data["training"]) >= 2
+    (tmp_path / "bad.jsonl").write_text("not json\n")
+    for bad, message in [(tmp_path / "bad.jsonl", "not a metrics log"),
+                         (tmp_path / "none", "no such file")]:
+        with pytest.raises(SystemExit, match=message):
+            curves.main([str(bad), "--out", str(tmp_path / "x.png")])
