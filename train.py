@@ -24,7 +24,13 @@ opponent drawn from ``opponents`` (``heuristic``, ``frozen`` = a random
 snapshot of the learner from the last ``pool_size`` snapshots, ``random``). Only complete
 hands are learned from: each learner seat's decisions form an episode ending with the hand's
 reward, and advantages come from GAE with no bootstrapping (``agents.selfplay`` keeps
-that bookkeeping).
+that bookkeeping; ``agents.collector`` runs it). With ``workers: N`` (the ``[dist]`` extra)
+N Ray actors collect instead, each with ``num_envs`` games, and this process updates
+(``agents.distributed``; ``ray_address`` joins a cluster).
+
+Logs: ``metrics.jsonl`` in the run folder has a record per imitation chunk, per iteration, per
+learning-curve evaluation (``curve_every``) and per final evaluation, with the run's wall
+seconds; ``python -m agents.curves`` draws them.
 """
 
 from __future__ import annotations
@@ -46,7 +52,6 @@ from agents.heuristics import heuristic_for
 from agents.progress import Progress
 from agents.random_agent import RandomAgent
 from agents.rollout import game_variants
-from agents.selfplay import SelfPlay
 from agents.shaping import SHAPING, shaping_for
 from cardenv.core.checks import is_int, is_number
 from cardenv.core.errors import ConfigError
@@ -60,6 +65,7 @@ except ImportError:
 if torch is not None:  # (any other import error is a real one, and shows as such)
     from torch.utils.tensorboard import SummaryWriter
 
+    from agents.collector import Collector
     from agents.ppo import CRITICS, PPOAgent, fit, make_net, ppo_loss, slim
 
 
@@ -144,6 +150,13 @@ class Config:
     """torch CPU threads."""
     log_every: int = 1
     """iterations between progress lines."""
+    workers: int = 0
+    """Ray actors collecting the rollouts (the ``[dist]`` extra; ``agents.distributed``):
+    each plays ``num_envs`` games with the current weights and sends back its share of
+    ``rollout_samples``; the update stays in this process. 0: collect here, no Ray."""
+    ray_address: str | None = None
+    """the Ray cluster to join with ``workers`` (``"auto"``, ``"host:port"``); ``None``
+    starts a local instance."""
     stages: list = field(default_factory=list)
     """training phases, in order: a list of mappings, each with ``samples`` (the stage's PPO
     samples) and any of ``opponents``, ``score_shaping``, ``lr``, ``ent_coef``, ``options`` set
@@ -171,6 +184,9 @@ def _check(cfg: Config) -> Config:
         value = getattr(cfg, name)
         need(is_int(value) and value >= 1, f"{name} must be an int >= 1, got {value!r}")
     need(is_int(cfg.eval_deals) and cfg.eval_deals >= 0, "eval_deals must be an int >= 0")
+    need(is_int(cfg.workers) and cfg.workers >= 0, "workers must be an int >= 0")
+    need(cfg.ray_address is None or (isinstance(cfg.ray_address, str) and cfg.ray_address),
+         "ray_address must be null, \"auto\" or \"host:port\"")
     need(is_int(cfg.curve_every) and cfg.curve_every >= 0, "curve_every must be an int >= 0")
     need(is_int(cfg.curve_deals) and cfg.curve_deals >= 1, "curve_deals must be an int >= 1")
     need(is_int(cfg.imitation_samples) and cfg.imitation_samples >= 0,
@@ -233,6 +249,12 @@ def stage_at(cfg: Config, samples: int) -> int:
         if samples < end:
             return i
     return max(len(cfg.stages) - 1, 0)
+
+
+def collector_settings(cfg: Config) -> dict:
+    """What a ``Collector`` needs of a (stage's) config, as a plain mapping."""
+    return {k: getattr(cfg, k) for k in ("game", "num_envs", "options", "opponents", "gamma",
+                                         "gae_lambda", "score_shaping", "critic")}
 
 
 def option_sets(cfg: Config) -> list[dict]:
@@ -325,12 +347,22 @@ class Trainer:
             self.rng.bit_generator.state = resume["rng"]
             torch.set_rng_state(resume["torch_rng"])
             first_seed = resume["next_seed"]
-        self.frozen = [self._frozen_agent(sd) for sd in self.pool]
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
         # the stage this run is in (see Config.stages) and the config it trains with
         self.stage = stage_at(cfg, self.samples)
         self.active = stage_config(cfg, self.stage) if cfg.stages else cfg
-        self._deal(first_seed)
+        players = {"heuristic": self.heuristic, "random": self.random}
+        if cfg.workers:  # Ray actors collect; nothing imports Ray otherwise
+            from agents.distributed import RayCollector
+            self.collector = RayCollector(
+                collector_settings(self.active), self.net, cfg.hidden, cfg.workers,
+                seed=cfg.seed, address=cfg.ray_address, pool=self.pool,
+                saved=resume.get("workers") if resume else None)
+        else:
+            self.collector = Collector(cfg.game, cfg.seed, self.net, self.make_net, self.rng,
+                                       self.generator, players)
+            self.collector.set_pool(self.pool)
+            self.collector.deal(collector_settings(self.active), first_seed)
         self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
         self.clock = time.perf_counter()
         self.metrics_path = os.path.join(self.run_path, "metrics.jsonl")
@@ -362,55 +394,22 @@ class Trainer:
         with open(self.metrics_path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
 
-    def _deal(self, first_seed: int) -> None:
-        """New games under the active options, the learner and its opponents seated."""
-        active = self.active
-        self.games = VectorGame(active.game, active.num_envs, seed=first_seed,
-                                options=active.options)
-        self.selfplay = SelfPlay(
-            self.games, self.rng, active.opponents,
-            {"heuristic": self.heuristic, "random": self.random}, active.gamma,
-            active.gae_lambda, shaping=shaping_for(active.game),
-            shaping_weight=active.score_shaping, with_states=active.critic == "global")
-        self.selfplay.frozen = self.frozen
-
     def _enter_stage(self, index: int) -> None:
         """Switch to stage ``index``: its opponent mix and shaping from the next game seated
         on; new games if it changes the options (the hands in progress are dropped)."""
-        before, self.stage = self.active, index
+        self.stage = index
         self.active = stage_config(self.cfg, index)
-        if self.active.options != before.options:
-            self._deal(self.games.next_seed)
-        else:
-            self.selfplay.opponents = dict(self.active.opponents)
-            self.selfplay.shaping_weight = self.active.score_shaping
-            self.selfplay.shaping = shaping_for(self.active.game) \
-                if self.active.score_shaping else None
+        self.collector.enter(collector_settings(self.active))
         changed = {k: v for k, v in self.cfg.stages[index].items() if k != "samples"}
         print(f"stage {index + 1}/{len(self.cfg.stages)} from sample {self.samples:,}: "
               f"{changed or 'the config as it is'}", flush=True)
 
-    # --- opponents ------------------------------------------------------------------------
-
-    def _frozen_agent(self, state_dict):
-        net = self.make_net()
-        net.load_state_dict(state_dict)
-        return PPOAgent(self.cfg.game, net, greedy=False, seed=self.cfg.seed)
-
     # --- collecting ---------------------------------------------------------------------------
 
-    def _policy(self, obs: np.ndarray, masks: np.ndarray, states: np.ndarray | None = None):
-        """The learner's sampled actions, log-probabilities and values (numpy); ``states``
-        (global states) feed a global critic."""
-        action, logp, value = self.net.act(
-            torch.as_tensor(obs), torch.as_tensor(masks), generator=self.generator,
-            state=None if states is None else torch.as_tensor(states))
-        return (action.numpy(), logp.numpy().astype(np.float64),
-                value.numpy().astype(np.float64))
-
     def collect(self) -> dict:
-        """Play until ``rollout_samples`` learner decisions of finished hands are ready."""
-        return self.selfplay.collect(self._policy, self.cfg.rollout_samples).as_dict()
+        """Play until ``rollout_samples`` learner decisions of finished hands are ready (in
+        this process, or shared between the Ray workers)."""
+        return self.collector.collect(self.cfg.rollout_samples).as_dict()
 
     def imitate(self) -> None:
         """Clone the heuristic: chunks of heuristic self-play decisions, cross-entropy on the
@@ -453,9 +452,10 @@ class Trainer:
             t_state = torch.as_tensor(np.array(states[:n])) if states else None
 
             def imitation_loss(idx):
-                logits, values = self.net(t_obs[idx], t_mask[idx],
-                                          None if t_state is None else t_state[idx])
-                policy_loss = torch.nn.functional.cross_entropy(logits, t_act[idx])
+                rows, cols, logp, values = self.net.legal_log_probs(
+                    t_obs[idx], t_mask[idx], None if t_state is None else t_state[idx])
+                # cross-entropy on the heuristic's action (the policy at legal actions only)
+                policy_loss = -logp[cols == t_act[idx][rows]].mean()
                 weight = t_has[idx].float()
                 value_loss = (weight * (values - t_ret[idx]) ** 2).sum() / weight.sum().clamp(min=1)
                 return policy_loss + cfg.vf_coef * value_loss, {
@@ -504,7 +504,7 @@ class Trainer:
         return out
 
     def win_rate(self, kind: str = "heuristic") -> float | None:
-        return self.selfplay.win_rate(kind)
+        return self.collector.win_rate(kind)
 
     # --- the run -------------------------------------------------------------------------------
 
@@ -517,7 +517,8 @@ class Trainer:
             "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
             "iteration": self.iteration, "samples": self.samples, "pool": self.pool,
             "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-            "next_seed": self.games.next_seed, "imitated": self.imitated,
+            "next_seed": self.collector.next_seed, "imitated": self.imitated,
+            "workers": self.collector.state() if self.cfg.workers else None,
             "elapsed": self.seconds(),
         }, path)
         return path
@@ -548,7 +549,7 @@ class Trainer:
             sps = (self.samples - last_samples) / max(now - last_time, 1e-9)
             last_samples, last_time = self.samples, now
             win = self.win_rate()
-            payoff = self.selfplay.mean_payoff("heuristic")
+            payoff = self.collector.mean_payoff("heuristic")
             self.log("ppo", iteration=self.iteration, stage=self.stage, samples_per_s=round(sps),
                      win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
                      **{k: round(v, 5) for k, v in stats.items()})
@@ -563,8 +564,7 @@ class Trainer:
             if self.iteration % cfg.snapshot_every == 0:
                 self.pool.append({k: v.clone() for k, v in self.net.state_dict().items()})
                 self.pool = self.pool[-cfg.pool_size:]
-                self.frozen = [self._frozen_agent(sd) for sd in self.pool]
-                self.selfplay.frozen = self.frozen
+                self.collector.set_pool(self.pool)
             if self.iteration % cfg.checkpoint_every == 0:
                 self.save("checkpoint.pt")
             if self.iteration % cfg.log_every == 0:
@@ -576,6 +576,7 @@ class Trainer:
                       f"{stats['approx_kl']:.4f} | entropy {stats['entropy']:.2f}", flush=True)
         self.save("checkpoint.pt")
         final = self.save("final.pt")
+        self.collector.close()
         slim(final, os.path.join(self.run_path, "agent.pt"))
         self.writer.flush()
         result = {"checkpoint": final, "samples": self.samples, "iterations": self.iteration,
@@ -654,6 +655,11 @@ def main(argv=None) -> dict:
             cfg = load_config(args.config, args.overrides)
     except ConfigError as exc:
         parser.error(str(exc))
+    if cfg.workers:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error(f'workers={cfg.workers} needs Ray: pip install -e ".[dist]"')
     print(f"training {cfg.game} for {cfg.total_samples:,} samples "
           f"({'resumed' if resume else 'new run'}) -> {cfg.run_dir}/{cfg.run_name or f'{cfg.game}-{cfg.seed}'}")
     try:

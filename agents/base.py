@@ -31,6 +31,11 @@ class Agent:
         return np.array([self.act({"observation": o, "action_mask": m})
                          for o, m in zip(observations, masks)], dtype=np.int64)
 
+    def reseed(self, seed: int) -> None:
+        """Restart the agent's random choices from ``seed``. Evaluation does this at each
+        chunk of deals, so that a result does not depend on how the deals are split between
+        processes. The default is for an agent that draws nothing at random."""
+
     def __repr__(self):
         return f"{type(self).__name__}({self.game})"
 

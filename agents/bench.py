@@ -20,6 +20,12 @@ samples/s of ``train.py`` (``Trainer.collect``) with ``configs/dagong.yaml`` and
 ``configs/dabang.yaml`` settings, before (each state stepped by its own ``apply``, the heuristic
 opponents deciding per row, ``torch.multinomial``) and after (the games' batched engines, the
 batched heuristics, ``agents.ppo.sample_categorical``).
+
+``python -m agents.bench ray`` prints the collection samples/s of ``train.py`` with 0 (in
+this process), 1 and 2 Ray rollout workers (``workers: N``, a local Ray instance), both games'
+configs with their own ``rollout_samples``, the ratio to 0 workers, and the samples/s of the
+PPO update that follows each collection (the ``[dist]`` extra).
+
 Run on an idle machine.
 """
 
@@ -118,7 +124,8 @@ def heuristic_rates(game: str, batch: int, seconds: float,
     return rates[0], rates[1]
 
 
-def collection_rate(config: str, seconds: float, per_row: bool) -> float:
+def collection_rate(config: str, seconds: float, per_row: bool = False,
+                    overrides: tuple = ("rollout_samples=2048",)) -> float:
     """Learner samples/s of ``train.py``'s ``Trainer.collect`` with ``config``'s settings (the
     imitation phase skipped). ``per_row``: the path before batching -- each state stepped by
     its own ``apply`` (``VectorGame(batched=False)``), the heuristic opponents deciding row by
@@ -130,22 +137,22 @@ def collection_rate(config: str, seconds: float, per_row: bool) -> float:
     import train
     from agents import ppo
     from agents.base import Agent
-    from cardenv.vector import VectorGame
 
     sampler = ppo.sample_categorical
     with tempfile.TemporaryDirectory() as run_dir:
-        cfg = train.load_config(config, [f"run_dir={run_dir}", "rollout_samples=2048",
-                                         "eval_deals=0"])
+        cfg = train.load_config(config, [f"run_dir={run_dir}", "eval_deals=0", *overrides])
         trainer = train.Trainer(cfg)
         if per_row:
             heuristic = trainer.heuristic
             heuristic.act_batch = lambda o, m: Agent.act_batch(heuristic, o, m)
-            games = trainer.games
-            trainer.games = VectorGame(cfg.game, cfg.num_envs, seed=games.seeds[0],
-                                       options=cfg.options, batched=False)
+            # the same games, each state stepped by its own apply
+            trainer.collector.deal(train.collector_settings(cfg),
+                                   trainer.collector.games.seeds[0], batched=False)
             ppo.sample_categorical = lambda probs, generator: torch.multinomial(
                 probs, 1, generator=generator).squeeze(-1)
         try:
+            if cfg.workers:  # the actors' start-up is not collection
+                trainer.collect()
             samples, start = 0, time.perf_counter()
             while time.perf_counter() - start < seconds:
                 samples += len(trainer.collect()["action"])
@@ -176,11 +183,57 @@ def bench_training_path(seconds: float) -> dict:
     return results
 
 
+def update_rate(config: str, samples: int = 8192) -> float:
+    """Samples/s of ``train.py``'s PPO update (``Trainer.update``, the config's epochs and
+    minibatch) on a collected batch: what bounds a run however many workers collect."""
+    import tempfile
+
+    import train
+
+    with tempfile.TemporaryDirectory() as run_dir:
+        cfg = train.load_config(config, [f"run_dir={run_dir}", f"rollout_samples={samples}",
+                                         "eval_deals=0"])
+        trainer = train.Trainer(cfg)
+        try:
+            batch = trainer.collect()
+            start = time.perf_counter()
+            trainer.update(batch)
+            return len(batch["action"]) / (time.perf_counter() - start)
+        finally:
+            trainer.writer.close()
+
+
+def bench_ray(seconds: float, workers=(0, 1, 2)) -> dict:
+    """train.py's collection samples/s with 0, 1 and 2 Ray rollout workers."""
+    import ray
+
+    ray.init(num_cpus=max(workers), include_dashboard=False, logging_level="warning")
+    results = {}
+    try:
+        print(f"agents.bench ray: {seconds:g} s per figure, collection samples/s of train.py")
+        print(f"{'config':<22}" + "".join(f"{f'{n} workers':>12}" for n in workers)
+              + "".join(f"{f'{n} vs 0':>9}" for n in workers if n) + f"{'PPO update':>12}")
+        for game in GAMES:
+            config = f"configs/{game}.yaml"
+            # the config's own rollout_samples: what an iteration sends and gathers
+            rates = [collection_rate(config, seconds, overrides=(f"workers={n}",))
+                     for n in workers]
+            update = update_rate(config)
+            results[game] = {**dict(zip(workers, rates)), "update": update}
+            print(f"{config:<22}" + "".join(f"{r:>12,.0f}" for r in rates)
+                  + "".join(f"{r / rates[0]:>8.2f}x" for n, r in zip(workers, rates) if n)
+                  + f"{update:>12,.0f}", flush=True)
+    finally:
+        ray.shutdown()
+    return results
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=GAMES, nargs="?",
+    parser.add_argument("game", choices=(*GAMES, "ray"), nargs="?",
                         help="time one game's batched engine against one env per game; "
+                             "'ray': train.py's collection with 0, 1 and 2 Ray workers; "
                              "without it, the heuristics and train.py's collection")
     parser.add_argument("--envs", type=int, default=128, help="games in lockstep (default 128)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
@@ -189,6 +242,15 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.envs < 1 or args.seconds <= 0 or args.threads < 1:
         parser.error("--envs and --threads must be >= 1 and --seconds > 0")
+    if args.game == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error('ray needs the [dist] extra: pip install -e ".[dist]"')
+        import torch
+        torch.set_num_threads(args.threads)
+        bench_ray(args.seconds)
+        return
     if args.game is None:
         import torch
         torch.set_num_threads(args.threads)

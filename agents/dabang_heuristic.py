@@ -94,6 +94,9 @@ class DabangHeuristic(Agent):
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
 
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
     # --- entry point -----------------------------------------------------------------------
 
     def act(self, observation: dict) -> int:

@@ -196,6 +196,9 @@ class DagongHeuristic(Agent):
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)
 
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
     # --- the interface ------------------------------------------------------------------------
 
     def act(self, observation: dict) -> int:

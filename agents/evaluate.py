@@ -16,9 +16,14 @@ with ``--out``, written as JSON.
 
 Agents: ``random``, ``heuristic``, or a PPO checkpoint path (``runs/.../final.pt``).
 
+The deals are played in chunks of ``CHUNK`` pairs, the agents' random choices restarting at
+each chunk; ``--workers N`` plays the chunks as Ray tasks (the ``[dist]`` extra; ``--address``
+joins a cluster) and gives exactly the result of one process.
+
 Example::
 
     python -m agents.evaluate dagong heuristic random --deals 4000 --out result.json
+    python -m agents.evaluate dabang checkpoints/dabang_ppo.pt heuristic --workers 2
 """
 
 from __future__ import annotations
@@ -74,14 +79,24 @@ def summarize(a_scores, b_scores, per_game_a) -> dict:
             "mean_payoff_per_game": mean, "mean_payoff_ci95": [mlow, mhigh]}
 
 
-def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = None,
-              seed: int = 0, batch: int = 256, progress=None) -> dict:
-    """Play ``deals`` deal pairs; returns the statistics for agent A (see ``summarize``).
-    ``progress(games)`` hears how many of the ``2 * deals`` games are finished (e.g. an
-    ``agents.progress.Progress``)."""
-    seeds = [seed + d for d in range(deals)]
+CHUNK = 250  # deal pairs per unit of work; the agents' random choices restart at each
+
+
+def chunk_seed(seed: int, start: int) -> int:
+    """The seed the agents' random choices restart from at the chunk of deals beginning at
+    deal ``start`` (of an evaluation whose first deal is ``seed``)."""
+    return (seed * 1_000_003 + start) % 2 ** 63
+
+
+def play_pairs(game: str, agent_a, agent_b, seeds: list[int], options: dict | None,
+               reseed: int, batch: int = 256, progress=None) -> tuple[list, list, list]:
+    """The deal pairs of ``seeds``: (A's scores, B's scores, A's payoff per game), each pair's
+    two games in a row. The agents' random choices restart from ``reseed`` first."""
+    for k, agent in enumerate({id(a): a for a in (agent_a, agent_b)}.values()):
+        agent.reseed(reseed + k)
     maker = game_variants(game, options)[0]
     sides = [maker.sides(maker.new_state(s))[0] for s in seeds]
+    deals = len(seeds)
 
     def seats(first, second):
         return lambda j: [first if seat in sides[j] else second for seat in range(4)]
@@ -100,6 +115,39 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
         a_scores.append(a1 + a2)
         b_scores.append(b1 + b2)
         per_game += [a1, a2]
+    return a_scores, b_scores, per_game
+
+
+def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = None,
+              seed: int = 0, batch: int = 256, progress=None, workers: int = 0,
+              address: str | None = None) -> dict:
+    """Play ``deals`` deal pairs (seeds ``seed``, ``seed + 1``, ...); returns the statistics
+    for agent A (see ``summarize``). ``progress(games)`` hears how many of the ``2 * deals``
+    games are finished (e.g. an ``agents.progress.Progress``).
+
+    The deals go in chunks of ``CHUNK`` pairs, and the agents' random choices (the random
+    player, the heuristics' tie-breaks, a sampling PPO agent) restart at each chunk from a seed
+    of its own, so every chunk's games are the same wherever they are played: ``workers > 0``
+    plays the chunks as Ray tasks (``agents.distributed``; on the cluster at ``address``, else
+    a local instance) and returns exactly what one process returns."""
+    chunks = [list(range(seed + start, seed + min(start + CHUNK, deals)))
+              for start in range(0, deals, CHUNK)]
+    starts = list(range(0, deals, CHUNK))
+    if workers:
+        from agents.distributed import play_chunks
+        parts = play_chunks(game, agent_a, agent_b, chunks,
+                            [chunk_seed(seed, s) for s in starts], options, batch, workers,
+                            address, progress)
+    else:
+        parts, done = [], 0
+        for start, chunk in zip(starts, chunks):
+            sub = None
+            if progress is not None:
+                sub = (lambda base: lambda n: progress(base + n))(done)
+            parts.append(play_pairs(game, agent_a, agent_b, chunk, options,
+                                    chunk_seed(seed, start), batch, sub))
+            done += 2 * len(chunk)
+    a_scores, b_scores, per_game = ([x for part in parts for x in part[i]] for i in range(3))
     return summarize(a_scores, b_scores, per_game)
 
 
@@ -145,9 +193,23 @@ def main(argv=None) -> dict:
                         help="a rules option of the game, e.g. --set dealer=random (repeatable)")
     parser.add_argument("--out", help="write the result as JSON to this path")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    parser.add_argument("--workers", type=int, default=0,
+                        help="play the deals as Ray tasks, this many at a time (the [dist] "
+                             "extra); the result is the same as in one process")
+    parser.add_argument("--address", help="with --workers: the Ray cluster to join ('auto', "
+                                          "'host:port'; default: start a local instance)")
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be >= 1")
+    if args.workers < 0:
+        parser.error("--workers must be >= 0")
+    if args.address and not args.workers:
+        parser.error("--address needs --workers")
+    if args.workers:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error('--workers needs Ray: pip install -e ".[dist]"')
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
     for item in args.set:
         if "=" not in item:
@@ -162,7 +224,8 @@ def main(argv=None) -> dict:
         parser.error(str(exc))
     start = time.perf_counter()
     progress = None if args.quiet else Progress(2 * args.deals, "evaluation", "games")
-    stats = duplicate(args.game, a, b, args.deals, options, args.seed, progress=progress)
+    stats = duplicate(args.game, a, b, args.deals, options, args.seed, progress=progress,
+                      workers=args.workers, address=args.address)
     stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
                  options=options, unit="match" if args.match else "hand",
                  seconds=time.perf_counter() - start)

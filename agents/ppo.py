@@ -90,6 +90,42 @@ class PolicyNet(nn.Module):
             features = self.critic_trunk(state * self.state_scale)
         return logits, self.value(features).squeeze(-1)
 
+    def legal_log_probs(self, obs: torch.Tensor, mask: torch.Tensor,
+                        state: torch.Tensor | None = None) -> tuple:
+        """The policy at the legal actions only, and the value: ``(rows, cols, logp, value)``
+        where ``logp[k]`` is ``log pi(cols[k] | obs[rows[k]])`` for every legal pair in
+        row-major order -- the same numbers as ``log_softmax(forward(...)[0])`` at those
+        places (masked logits are ``MASKED``: their probability is 0), up to float rounding.
+
+        Why: a row has a few legal actions out of thousands (Dagong: 5.7 of 2,419 on average
+        in training), so the policy head's rows for the legal actions alone cost a few
+        hundredths of the full ``(B, 512) x (512, N)`` product, which was half the update's
+        arithmetic (the update runs 2.2x faster). Where more than 1% of the mask is legal
+        (Dabang: 9.3 of 404) the gathers cost more than they save and the full product is
+        used."""
+        features = self.trunk(obs * self.scale)
+        rows, cols = mask.nonzero(as_tuple=True)
+        if len(rows) * 100 > mask.numel():
+            logits = self.policy(features).masked_fill(~mask, MASKED)
+            logp = torch.log_softmax(logits, dim=-1)[rows, cols]
+        else:
+            # index_select, not [] indexing: its backward adds the gradients of repeated
+            # indexes in a fixed order (indexing's does not with several threads), so a seeded
+            # run stays reproducible
+            logits = (features.index_select(0, rows) * self.policy.weight.index_select(0, cols)
+                      ).sum(-1) + self.policy.bias.index_select(0, cols)
+            top = torch.full((len(obs),), float("-inf"), dtype=logits.dtype).scatter_reduce(
+                0, rows, logits.detach(), "amax")  # each row's max, for a stable softmax
+            shifted = logits - top.index_select(0, rows)
+            total = torch.zeros(len(obs), dtype=logits.dtype).index_add(0, rows,
+                                                                         shifted.exp())
+            logp = shifted - total.log().index_select(0, rows)
+        if self.critic == "global":
+            if state is None:
+                return rows, cols, logp, None
+            features = self.critic_trunk(state * self.state_scale)
+        return rows, cols, logp, self.value(features).squeeze(-1)
+
     def act(self, obs, mask, greedy: bool = False, generator: torch.Generator | None = None,
             state=None):
         """Sampled (or greedy) actions with their log-probabilities and values (``None`` for
@@ -158,11 +194,12 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
     loss = -min(r A, clip(r, 1-eps, 1+eps) A) + vf_coef * (V - R)^2 / 2 - ent_coef * H, with
     r = exp(logp - old_logp), averaged over the batch; ``states`` feed a global critic.
     """
-    logits, values = net(obs, masks, states)
-    logp_all = torch.log_softmax(logits, dim=-1)
-    logp = logp_all.gather(-1, actions[:, None]).squeeze(-1)
-    probs = logp_all.exp()
-    entropy = -(probs * torch.where(masks, logp_all, torch.zeros_like(logp_all))).sum(-1).mean()
+    rows, cols, logp_legal, values = net.legal_log_probs(obs, masks, states)
+    logp = logp_legal[cols == actions[rows]]  # one legal pair per row is the action taken
+    if len(logp) != len(actions):
+        raise ValueError("an action taken is not legal under its mask")
+    entropy = -torch.zeros(len(actions), dtype=logp_legal.dtype).index_add(
+        0, rows, logp_legal.exp() * logp_legal).mean()
     log_ratio = logp - old_logp
     ratio = log_ratio.exp()
     policy_loss = torch.max(-advantages * ratio,
@@ -236,6 +273,9 @@ class PPOAgent(Agent):
         mask = torch.as_tensor(np.asarray(masks).astype(bool, copy=False))
         action, _, _ = self.net.act(obs, mask, greedy=self.greedy, generator=self.generator)
         return action.numpy()
+
+    def reseed(self, seed: int) -> None:
+        self.generator = torch.Generator().manual_seed(seed)
 
     @classmethod
     def load(cls, path: str, greedy: bool = True, seed: int | None = None) -> "PPOAgent":

@@ -17,6 +17,9 @@ class RandomAgent(Agent):
         self.game = game
         self.rng = np.random.default_rng(seed)
 
+    def reseed(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
     def act(self, observation: dict) -> int:
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:

@@ -262,6 +262,7 @@ class SelfPlay:
         self.shaping = shaping if shaping_weight else None
         self.shaping_weight = shaping_weight
         self.recent = deque(maxlen=400)  # (opponent kind, learner team reward) per game
+        self.games_done = 0  # games finished so far (``recent`` keeps the last 400)
         n = len(games)
         self.roles: list = [None] * n  # per slot: (agent or "learner" per seat, opponent kind)
         self.learner = np.zeros((n, 4), dtype=bool)
@@ -344,5 +345,6 @@ class SelfPlay:
             closing = np.flatnonzero(ended)
             for i, team_return in zip(closing.tolist(), book.close(closing)):
                 self.recent.append((self.roles[i][1], team_return))
+                self.games_done += 1
                 self.seat(i)
         return book.take()

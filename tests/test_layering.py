@@ -38,3 +38,40 @@ def test_every_module_has_a_docstring():
     for path in [*ROOT.rglob("*.py"), *(ROOT.parent / "agents").rglob("*.py")]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
         assert ast.get_docstring(tree), f"{path} has no module docstring"
+
+
+def test_only_agents_distributed_imports_ray_and_all_works_without_it(tmp_path):
+    """The [dist] extra is optional: no other module imports Ray at the top (evaluate and bench
+    ask for it only with --workers / ray), and training and evaluation run with Ray absent."""
+    import subprocess
+    import sys
+    repo = ROOT.parent
+    for path in [*ROOT.rglob("*.py"), *(repo / "agents").rglob("*.py"), repo / "train.py"]:
+        if path.name == "distributed.py":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in tree.body:  # module level
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            assert not any(n.split(".")[0] == "ray" or n == "agents.distributed"
+                           for n in names), f"{path} imports {names} at module level"
+    script = (  # Ray made unimportable, as on a machine without the extra
+        "import sys; sys.modules['ray'] = None\n"
+        "import train\n"
+        "from agents import evaluate\n"
+        "evaluate.main(['dagong', 'heuristic', 'random', '--deals', '3', '--quiet'])\n"
+        f"train.main(['--config', 'configs/smoke.yaml', 'run_dir={tmp_path}', 'eval_deals=2'])\n"
+        "try:\n"
+        "    evaluate.main(['dagong', 'heuristic', 'random', '--workers', '2'])\n"
+        "except SystemExit as exc:\n"
+        "    print('exit', exc.code)\n"
+        "try:\n"
+        f"    train.main(['--config', 'configs/smoke.yaml', 'run_dir={tmp_path}', 'workers=2'])\n"
+        "except SystemExit as exc:\n"
+        "    print('train exit', exc.code)\n")
+    done = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "win rate" in done.stdout and "exit 2" in done.stdout
+    assert '--workers needs Ray: pip install -e ".[dist]"' in done.stderr
+    assert "train exit 2" in done.stdout and 'workers=2 needs Ray' in done.stderr

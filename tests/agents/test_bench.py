@@ -25,3 +25,16 @@ def test_the_before_path_restores_the_sampler(monkeypatch):
     assert bench.collection_rate("configs/dabang.yaml", 0.01, per_row=True) > 0
     assert ppo.sample_categorical is sampler
     assert bench.collection_rate("configs/dabang.yaml", 0.01, per_row=False) > 0
+
+
+def test_the_ray_benchmark_prints_each_worker_count(monkeypatch, capsys):
+    pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brings Ray")
+    import ray
+    monkeypatch.chdir(bench.__file__.rsplit("/agents/", 1)[0])
+    ray.shutdown()
+    monkeypatch.setattr(bench, "GAMES", ("dagong",))
+    results = bench.bench_ray(0.01, workers=(0, 2))
+    out = capsys.readouterr().out
+    assert "2 workers" in out and "2 vs 0" in out and "PPO update" in out
+    assert results["dagong"][0] > 0 and results["dagong"][2] > 0 and results["dagong"]["update"] > 0
+    assert not ray.is_initialized()

@@ -190,3 +190,54 @@ def test_a_checkpoint_of_an_earlier_layout_reads_the_leading_entries(tmp_path):
     newer.scale = torch.ones(size + 3)
     with pytest.raises(ValueError, match="newer cardenv"):
         PPOAgent("dagong", newer)
+
+
+@pytest.mark.parametrize("critic,density", [("local", 0.003), ("global", 0.003),
+                                             ("global", 0.05)])
+def test_the_loss_on_legal_actions_equals_the_full_masked_softmax(critic, density):
+    """ppo_loss evaluates the policy head at the legal actions only; its loss, parts and
+    gradients are those of the full masked softmax (the formula it replaced)."""
+    from agents.ppo import MASKED
+    gen = torch.Generator().manual_seed(3)
+    n, actions_n = 256, 700
+    net = PolicyNet(np.full(30, 2.0), actions_n, hidden=(32, 32),
+                    state_high=None if critic == "local" else np.full(40, 3.0))
+    obs = torch.rand(n, 30, generator=gen) * 2
+    state = torch.rand(n, 40, generator=gen) * 3 if critic == "global" else None
+    masks = torch.rand(n, actions_n, generator=gen) < density  # sparse: the legal-only head
+    masks[torch.arange(n), torch.randint(actions_n, (n,), generator=gen)] = True
+    masks[0, :200] = True  # a row with many legal actions
+    probs = masks.float() / masks.sum(1, keepdim=True)
+    actions = torch.multinomial(probs, 1, generator=gen).squeeze(1)
+    old_logp = -torch.rand(n, generator=gen) * 3
+    adv, ret = torch.randn(n, generator=gen), torch.randn(n, generator=gen)
+
+    def dense():  # the full head, masked, as before
+        features = net.trunk(obs * net.scale)
+        logits = net.policy(features).masked_fill(~masks, MASKED)
+        values = net.value(net.critic_trunk(state * net.state_scale) if state is not None
+                           else features).squeeze(-1)
+        logp_all = torch.log_softmax(logits, -1)
+        logp = logp_all.gather(-1, actions[:, None]).squeeze(-1)
+        entropy = -(logp_all.exp() * torch.where(masks, logp_all, torch.zeros_like(logp_all))
+                    ).sum(-1).mean()
+        ratio = (logp - old_logp).exp()
+        policy = torch.max(-adv * ratio, -adv * ratio.clamp(0.8, 1.2)).mean()
+        return policy + 0.5 * 0.5 * ((values - ret) ** 2).mean() - 0.01 * entropy, entropy
+
+    expected, entropy = dense()
+    expected.backward()
+    want = {k: p.grad.clone() for k, p in net.named_parameters()}
+    net.zero_grad()
+    loss, parts = ppo_loss(net, obs, masks, actions, old_logp, adv, ret, clip=0.2,
+                           vf_coef=0.5, ent_coef=0.01, states=state)
+    loss.backward()
+    assert loss.item() == pytest.approx(expected.item(), rel=1e-5, abs=1e-6)
+    assert parts["entropy"] == pytest.approx(entropy.item(), rel=1e-5)
+    for k, p in net.named_parameters():
+        assert torch.allclose(p.grad, want[k], rtol=1e-4, atol=1e-7), k
+    with pytest.raises(ValueError, match="not legal"):
+        bad = actions.clone()
+        bad[1] = int((~masks[1]).nonzero()[0])
+        ppo_loss(net, obs, masks, bad, old_logp, adv, ret, clip=0.2, vf_coef=0.5,
+                 ent_coef=0.01, states=state)

@@ -71,7 +71,7 @@ def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
                                    "imitation_samples=0", "eval_deals=0", f"run_dir={tmp_path}",
                                    "options={episode: match, max_hands: 3}"])
     trainer = train.Trainer(cfg)
-    games, rng = trainer.games, np.random.default_rng(0)
+    games, rng = trainer.collector.games, np.random.default_rng(0)
     checked = {"match goes on": 0, "game ended": 0}
     for _ in range(20_000):
         hands = np.array([len(state.results) for state in games.slots])
@@ -80,7 +80,7 @@ def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
         _, ended = games.step(actions)
         finished = games.finished[before:]
-        shaped = trainer.selfplay._shaped(hands, ended, finished)
+        shaped = trainer.collector.selfplay._shaped(hands, ended, finished)
         for i, state in enumerate(games.slots):
             done = next((f for f in finished if f.index == i), None)
             if done is None and len(state.results) == hands[i]:
@@ -121,8 +121,8 @@ def test_stages_run_in_order_from_one_command(tmp_path, capsys):
     assert result["samples"] >= 3000
     saved = torch.load(tmp_path / "staged" / "checkpoint.pt", weights_only=False)
     trainer = train.Trainer(train.load_config(None, [], base=saved["config"]), saved)
-    assert trainer.stage == 1 and trainer.selfplay.opponents == {"heuristic": 1}
-    assert trainer.games.variant(0).options["hands"] == 2 and trainer.cfg.total_samples == 3000
+    assert trainer.stage == 1 and trainer.collector.selfplay.opponents == {"heuristic": 1}
+    assert trainer.collector.games.variant(0).options["hands"] == 2 and trainer.cfg.total_samples == 3000
     trainer.writer.close()
     for bad, message in [("stages=[{opponents: {random: 1}}]", "needs samples"),
                          ("stages=[{samples: 10, epochs: 2}]", "unknown field"),

@@ -1,0 +1,171 @@
+"""Ray scale-out (agents.distributed, the [dist] extra): evaluation split over Ray tasks gives
+exactly the single-process result; a Ray rollout worker collects exactly what a local
+Collector with the same seeds collects; train.py with workers runs, resumes and is
+reproducible; a worker killed mid-iteration is replaced and no batch is partial; and the same
+on a simulated two-node cluster."""
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brings Ray")
+torch = pytest.importorskip("torch")
+
+import train  # noqa: E402
+from agents import distributed  # noqa: E402
+from agents.collector import Collector  # noqa: E402
+from agents.evaluate import CHUNK, duplicate, make_agent  # noqa: E402
+from agents.heuristics import heuristic_for  # noqa: E402
+from agents.ppo import PPOAgent, make_net  # noqa: E402
+from agents.random_agent import RandomAgent  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.shutdown()
+    ray.init(num_cpus=4, include_dashboard=False, logging_level="warning")
+    yield
+    ray.shutdown()
+
+
+def smoke(tmp_path, name, *overrides):
+    return train.load_config("configs/smoke.yaml", [f"run_dir={tmp_path}", f"run_name={name}",
+                                                    "eval_deals=0", *overrides])
+
+
+@pytest.mark.parametrize("game,a,b,options,seed", [
+    ("dagong", "heuristic", "random", {}, 0),
+    ("dagong", "random", "random", {}, 7),
+    ("dabang", "heuristic", "random", {"dealer": "random", "levels": "random"}, 3),
+    ("dabang", "sampling-ppo", "heuristic", {"blood": "random", "dealer": "random"}, 11),
+])
+def test_evaluation_over_ray_equals_one_process(local_ray, game, a, b, options, seed):
+    deals = CHUNK + 37  # two chunks, the second a partial one
+
+    def agent(spec, salt):
+        if spec == "sampling-ppo":  # a stochastic network: its draws restart per chunk too
+            return PPOAgent(game, make_net(game, (16,)), greedy=False, seed=salt)
+        return make_agent(spec, game, seed + salt)
+
+    first, second = agent(a, 0), agent(b, 1)  # the same agents, used twice
+    one = duplicate(game, first, second, deals, options, seed, batch=64)
+    many = duplicate(game, first, second, deals, options, seed, batch=64, workers=2)
+    assert one == many and one["pairs"] == deals
+    # the chunking is what makes it so: the same agent objects give the same again
+    heur = heuristic_for(game, 5)
+    assert duplicate(game, heur, RandomAgent(game, 1), 30, options, seed) == \
+        duplicate(game, heur, RandomAgent(game, 2), 30, options, seed)
+
+
+@pytest.mark.parametrize("game,seed,critic", [("dagong", 0, "local"), ("dagong", 5, "global"),
+                                              ("dabang", 2, "global")])
+def test_a_ray_worker_collects_what_a_local_collector_collects(local_ray, game, seed, critic):
+    settings = {"game": game, "num_envs": 8, "options": {}, "critic": critic, "gamma": 1.0,
+                "gae_lambda": 0.95, "score_shaping": 0.5 if game == "dabang" else 0.0,
+                "opponents": {"heuristic": 0.5, "random": 0.25, "frozen": 0.25}}
+    net = make_net(game, (16,), critic)
+    pool = [{k: v + 0.01 for k, v in net.state_dict().items()}]
+    weights = {k: v.clone() for k, v in net.state_dict().items()}
+    own = distributed.worker_seed(seed, 1, 0)
+    local = Collector(game, seed, net, lambda: make_net(game, (16,), critic),
+                      np.random.default_rng(own), torch.Generator().manual_seed(own),
+                      {"heuristic": heuristic_for(game, own), "random": RandomAgent(game, own)})
+    local.set_pool(pool)
+    local.deal(settings, distributed.first_deal(seed, 1, 0))
+    worker = distributed.RolloutWorker.remote(settings, (16,), seed, 1, 0, pool)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as a worker does: the same float sums in the same order
+    try:
+        expected_batches = [local.collect(300) for _ in range(2)]
+    finally:
+        torch.set_num_threads(threads)
+    for expected in expected_batches:  # open episodes carry over between calls alike
+        packed, results = ray.get(worker.collect.remote(weights, 300))
+        got = distributed.unpack(packed)
+        for field in ("obs", "mask", "action", "logp", "value", "adv", "ret", "state"):
+            a, b = getattr(expected, field), getattr(got, field)
+            assert (a is None and b is None) or np.array_equal(a, b), field
+    assert len(results) > 0 and all(kind in ("heuristic", "random", "frozen")
+                                    for kind, _ in results)
+
+
+def test_training_with_workers_runs_resumes_and_is_reproducible(local_ray, tmp_path, capsys):
+    first = train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}", "run_name=a",
+                        "eval_deals=0", "workers=2", "critic=global"])
+    again = train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}", "run_name=b",
+                        "eval_deals=0", "workers=2", "critic=global"])
+    assert first["samples"] == again["samples"] >= 3000
+    a = torch.load(tmp_path / "a" / "final.pt", weights_only=False)
+    b = torch.load(tmp_path / "b" / "final.pt", weights_only=False)
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    assert len(a["workers"]) == 2 and all("next_seed" in w for w in a["workers"])
+    # the workers' deals are their own: none repeats another's
+    assert len({w["next_seed"] for w in a["workers"]}) == 2
+    resumed = train.main(["--resume", str(tmp_path / "a" / "checkpoint.pt"),
+                          f"total_samples={first['samples'] + 1500}"])
+    assert resumed["samples"] >= first["samples"] + 1500
+
+
+def test_a_worker_killed_mid_iteration_is_replaced_and_no_batch_is_partial(local_ray,
+                                                                           tmp_path, capsys):
+    cfg = smoke(tmp_path, "fault", "workers=2", "imitation_samples=0", "total_samples=4500")
+    trainer = train.Trainer(cfg)
+    collector = trainer.collector
+    sizes, killed = [], []
+    collect = collector.collect
+
+    def counted(samples):
+        batch = collect(samples)
+        sizes.append(len(batch))
+        return batch
+
+    def kill_once(col):
+        if len(sizes) == 1 and not killed:  # the second iteration, its work just sent
+            killed.append(ray.get(col.actors[0].node.remote()))
+            ray.kill(col.actors[0], no_restart=True)
+
+    collector.collect, collector.after_dispatch = counted, kill_once
+    result = trainer.train()
+    assert killed and collector.restarts == 1
+    assert "rollout worker 0 lost; replaced" in capsys.readouterr().out
+    share = -(-cfg.rollout_samples // 2)
+    assert len(sizes) == result["iterations"] == 3 and all(n >= 2 * share for n in sizes)
+    assert result["samples"] == sum(sizes) >= 4500
+
+
+def test_a_two_node_cluster_trains_and_evaluates_as_one_machine(tmp_path):
+    from ray.cluster_utils import Cluster
+    ray.shutdown()
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+    cluster.add_node(num_cpus=1)
+    try:
+        ray.init(address=cluster.address, logging_level="warning")
+        cluster.wait_for_nodes()
+        assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+        trainer = train.Trainer(smoke(tmp_path, "cluster", "workers=2", "imitation_samples=0",
+                                      "total_samples=1500"))
+        nodes = {ray.get(actor.node.remote()) for actor in trainer.collector.actors}
+        assert len(nodes) == 2  # one actor per node: each asks for a whole CPU
+        assert trainer.train()["samples"] >= 1500
+        a, b = make_agent("heuristic", "dagong", 0), make_agent("random", "dagong", 1)
+        assert duplicate("dagong", a, b, CHUNK + 5, workers=2) == \
+            duplicate("dagong", a, b, CHUNK + 5)
+    finally:
+        ray.shutdown()
+        cluster.shutdown()
+
+
+def test_packing_a_batch_for_the_driver_loses_nothing():
+    rng = np.random.default_rng(0)
+    n = 50
+    batch = distributed.Batch(
+        obs=rng.integers(0, 9, (n, 30)).astype(np.float32), mask=rng.random((n, 77)) < 0.2,
+        action=rng.integers(0, 77, n), logp=-rng.random(n), value=rng.random(n),
+        adv=rng.random(n), ret=rng.random(n), state=rng.random((n, 11)).astype(np.float32))
+    packed = distributed.pack(batch)
+    assert packed["obs"].dtype == np.float16  # small counts travel as float16
+    assert packed["state"].dtype == np.float32  # fractions do not
+    assert packed["mask"].nbytes < batch.mask.nbytes / 7
+    back = distributed.unpack(packed)
+    for field in ("obs", "mask", "action", "logp", "value", "adv", "ret", "state"):
+        a, b = getattr(batch, field), getattr(back, field)
+        assert a.dtype == b.dtype and np.array_equal(a, b), field
