@@ -29,8 +29,10 @@ Example::
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import math
+import os
 import sys
 import time
 
@@ -42,6 +44,7 @@ from cardenv.games import names
 
 Z95 = 1.959963984540054
 MAX_HANDS = 40  # --match: a match is truncated after this many hands
+AGENT_NAMES = ("random", "heuristic")  # besides checkpoint paths
 
 
 def wilson(successes: float, n: int) -> tuple[float, float]:
@@ -159,7 +162,16 @@ def make_agent(spec: str, game: str, seed: int = 0):
     if spec == "heuristic":
         from agents.heuristics import heuristic_for
         return heuristic_for(game, seed)
-    from agents.ppo import PPOAgent
+    if not os.path.exists(spec):
+        close = difflib.get_close_matches(spec, AGENT_NAMES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown agent {spec!r}{hint}: an agent is one of "
+                         f"{', '.join(AGENT_NAMES)} or the path of a PPO checkpoint")
+    try:
+        from agents.ppo import PPOAgent
+    except ImportError:
+        raise ValueError(f"{spec}: reading a PPO checkpoint needs torch: "
+                         f"pip install -e \".[train]\"") from None
     agent = PPOAgent.load(spec)
     if agent.game != game:
         raise ValueError(f"checkpoint {spec} plays {agent.game}, not {game}")
@@ -193,6 +205,9 @@ def main(argv=None) -> dict:
                         help="a rules option of the game, e.g. --set dealer=random (repeatable)")
     parser.add_argument("--out", help="write the result as JSON to this path")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads of a PPO agent (default 1: the games are batched, "
+                             "and more threads contend with anything else running)")
     parser.add_argument("--workers", type=int, default=0,
                         help="play the deals as Ray tasks, this many at a time (the [dist] "
                              "extra); the result is the same as in one process")
@@ -203,6 +218,8 @@ def main(argv=None) -> dict:
         parser.error("--deals must be >= 1")
     if args.workers < 0:
         parser.error("--workers must be >= 0")
+    if args.threads < 1:
+        parser.error("--threads must be >= 1")
     if args.address and not args.workers:
         parser.error("--address needs --workers")
     if args.workers:
@@ -222,6 +239,8 @@ def main(argv=None) -> dict:
         b = make_agent(args.agent_b, args.game, args.seed + 1)
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
+    if "torch" in sys.modules and sys.modules["torch"] is not None:  # a PPO agent was loaded
+        sys.modules["torch"].set_num_threads(args.threads)
     start = time.perf_counter()
     progress = None if args.quiet else Progress(2 * args.deals, "evaluation", "games")
     stats = duplicate(args.game, a, b, args.deals, options, args.seed, progress=progress,

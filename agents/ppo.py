@@ -279,7 +279,14 @@ class PPOAgent(Agent):
 
     @classmethod
     def load(cls, path: str, greedy: bool = True, seed: int | None = None) -> "PPOAgent":
-        data = torch.load(path, map_location="cpu", weights_only=False)
+        try:
+            data = torch.load(path, map_location="cpu", weights_only=False)
+        except IsADirectoryError:
+            raise ValueError(f"{path} is a folder, not a PPO checkpoint (a run folder holds "
+                             f"agent.pt and final.pt)") from None
+        except Exception as exc:  # noqa: BLE001 -- torch.load raises many kinds on junk
+            raise ValueError(f"{path} is not a cardenv PPO checkpoint (torch cannot read it: "
+                             f"{type(exc).__name__})") from None
         try:
             game, hidden = data["game"], tuple(data["net"]["hidden"])
             critic = data["net"].get("critic", "local")

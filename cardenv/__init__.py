@@ -21,10 +21,20 @@ ENVIRONMENTS = {"cardenv/dagong_v0": "cardenv.dagong_v0:env",
                 "cardenv/dabang_v0": "cardenv.dabang_v0:env"}
 
 
+def _turn_based(env_id: str):
+    """The "parallel" entry of ``env_id``: these games have none, and say so."""
+    def refuse(**_):
+        raise ValueError(f"{env_id} is turn-based (one seat acts at a time): it has the AEC "
+                         f"API only; use pettingzoo.make('aec', {env_id!r})")
+    return refuse
+
+
 def _register(pettingzoo) -> None:
     for env_id, entry_point in ENVIRONMENTS.items():
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=entry_point)
+        if env_id not in pettingzoo.parallel_registry:
+            pettingzoo.register("parallel", env_id, entry_point=_turn_based(env_id))
 
 
 class _RegisterOnImport(importlib.abc.MetaPathFinder):

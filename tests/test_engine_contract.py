@@ -3,6 +3,7 @@ name, a toy third game registered from the tests runs through the agents' batche
 duplicate evaluation unchanged, and ``agents/`` (and train.py) hold no engine internals."""
 
 import ast
+import re
 import pathlib
 import subprocess
 import sys
@@ -143,3 +144,47 @@ def test_the_engine_doc_example_runs():
         assert namespace["stats"]["pairs"] == 100 and namespace["games"].num_envs == 8
     finally:
         games.unregister("toy")
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_misuse_of_the_envs_gets_clear_errors(name):
+    """Not an action id, step(None) for an agent still to play, step before reset or after
+    the game: a message that says what to do (PettingZoo's wrappers say only 'action is not
+    in action space' or raise KeyError / AttributeError)."""
+    import importlib
+    module = importlib.import_module(f"cardenv.{name}_v0")
+    n = module.env().action_space("player_0").n
+    for action, message in [(None, "step(None) is for an agent that is done"),
+                            (n, f"action {n} is out of range: ids run 0..{n - 1}"),
+                            (-1, "out of range"), (1.5, "an action is an int id"),
+                            (True, "an action is an int id")]:
+        env = module.env()
+        env.reset(seed=0)
+        before = env.unwrapped.game_state.to_dict()
+        with pytest.raises(ValueError, match=re.escape(message)):
+            env.step(action)
+        assert env.unwrapped.game_state.to_dict() == before  # nothing changed
+    raw = module.raw_env()
+    with pytest.raises(RuntimeError, match=re.escape("step() before reset()")):
+        raw.step(0)
+    with pytest.raises(RuntimeError, match=re.escape("observe() before reset()")):
+        raw.observe("player_0")
+    raw.reset(seed=1, options=None)
+    rng = np.random.default_rng(0)
+    while raw.agents:
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw.step(None)
+            continue
+        raw.step(int(rng.choice(np.flatnonzero(raw.observe(agent)["action_mask"]))))
+    with pytest.raises(RuntimeError, match="the game is over .* call env.reset"):
+        raw.step(0)
+
+
+def test_the_parallel_api_is_refused_with_a_reason():
+    import pettingzoo
+    import cardenv  # noqa: F401  (registers the envs)
+    for env_id in ("cardenv/dagong_v0", "cardenv/dabang_v0"):
+        with pytest.raises(ValueError, match="turn-based .* AEC API only"):
+            pettingzoo.make("parallel", env_id)
+        assert pettingzoo.make("aec", env_id) is not None

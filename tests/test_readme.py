@@ -19,16 +19,26 @@ def test_aec_example_runs(capsys):
     assert "Dagong hand 1/1" in capsys.readouterr().out
 
 
+def test_shipped_agent_example_runs(capsys):
+    """The snippet that seats a shipped checkpoint in the AEC loop plays a whole hand."""
+    import pytest
+    pytest.importorskip("torch")
+    namespace = {}
+    exec(compile(python_blocks()[1], "README agent example", "exec"), namespace)
+    assert not namespace["env"].agents or all(namespace["env"].terminations.values())
+    assert "player_0" in capsys.readouterr().out
+
+
 def test_registry_example_runs():
     namespace = {}
-    exec(compile(python_blocks()[1], "README registry example", "exec"), namespace)
+    exec(compile(python_blocks()[2], "README registry example", "exec"), namespace)
     assert namespace["masks"].shape == (64, 404) and namespace["obs"].shape == (64, 1073)
 
 
 def test_engine_example_runs():
     import numpy as np
 
-    code = python_blocks()[2]
+    code = python_blocks()[3]
     from cardenv.bench import dagong_positions
 
     hands, standing, called = dagong_positions(8)
@@ -63,3 +73,16 @@ def test_vector_example_runs(capsys):
     exec(compile(block, "README vector example", "exec"), namespace)
     assert namespace["games"].num_envs == 256
     assert "games ended" in capsys.readouterr().out
+
+
+def test_the_glossary_covers_every_chinese_term_of_the_project():
+    """docs/glossary.md explains every Chinese string of the code, the docs and README (a
+    term added anywhere must be added there too)."""
+    root = README.parent
+    cjk = re.compile(r"[\u4e00-\u9fff]+")
+    glossary = (root / "docs" / "glossary.md").read_text(encoding="utf-8")
+    files = [README, *(root / "cardenv").rglob("*.py"), *(root / "agents").rglob("*.py"),
+             *(p for p in (root / "docs").rglob("*.md") if p.name != "glossary.md")]
+    missing = {term: str(path.relative_to(root)) for path in files
+               for term in cjk.findall(path.read_text(encoding="utf-8")) if term not in glossary}
+    assert not missing, f"terms missing from docs/glossary.md: {missing}"

@@ -92,6 +92,8 @@ class CardGameEnv(AECEnv):
             self.agent_selection = self.possible_agents[self.game_state.current_player]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        if self.game_state is None:
+            raise RuntimeError("observe() before reset(): call env.reset(seed=...) first")
         state = self.game_state
         seat = self._seat[agent]
         if agent == self.agent_selection and not state.is_over:
@@ -113,6 +115,11 @@ class CardGameEnv(AECEnv):
         return self.game_state.global_state()
 
     def step(self, action) -> None:
+        if self.game_state is None:
+            raise RuntimeError("step() before reset(): call env.reset(seed=...) first")
+        if not self.agents:
+            raise RuntimeError("the game is over and every agent has stepped out: call "
+                               "env.reset() for a new one")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -158,8 +165,31 @@ class CardGameEnv(AECEnv):
         pass
 
 
+class CheckActionWrapper(wrappers.BaseWrapper):
+    """What PettingZoo's ``AssertOutOfBoundsWrapper`` checks -- an action id of the action
+    space, or ``None`` for an agent that is done -- with a ``ValueError`` that says what was
+    wrong instead of ``AssertionError: action is not in action space``."""
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        n = self.action_space(agent).n
+        if action is None:
+            if not done:
+                raise ValueError(f"step(None) is for an agent that is done; {agent} is to play: "
+                                 f"give an action id in 0..{n - 1} (observation"
+                                 f"['action_mask'] marks the legal ones)")
+        elif isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"an action is an int id in 0..{n - 1}, got {action!r} "
+                             f"({type(action).__name__})")
+        elif not 0 <= action < n:
+            raise ValueError(f"action {action} is out of range: ids run 0..{n - 1}")
+        super().step(action)
+
+
 def wrap(env: AECEnv) -> AECEnv:
-    """PettingZoo's classic wrappers: an illegal move ends the game with -1 for the offender."""
+    """PettingZoo's classic wrappers: an illegal move ends the game with -1 for the offender;
+    a value that is not an action id at all is a ``ValueError``."""
     env = wrappers.TerminateIllegalWrapper(env, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = CheckActionWrapper(env)
     return wrappers.OrderEnforcingWrapper(env)

@@ -148,7 +148,8 @@ class DabangGame(CardGame):
         if self.options["dealer"] is None and (self.options["levels"] != (3, 3)
                                                or self.options["blood"] != 0):
             raise ConfigError("dabang: a fresh match starts at levels (3, 3) with no blood; "
-                              "give dealer=<seat> to start from a later hand of a match")
+                              "give dealer=<seat> (0..3) or dealer='random' to start from a "
+                              "later hand of a match (e.g. levels='random', dealer='random')")
         if self.options["max_hands"] is not None and self.options["episode"] != "match":
             raise ConfigError("dabang: max_hands applies to episode='match' only")
 

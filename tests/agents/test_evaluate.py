@@ -72,3 +72,47 @@ def test_report_rebuilds_the_command_and_the_table(tmp_path):
                                "--max-hands 3 --set follow=live")
     text = report([str(out)])
     assert "| dabang | random vs random | match (follow=live) | 4 |" in text
+
+
+@pytest.mark.parametrize("agent,message", [
+    ("heuristc", "unknown agent 'heuristc' (did you mean 'heuristic'?): an agent is one of "
+                 "random, heuristic or the path of a PPO checkpoint"),
+    ("NOTAFILE", "is not a cardenv PPO checkpoint (torch cannot read it"),
+    ("tests", "tests is a folder, not a PPO checkpoint"),
+])
+def test_a_bad_agent_is_a_one_line_error(tmp_path, capsys, agent, message):
+    pytest.importorskip("torch")
+    if agent == "NOTAFILE":
+        agent = str(tmp_path / "junk.pt")
+        (tmp_path / "junk.pt").write_text("not a checkpoint")
+    with pytest.raises(SystemExit):
+        main(["dagong", agent, "random", "--deals", "2"])
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_checkpoint_without_torch_is_a_one_line_error(monkeypatch, capsys):
+    import sys
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.delitem(sys.modules, "agents.ppo", raising=False)
+    with pytest.raises(SystemExit):
+        main(["dagong", "checkpoints/dagong_ppo.pt", "random", "--deals", "2"])
+    assert 'reading a PPO checkpoint needs torch: pip install -e ".[train]"' in \
+        capsys.readouterr().err
+
+
+def test_the_agents_package_exports_every_agent():
+    import agents
+    from agents import DabangHeuristic, DagongHeuristic, RandomAgent  # noqa: F401
+    assert DagongHeuristic(0).game == "dagong" and DabangHeuristic(0).game == "dabang"
+    pytest.importorskip("torch")
+    from agents import PPOAgent
+    assert PPOAgent.load("checkpoints/dagong_ppo.pt").game == "dagong"
+    with pytest.raises(AttributeError, match="no attribute 'Nope'"):
+        agents.Nope  # noqa: B018
+
+
+def test_threads_must_be_positive(capsys):
+    with pytest.raises(SystemExit):
+        main(["dagong", "random", "random", "--threads", "0"])
+    assert "--threads must be >= 1" in capsys.readouterr().err
