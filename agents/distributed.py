@@ -38,6 +38,7 @@ from agents.evaluate import play_pairs
 from agents.heuristics import heuristic_for
 from agents.ppo import make_net
 from agents.random_agent import RandomAgent
+from agents import selfplay
 from agents.selfplay import Batch
 
 # what a dead actor or node raises at ray.get (ActorDiedError, ActorUnavailableError, ...)
@@ -180,10 +181,13 @@ class RayCollector:
               flush=True)
         self.actors[index] = self._spawn(index)
 
-    def _all(self, call) -> list:
-        """``call(actor)`` on every actor (a remote method), their results; a lost actor is
-        replaced (built with the current settings and pool) and asked again."""
+    def _all(self, call, after=None) -> list:
+        """``call(actor)`` on every actor (a remote method), their results in actor order; a
+        lost actor is replaced (built with the current settings and pool) and asked again.
+        ``after(self)`` runs once everything is sent."""
         pending = {call(actor): k for k, actor in enumerate(self.actors)}
+        if after is not None:
+            after(self)
         out = [None] * len(self.actors)
         while pending:
             [ref], _ = ray.wait(list(pending), num_returns=1)
@@ -198,19 +202,9 @@ class RayCollector:
     def collect(self, samples: int) -> Batch:
         weights = ray.put({k: v.detach().cpu() for k, v in self.net.state_dict().items()})
         share = math.ceil(samples / len(self.actors))
-        pending = {self.actors[k].collect.remote(weights, share): k
-                   for k in range(len(self.actors))}
-        if self.after_dispatch is not None:
-            self.after_dispatch(self)
-        parts: list = [None] * len(self.actors)
-        while pending:
-            [ref], _ = ray.wait(list(pending), num_returns=1)
-            k = pending.pop(ref)
-            try:
-                parts[k] = ray.get(ref)
-            except ActorLost:
-                self._replace(k)
-                pending[self.actors[k].collect.remote(weights, share)] = k
+        # a share arrives whole or not at all: a lost actor's share is asked of its replacement
+        parts = self._all(lambda actor: actor.collect.remote(weights, share),
+                          after=self.after_dispatch)
         for _, results in parts:
             self.recent.extend(results)
         batches = [unpack(packed) for packed, _ in parts]
@@ -241,12 +235,10 @@ class RayCollector:
         self.actors = []
 
     def win_rate(self, kind: str = "heuristic") -> float | None:
-        scores = [r for k, r in self.recent if k == kind]
-        return float(np.mean([r > 0 for r in scores])) if scores else None
+        return selfplay.win_rate(self.recent, kind)
 
     def mean_payoff(self, kind: str = "heuristic") -> float | None:
-        scores = [r for k, r in self.recent if k == kind]
-        return float(np.mean(scores)) if scores else None
+        return selfplay.mean_payoff(self.recent, kind)
 
 
 def _play_chunk(game, agent_a, agent_b, seeds, options, reseed, batch):

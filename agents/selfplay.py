@@ -236,6 +236,19 @@ class Episodes:
 
 
 
+def win_rate(recent, kind: str = "heuristic") -> float | None:
+    """Share of the ``recent`` games (``(opponent kind, learner side's reward)`` pairs) against
+    ``kind`` that the learner's side won; ``None`` if there are none."""
+    scores = [r for k, r in recent if k == kind]
+    return float(np.mean([r > 0 for r in scores])) if scores else None
+
+
+def mean_payoff(recent, kind: str = "heuristic") -> float | None:
+    """Mean reward of the learner's side over the ``recent`` games against ``kind``."""
+    scores = [r for k, r in recent if k == kind]
+    return float(np.mean(scores)) if scores else None
+
+
 class SelfPlay:
     """The learner against a weighted mix of opponents on ``games`` (a ``VectorGame``).
 
@@ -286,14 +299,10 @@ class SelfPlay:
         self.opponent[slot] = opponent
 
     def win_rate(self, kind: str = "heuristic") -> float | None:
-        """Share of the recent games against ``kind`` that the learner's side won."""
-        scores = [r for k, r in self.recent if k == kind]
-        return float(np.mean([r > 0 for r in scores])) if scores else None
+        return win_rate(self.recent, kind)
 
     def mean_payoff(self, kind: str = "heuristic") -> float | None:
-        """Mean reward of the learner's side over the recent games against ``kind``."""
-        scores = [r for k, r in self.recent if k == kind]
-        return float(np.mean(scores)) if scores else None
+        return mean_payoff(self.recent, kind)
 
     def _shaped(self, hands: np.ndarray, ended: np.ndarray, finished: list) -> np.ndarray:
         """Per-seat shaping rewards of the hands that ended this step; ``hands`` is each slot's
