@@ -241,16 +241,17 @@ class RayCollector:
         return selfplay.mean_payoff(self.recent, kind)
 
 
-def _play_chunk(game, agent_a, agent_b, seeds, options, reseed, batch):
+def _play_chunk(game, agent_a, agent_b, seeds, options, reseed, batch, history=False):
     torch.set_num_threads(1)
-    return play_pairs(game, agent_a, agent_b, seeds, options, reseed, batch)
+    return play_pairs(game, agent_a, agent_b, seeds, options, reseed, batch, history=history)
 
 
 def play_chunks(game: str, agent_a, agent_b, chunks: list, reseeds: list, options,
-                batch: int, workers: int, address: str | None = None, progress=None) -> list:
+                batch: int, workers: int, address: str | None = None, progress=None,
+                history: bool = False) -> list:
     """``agents.evaluate.play_pairs`` of each chunk of deal seeds, as Ray tasks (at most
     ``workers`` at a time); the parts in chunk order. ``progress(games)`` hears the finished
-    games as chunks come back."""
+    games as chunks come back; ``history`` brings the games back too (``play_pairs``)."""
     connect(address, workers)
     task = ray.remote(num_cpus=1)(_play_chunk)
     refs = {id(agent_a): ray.put(agent_a)}
@@ -264,7 +265,7 @@ def play_chunks(game: str, agent_a, agent_b, chunks: list, reseeds: list, option
         while todo and len(pending) < workers:
             j = todo.pop(0)
             pending[task.remote(game, a_ref, b_ref, chunks[j], options, reseeds[j],
-                                batch)] = j
+                                batch, history)] = j
         [ref], _ = ray.wait(list(pending), num_returns=1)
         j = pending.pop(ref)
         parts[j] = ray.get(ref)

@@ -16,6 +16,15 @@ with ``--out``, written as JSON.
 
 Agents: ``random``, ``heuristic``, or a PPO checkpoint path (``runs/.../final.pt``).
 
+``--records DIR`` writes every game played as a game record (``cardenv.records``, described in
+``docs/records.md``; step through one with ``python -m cardenv.replay FILE``), two per deal:
+``{game}-{deal seed:06d}-afirst.json``, the pair's first game, agent A on the deal's first side
+(the game's ``sides(state)[0]``: in Dagong the dealer's side, in Dabang seats 0 and 2), and
+``{game}-{deal seed:06d}-bfirst.json``, the same deal with the agents swapped. The seats are
+named by the agent specs; ``meta`` holds the deal, which game of the pair it is, A's and B's
+seats and specs, and the evaluation's seed. With ``--match`` a record is a whole match. Writing
+records changes nothing in the evaluation (same games, same statistics).
+
 The deals are played in chunks of ``CHUNK`` pairs, the agents' random choices restarting at
 each chunk; ``--workers N`` plays the chunks as Ray tasks (the ``[dist]`` extra; ``--address``
 joins a cluster) and gives exactly the result of one process.
@@ -24,6 +33,7 @@ Example::
 
     python -m agents.evaluate dagong heuristic random --deals 4000 --out result.json
     python -m agents.evaluate dabang checkpoints/dabang_ppo.pt heuristic --workers 2
+    python -m agents.evaluate dagong heuristic random --deals 10 --records records/
 """
 
 from __future__ import annotations
@@ -35,11 +45,13 @@ import math
 import os
 import sys
 import time
+from datetime import datetime, timezone
 
 import numpy as np
 
 from agents.progress import Progress
 from agents.rollout import game_variants, play_batched
+from cardenv.core.options import parse_assignments
 from cardenv.games import names
 
 Z95 = 1.959963984540054
@@ -92,9 +104,11 @@ def chunk_seed(seed: int, start: int) -> int:
 
 
 def play_pairs(game: str, agent_a, agent_b, seeds: list[int], options: dict | None,
-               reseed: int, batch: int = 256, progress=None) -> tuple[list, list, list]:
+               reseed: int, batch: int = 256, progress=None, history: bool = False) -> tuple:
     """The deal pairs of ``seeds``: (A's scores, B's scores, A's payoff per game), each pair's
-    two games in a row. The agents' random choices restart from ``reseed`` first."""
+    two games in a row. The agents' random choices restart from ``reseed`` first. With
+    ``history`` a fourth item lists each pair's games as ``(seed, A's side, A-first game,
+    B-first game)`` (``Finished`` with their actions)."""
     for k, agent in enumerate({id(a): a for a in (agent_a, agent_b)}.values()):
         agent.reseed(reseed + k)
     maker = game_variants(game, options)[0]
@@ -107,8 +121,10 @@ def play_pairs(game: str, agent_a, agent_b, seeds: list[int], options: dict | No
     first = second = None
     if progress is not None:
         first, second = progress, (lambda done: progress(deals + done))
-    a_first = play_batched(game, seats(agent_a, agent_b), seeds, options, batch, first)
-    b_first = play_batched(game, seats(agent_b, agent_a), seeds, options, batch, second)
+    a_first = play_batched(game, seats(agent_a, agent_b), seeds, options, batch, first,
+                           keep_history=history)
+    b_first = play_batched(game, seats(agent_b, agent_a), seeds, options, batch, second,
+                           keep_history=history)
     a_scores, b_scores, per_game = [], [], []
     for side, one, two in zip(sides, a_first, b_first):
         a1 = sum(one.returns[s] for s in side)
@@ -118,12 +134,14 @@ def play_pairs(game: str, agent_a, agent_b, seeds: list[int], options: dict | No
         a_scores.append(a1 + a2)
         b_scores.append(b1 + b2)
         per_game += [a1, a2]
+    if history:
+        return a_scores, b_scores, per_game, list(zip(seeds, sides, a_first, b_first))
     return a_scores, b_scores, per_game
 
 
 def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = None,
               seed: int = 0, batch: int = 256, progress=None, workers: int = 0,
-              address: str | None = None) -> dict:
+              address: str | None = None, records=None) -> dict:
     """Play ``deals`` deal pairs (seeds ``seed``, ``seed + 1``, ...); returns the statistics
     for agent A (see ``summarize``). ``progress(games)`` hears how many of the ``2 * deals``
     games are finished (e.g. an ``agents.progress.Progress``).
@@ -132,7 +150,11 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
     player, the heuristics' tie-breaks, a sampling PPO agent) restart at each chunk from a seed
     of its own, so every chunk's games are the same wherever they are played: ``workers > 0``
     plays the chunks as Ray tasks (``agents.distributed``; on the cluster at ``address``, else
-    a local instance) and returns exactly what one process returns."""
+    a local instance) and returns exactly what one process returns.
+
+    ``records(seed, a_side, a_first, b_first)``, if given, hears every deal pair's two games
+    (``Finished`` with their actions; A on ``a_side`` in ``a_first``, B there in ``b_first``)
+    in deal order, e.g. to write game records; the games and statistics are the same."""
     chunks = [list(range(seed + start, seed + min(start + CHUNK, deals)))
               for start in range(0, deals, CHUNK)]
     starts = list(range(0, deals, CHUNK))
@@ -140,15 +162,24 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
         from agents.distributed import play_chunks
         parts = play_chunks(game, agent_a, agent_b, chunks,
                             [chunk_seed(seed, s) for s in starts], options, batch, workers,
-                            address, progress)
+                            address, progress, history=records is not None)
+        if records is not None:
+            for part in parts:
+                for pair in part[3]:
+                    records(*pair)
     else:
         parts, done = [], 0
         for start, chunk in zip(starts, chunks):
             sub = None
             if progress is not None:
                 sub = (lambda base: lambda n: progress(base + n))(done)
-            parts.append(play_pairs(game, agent_a, agent_b, chunk, options,
-                                    chunk_seed(seed, start), batch, sub))
+            part = play_pairs(game, agent_a, agent_b, chunk, options, chunk_seed(seed, start),
+                              batch, sub, history=records is not None)
+            if records is not None:
+                for pair in part[3]:
+                    records(*pair)
+                part = part[:3]  # the games are written: keep only the scores
+            parts.append(part)
             done += 2 * len(chunk)
     a_scores, b_scores, per_game = ([x for part in parts for x in part[i]] for i in range(3))
     return summarize(a_scores, b_scores, per_game)
@@ -178,14 +209,31 @@ def make_agent(spec: str, game: str, seed: int = 0):
     return agent
 
 
-def _value(raw: str):
-    """A command-line option value: int, float, bool, None or string."""
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return {"true": True, "false": False, "none": None}.get(raw.lower(), raw)
+def record_writer(folder: str, game: str, options: dict, spec_a: str, spec_b: str,
+                  evaluation: dict):
+    """A ``duplicate(records=...)`` callback writing each deal pair's two games as game records
+    in ``folder`` (file names and ``meta``: see the module docstring)."""
+    from cardenv.records import GameRecord, save
+
+    options = game_variants(game, options)[0].options_dict()
+    date = datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+    def write(seed, a_side, a_first, b_first):
+        for order, done in (("a", a_first), ("b", b_first)):
+            a_seats = [s for s in range(4) if (s in a_side) == (order == "a")]
+            players = [spec_a if s in a_seats else spec_b for s in range(4)]
+            meta = {"source": "agents.evaluate", "date": date, "deal": seed,
+                    "game_of_pair": 1 if order == "a" else 2, "agent_a": spec_a,
+                    "agent_b": spec_b, "a_seats": a_seats,
+                    "b_seats": [s for s in range(4) if s not in a_seats],
+                    "truncated": bool(done.truncated), "evaluation": evaluation}
+            record = GameRecord(game=game, options=options, seed=int(done.seed),
+                                players=players, actions=[int(a) for a in done.history],
+                                results=[r.to_dict() for r in done.results],
+                                returns=list(done.returns), meta=meta)
+            save(record, os.path.join(folder, f"{game}-{seed:06d}-{order}first.json"))
+
+    return write
 
 
 def main(argv=None) -> dict:
@@ -204,6 +252,10 @@ def main(argv=None) -> dict:
     parser.add_argument("--set", action="append", default=[], metavar="OPTION=VALUE",
                         help="a rules option of the game, e.g. --set dealer=random (repeatable)")
     parser.add_argument("--out", help="write the result as JSON to this path")
+    parser.add_argument("--records", metavar="DIR",
+                        help="write every game played as a game record (JSON) in this folder: "
+                             "{game}-{deal seed:06d}-afirst.json (A on the deal's first side) "
+                             "and -bfirst.json (sides swapped); see docs/records.md")
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads of a PPO agent (default 1: the games are batched, "
@@ -228,23 +280,29 @@ def main(argv=None) -> dict:
         except ImportError:
             parser.error('--workers needs Ray: pip install -e ".[dist]"')
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
-    for item in args.set:
-        if "=" not in item:
-            parser.error(f"--set {item!r}: expected OPTION=VALUE")
-        key, raw = item.split("=", 1)
-        options[key] = _value(raw)
+    try:
+        options.update(parse_assignments(args.set))
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         game_variants(args.game, options)  # checks the options (--match: episode, max_hands)
         a = make_agent(args.agent_a, args.game, args.seed)
         b = make_agent(args.agent_b, args.game, args.seed + 1)
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
+    records = None
+    if args.records:
+        if os.path.exists(args.records) and not os.path.isdir(args.records):
+            parser.error(f"--records {args.records}: not a folder")
+        os.makedirs(args.records, exist_ok=True)
+        records = record_writer(args.records, args.game, options, args.agent_a, args.agent_b,
+                                {"seed": args.seed, "deals": args.deals})
     if "torch" in sys.modules and sys.modules["torch"] is not None:  # a PPO agent was loaded
         sys.modules["torch"].set_num_threads(args.threads)
     start = time.perf_counter()
     progress = None if args.quiet else Progress(2 * args.deals, "evaluation", "games")
     stats = duplicate(args.game, a, b, args.deals, options, args.seed, progress=progress,
-                      workers=args.workers, address=args.address)
+                      workers=args.workers, address=args.address, records=records)
     stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
                  options=options, unit="match" if args.match else "hand",
                  seconds=time.perf_counter() - start)
@@ -261,6 +319,8 @@ def main(argv=None) -> dict:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(stats, f, indent=2)
         print(f"  written to {args.out}", file=sys.stderr)
+    if args.records:
+        print(f"  {2 * args.deals} game records in {args.records}", file=sys.stderr)
     return stats
 
 

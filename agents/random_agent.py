@@ -5,26 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from agents.base import Agent
+from cardenv.players import RandomPlayer
 from cardenv.vector import legal_indices
 
 
-class RandomAgent(Agent):
-    """Uniform over the legal actions; ``seed`` makes it reproducible. Works for any game."""
+class RandomAgent(RandomPlayer, Agent):
+    """Uniform over the legal actions; ``seed`` makes it reproducible. Works for any game.
+    ``act`` and ``reseed`` are cardenv's built-in random player's; this adds the batch."""
 
     name = "random"
-
-    def __init__(self, game: str = "", seed: int | None = None):
-        self.game = game
-        self.rng = np.random.default_rng(seed)
-
-    def reseed(self, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, observation: dict) -> int:
-        legal = np.flatnonzero(observation["action_mask"])
-        if legal.size == 0:
-            raise ValueError("no legal action in the mask: is it this agent's turn?")
-        return int(legal[self.rng.integers(legal.size)])
 
     def act_batch(self, observations, masks) -> np.ndarray:
         """One uniformly random legal action per row of ``(B, N)`` masks, without a Python loop."""

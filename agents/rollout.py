@@ -19,18 +19,20 @@ def partnership(state) -> tuple[list[int], list[int]]:
 
 
 def play_batched(game: str, agents_by_seat, seeds, options: dict | None = None,
-                 batch: int = 256, progress=None) -> list[Finished]:
+                 batch: int = 256, progress=None, keep_history: bool = False) -> list[Finished]:
     """Play one game per seed to the end; ``agents_by_seat(seed_index) -> [agent] * 4`` gives
     each game's seat assignment. Games run ``batch`` at a time in lockstep; each distinct agent
     acts in one ``act_batch`` call per step on all the games where it is to move. Returns the
     finished games in seed order; ``progress(count)`` is called with the count finished so far
-    whenever it grows."""
+    whenever it grows. ``keep_history`` keeps each game's actions in ``Finished.history`` (for
+    game records; off by default, as it costs a copy of every game's history)."""
     seeds = list(seeds)
     results: dict[int, Finished] = {}
     todo = list(range(len(seeds)))
     slots = todo[:batch]
     todo = todo[batch:]
-    games = VectorGame(game, len(slots), options=options, seeds=[seeds[j] for j in slots])
+    games = VectorGame(game, len(slots), options=options, seeds=[seeds[j] for j in slots],
+                       keep_history=keep_history)
     assign = {slot: agents_by_seat(j) for slot, j in enumerate(slots)}
     owner = dict(enumerate(slots))
     active = set(range(len(slots)))

@@ -3,10 +3,14 @@
 - ``cardenv.dagong_v0``: Xianning Dagong (咸宁打拱), a 2-deck climbing game.
 - ``cardenv.dabang_v0``: Huludao Dabang (葫芦岛打棒), a 4-deck trick-taking upgrade game.
 - ``cardenv.games.make_game(name, **options)``: the rules engines by name, without PettingZoo.
+- ``cardenv.single_agent.SingleAgentEnv``: one seat as a single-agent Gymnasium env, the other
+  three played inside it.
 
 After ``import cardenv``, ``pettingzoo.make("aec", "cardenv/dagong_v0")`` (or
-``"cardenv/dabang_v0"``) works. The registration waits until PettingZoo is imported, so that
-the rules engines (``cardenv.dagong``, ``cardenv.dabang``, ``cardenv.games``) load without it.
+``"cardenv/dabang_v0"``) and ``gymnasium.make("cardenv/Dagong-v0", seat=0, opponents=...)`` (or
+``"cardenv/Dabang-v0"``) work. Each registration waits until its package (PettingZoo,
+Gymnasium) is first imported, anywhere, or happens at once if it already is, so that the rules
+engines (``cardenv.dagong``, ``cardenv.dabang``, ``cardenv.games``) load without either.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ __version__ = "0.1.0"
 
 ENVIRONMENTS = {"cardenv/dagong_v0": "cardenv.dagong_v0:env",
                 "cardenv/dabang_v0": "cardenv.dabang_v0:env"}
+#: Gymnasium ids of ``cardenv.single_agent.SingleAgentEnv`` -> the game each one plays
+GYMNASIUM_ENVIRONMENTS = {"cardenv/Dagong-v0": "dagong", "cardenv/Dabang-v0": "dabang"}
 
 
 def _turn_based(env_id: str):
@@ -29,7 +35,7 @@ def _turn_based(env_id: str):
     return refuse
 
 
-def _register(pettingzoo) -> None:
+def _register_pettingzoo(pettingzoo) -> None:
     for env_id, entry_point in ENVIRONMENTS.items():
         if env_id not in pettingzoo.aec_registry:
             pettingzoo.register("aec", env_id, entry_point=entry_point)
@@ -37,27 +43,52 @@ def _register(pettingzoo) -> None:
             pettingzoo.register("parallel", env_id, entry_point=_turn_based(env_id))
 
 
+def _register_gymnasium(gymnasium) -> None:
+    for env_id, game in GYMNASIUM_ENVIRONMENTS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point="cardenv.single_agent:SingleAgentEnv",
+                               kwargs={"game": game})
+
+
+#: package name -> what registers cardenv's environments in it once it is imported
+_REGISTRARS = {"pettingzoo": _register_pettingzoo, "gymnasium": _register_gymnasium}
+
+
 class _RegisterOnImport(importlib.abc.MetaPathFinder):
-    """Registers the environments right after ``pettingzoo`` is first imported (anywhere)."""
+    """Registers the environments in a package of ``pending`` right after that package is first
+    imported (anywhere); leaves ``sys.meta_path`` once none is pending."""
+
+    def __init__(self, pending: dict):
+        self.pending = dict(pending)
 
     def find_spec(self, name, path=None, target=None):
-        if name != "pettingzoo":
+        register = self.pending.pop(name, None)
+        if register is None:
             return None
-        sys.meta_path.remove(self)  # one shot: find the real module the usual way
-        spec = importlib.util.find_spec(name)
+        if not self.pending:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)  # the real module, found the usual way
         if spec is None or spec.loader is None:
             return spec
         exec_module = spec.loader.exec_module
 
         def exec_then_register(module):
             exec_module(module)
-            _register(module)
+            register(module)
 
         spec.loader.exec_module = exec_then_register
         return spec
 
 
-if "pettingzoo" in sys.modules:
-    _register(sys.modules["pettingzoo"])
-else:
-    sys.meta_path.insert(0, _RegisterOnImport())
+def _install() -> None:
+    pending = {}
+    for package, register in _REGISTRARS.items():
+        if package in sys.modules:
+            register(sys.modules[package])
+        else:
+            pending[package] = register
+    if pending:
+        sys.meta_path.insert(0, _RegisterOnImport(pending))
+
+
+_install()

@@ -1,7 +1,26 @@
-"""Watch and tally random games: ``python -m cardenv.play dagong`` (or ``dabang``).
+"""Play against the agents, or watch them, in the terminal.
 
-Plays one game with uniformly random legal moves, rendering every move, then plays ``--games``
-more silently and prints how they ended. A quick way to see an environment work end to end.
+    python -m cardenv.play dagong --seat 0 --opponents heuristic,checkpoints/dagong_ppo.pt,heuristic
+    python -m cardenv.play dabang --seat 2 --opponents heuristic --match
+    python -m cardenv.play dagong --agents heuristic,random,heuristic,random --delay 0.5
+    python -m cardenv.play dabang                   # watch one random game, tally 200 more
+
+Playing a seat (``--seat``), you see only what that seat may know: your hand sorted by rank and
+suit, the other seats' card counts, the moves since your last turn, and everything public. On
+your turn, type the number of a move from the list, or the move itself ("pair 7", "bomb 5x9",
+"pass", "single ♠4" or "single 4s"; a unique beginning is enough). In Dabang, type a whole
+follow or burial as cards ("♠4 ♠4 ♥5", or "4s 4s 5h"): it is played step by step for you, and
+refused whole if any step is not legal. Other commands: ``?`` help, ``moves`` the list again,
+``view`` the table again, ``quit``.
+
+``--agents`` with four agents watches a game with every hand shown, pausing ``--delay``
+seconds between moves, or waiting for Enter with ``--step``. Without ``--seat`` or ``--agents``,
+one random game is shown and ``--games`` more are tallied silently.
+
+Players are ``human`` (at ``--seat``), ``random``, and whatever installed packages provide
+through ``cardenv.players`` (this repository's ``agents``: ``heuristic`` or a PPO checkpoint
+path). Each game played or watched is saved as a JSON game record (``--record DIR``, default
+``records/``; ``--no-record`` to skip) that ``python -m cardenv.replay FILE`` steps through.
 """
 
 from __future__ import annotations
@@ -9,13 +28,149 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib
+import os
 import sys
 import time
 
 import numpy as np
 
 from cardenv.bench import GAMES
+from cardenv.core.options import parse_assignments
+from cardenv.games import make_game
+from cardenv.moves import moves_text, parse_move
+from cardenv.players import load_player, player_name
+from cardenv.text import explain, move_text, render
 
+
+class Quit(Exception):
+    """The human asked to stop."""
+
+
+# --- the game loop -----------------------------------------------------------------------------
+
+class Table:
+    """One game with its players: ``human_seat`` (or ``None``) reads ``read_line`` and writes
+    ``write``; agents act through ``act(observation dict)``."""
+
+    def __init__(self, game, players, seed: int, human_seat: int | None, lang: str = "zh",
+                 read_line=input, write=print, delay: float = 0.0, step: bool = False):
+        self.game, self.players, self.seed = game, players, seed
+        self.human, self.lang = human_seat, lang
+        self.read_line, self.write = read_line, write
+        self.delay, self.step_mode = delay, step
+        self.state = game.new_state(seed)
+        self.log: list[str] = []  # public moves since the human last acted
+
+    def translate(self, text: str) -> str:
+        if self.lang == "zh":
+            return text
+        from cardenv.core.lang import translate
+        return translate(text, self.lang)
+
+    def observation(self, seat: int) -> dict:
+        return {"observation": self.state.observation(seat),
+                "action_mask": self.state.legal_mask().astype(np.int8)}
+
+    def move_text(self, seat: int, action: int) -> str:
+        """The move as the human sees it (every hand when watching)."""
+        return f"player_{seat}: {move_text(self.state, action, self.human, self.lang)}"
+
+    def show_hand_end(self, before: int) -> None:
+        if self.log:
+            self.write("Last moves: " + "; ".join(self.log))
+            self.log = []
+        for result in self.state.results[before:]:
+            seat = 0 if self.human is None else self.human
+            self.write("\n=== Hand over ===")
+            self.write(render(self.state, seat=self.human, lang=self.lang))
+            self.write(explain(self.state, result, seat, self.lang))
+
+    def play(self) -> None:
+        state = self.state
+        if self.human is None:
+            self.write(render(state, lang=self.lang))
+        while not state.is_over:
+            seat = state.current_player
+            hands_before = len(state.results)
+            if seat == self.human:
+                actions = self.ask()
+            else:
+                actions = [int(self.players[seat].act(self.observation(seat)))]
+            for action in actions:
+                text = self.move_text(seat, action)
+                state.apply(action)
+                if self.human is None:
+                    self.write(f"\n{text}")
+                    self.write(render(state, lang=self.lang))
+                    self.pause()
+                elif seat != self.human:
+                    self.log.append(text)
+            if len(state.results) > hands_before:
+                self.show_hand_end(hands_before)
+
+    def pause(self) -> None:
+        if self.step_mode:
+            if self.read_line("[Enter: next move, q: quit] ").strip().lower() in ("q", "quit"):
+                raise Quit
+        elif self.delay:
+            time.sleep(self.delay)
+
+    def ask(self) -> list[int]:
+        """The human's move(s), asked until valid."""
+        state, seat = self.state, self.human
+        self.write("\n" + render(state, seat=seat, lang=self.lang))
+        if self.log:
+            self.write("Since your last move: " + "; ".join(self.log))
+            self.log = []
+        legal = state.legal_actions()
+        self.write(moves_text(self.game, legal, self.translate))
+        while True:
+            try:
+                typed = self.read_line(f"player_{seat}> ")
+            except EOFError:
+                raise Quit from None
+            word = typed.strip().lower()
+            if word in ("q", "quit", "exit"):
+                raise Quit
+            if word in ("?", "help"):
+                self.write(__doc__.split("\n\n")[2])
+                continue
+            if word in ("moves", "m", "list"):
+                self.write(moves_text(self.game, legal, self.translate))
+                continue
+            if word in ("view", "v"):
+                self.write(render(state, seat=seat, lang=self.lang))
+                continue
+            if word.startswith("more "):
+                self.write(moves_text(self.game, legal, self.translate, expand=word[5:].strip()))
+                continue
+            if not word:
+                continue
+            try:
+                actions = parse_move(state, typed, self.translate)
+            except ValueError as exc:
+                self.write(f"Not played: {exc}")
+                continue
+            self.write("You play: " + "; ".join(self.translate(self.game.action_info(a).text)
+                                                 for a in actions))
+            return actions
+
+
+def save_record(state, names: list[str], directory: str, meta: dict) -> str | None:
+    """Write the game's JSON record into ``directory``; its path (``None`` if records are
+    not available)."""
+    try:
+        from cardenv import records
+    except ImportError:  # pragma: no cover - records ship with this package
+        return None
+    os.makedirs(directory, exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = os.path.join(directory, f"{state.game.name}-{state.seed}-{stamp}.json")
+    records.save(records.record_of(state, names, meta=meta), path)
+    return path
+
+
+# --- the random games of the old spectator mode ------------------------------------------------
 
 def random_episode(env, seed: int, rng: np.random.Generator, show: bool) -> None:
     env.reset(seed=seed)
@@ -34,35 +189,127 @@ def random_episode(env, seed: int, rng: np.random.Generator, show: bool) -> None
             print(env.render())
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m cardenv.play", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=GAMES)
-    parser.add_argument("--games", type=int, default=200, help="silent games to tally (200)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the first game (0)")
-    parser.add_argument("--quiet", action="store_true", help="do not show the first game")
-    args = parser.parse_args(argv)
-    if args.games < 0:
-        parser.error("--games must be >= 0")
-    module = importlib.import_module(f"cardenv.{args.game}_v0")
-    rng = np.random.default_rng(args.seed)
-    if not args.quiet:
-        random_episode(module.raw_env(render_mode="ansi"), args.seed, rng, show=True)
+def tally(game: str, games: int, seed: int, quiet: bool) -> None:
+    module = importlib.import_module(f"cardenv.{game}_v0")
+    rng = np.random.default_rng(seed)
+    if not quiet:
+        random_episode(module.raw_env(render_mode="ansi"), seed, rng, show=True)
     env = module.raw_env()
     reasons, steps = collections.Counter(), 0
     start = time.perf_counter()
-    for i in range(args.games):
-        random_episode(env, args.seed + 1 + i, rng, show=False)
+    for i in range(games):
+        random_episode(env, seed + 1 + i, rng, show=False)
         state = env.game_state
         steps += len(state.history)
         reasons.update(r.label for r in state.results)
-        if (i + 1) % max(1, args.games // 10) == 0:
-            print(f"\r{i + 1}/{args.games} games", end="", file=sys.stderr, flush=True)
-    if args.games:
+        if (i + 1) % max(1, games // 10) == 0:
+            print(f"\r{i + 1}/{games} games", end="", file=sys.stderr, flush=True)
+    if games:
         elapsed = time.perf_counter() - start
-        print(f"\n{args.games} random games in {elapsed:.1f} s ({steps / elapsed:,.0f} steps/s); "
+        print(f"\n{games} random games in {elapsed:.1f} s ({steps / elapsed:,.0f} steps/s); "
               f"hands ended by: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
 
 
+# --- command line ------------------------------------------------------------------------------
+
+def main(argv=None, read_line=input, write=print) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cardenv.play", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("--seat", type=int, help="play this seat (0..3) yourself")
+    parser.add_argument("--opponents", default="heuristic",
+                        help="the other three seats in seat order, comma-separated, or one "
+                             "player for all three (default: heuristic)")
+    parser.add_argument("--agents", help="watch: four players, comma-separated, seat order")
+    parser.add_argument("--seed", type=int, default=0, help="the deal's seed (0)")
+    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                        help="a rules option, e.g. --set hands=3 or --set dealer=random")
+    parser.add_argument("--match", action="store_true",
+                        help="Dabang: play a whole match (--set episode=match)")
+    parser.add_argument("--lang", default="zh", choices=("zh", "en"),
+                        help="zh keeps the games' Chinese terms, en writes them in English")
+    parser.add_argument("--delay", type=float, default=1.0,
+                        help="watching: seconds between moves (1.0)")
+    parser.add_argument("--step", action="store_true", help="watching: wait for Enter")
+    parser.add_argument("--record", default="records", metavar="DIR",
+                        help="where to save the game record (records/)")
+    parser.add_argument("--no-record", action="store_true", help="do not save a record")
+    parser.add_argument("--games", type=int, default=200,
+                        help="random mode: silent games to tally (200)")
+    parser.add_argument("--quiet", action="store_true", help="random mode: do not show a game")
+    args = parser.parse_args(argv)
+
+    if args.seat is None and args.agents is None:
+        if args.games < 0:
+            parser.error("--games must be >= 0")
+        tally(args.game, args.games, args.seed, args.quiet)
+        return 0
+    if args.seat is not None and args.agents is not None:
+        parser.error("--seat plays a game, --agents watches one: give one of them")
+    try:
+        options = parse_assignments(args.set)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.match:
+        if args.game != "dabang":
+            parser.error("--match is for dabang (a Dagong episode is --set hands=N)")
+        options["episode"] = "match"
+    try:
+        game = make_game(args.game, **options)
+    except ValueError as exc:
+        parser.error(str(exc))
+
+    if args.agents is not None:
+        specs = [s.strip() for s in args.agents.split(",")]
+        if len(specs) != 4:
+            parser.error(f"--agents wants 4 players (seat order), got {len(specs)}")
+        human = None
+    else:
+        if not 0 <= args.seat < game.num_players:
+            parser.error(f"--seat must be 0..{game.num_players - 1}, got {args.seat}")
+        others = [s.strip() for s in args.opponents.split(",")]
+        if len(others) == 1:
+            others *= 3
+        if len(others) != 3:
+            parser.error(f"--opponents wants 1 or 3 players, got {len(others)}")
+        specs = others[:args.seat] + ["human"] + others[args.seat:]
+        human = args.seat
+    players = []
+    for seat, spec in enumerate(specs):
+        if spec == "human":
+            if seat != human:
+                parser.error("'human' plays only at --seat")
+            players.append(None)
+            continue
+        try:
+            player = load_player(spec, args.game, seed=args.seed * 4 + seat)
+        except ValueError as exc:
+            parser.error(f"seat {seat}: {exc}")
+        if hasattr(player, "reseed"):
+            player.reseed(args.seed * 4 + seat)
+        players.append(player)
+
+    table = Table(game, players, args.seed, human, args.lang, read_line, write,
+                  delay=args.delay, step=args.step)
+    names = [player_name(s) for s in specs]
+    write(f"{args.game}, seed {args.seed}: " + ", ".join(
+        f"player_{i} {'you' if i == human else n}" for i, n in enumerate(names)))
+    finished = True
+    try:
+        table.play()
+    except Quit:
+        finished = False
+        write("Stopped.")
+    except KeyboardInterrupt:
+        finished = False
+        write("\nStopped.")
+    if not args.no_record and table.state.history:
+        path = save_record(table.state, names, args.record,
+                           {"source": "cardenv.play", "finished": finished})
+        if path:
+            write(f"Game record: {path} (python -m cardenv.replay {path})")
+    return 0
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -86,3 +86,47 @@ def test_the_glossary_covers_every_chinese_term_of_the_project():
     missing = {term: str(path.relative_to(root)) for path in files
                for term in cjk.findall(path.read_text(encoding="utf-8")) if term not in glossary}
     assert not missing, f"terms missing from docs/glossary.md: {missing}"
+
+
+def test_the_glossary_gives_the_english_of_every_term_and_lang_en_uses_it():
+    """docs/glossary.md's `lang="en"` column is cardenv.core.lang.TERMS, row for row (compounds
+    included), and every Chinese string of the code, the docs and README translates with
+    lang="en" into text without a Chinese character."""
+    from cardenv.core.lang import TERMS, translate
+
+    root = README.parent
+    cjk = re.compile(r"[\u4e00-\u9fff]+")
+    glossary = (root / "docs" / "glossary.md").read_text(encoding="utf-8")
+    english, column = {}, None
+    for line in glossary.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") \
+            else None
+        if cells is None:
+            column = None
+        elif '`lang="en"`' in cells:
+            column = cells.index('`lang="en"`')
+        elif column is not None and not set(cells[0]) <= set("-"):
+            english[cells[0]] = cells[column]
+    assert english == TERMS
+    files = [README, *(root / "cardenv").rglob("*.py"), *(root / "agents").rglob("*.py"),
+             *(root / "docs").rglob("*.md")]
+    untranslated = {term: str(path.relative_to(root)) for path in files
+                    for term in cjk.findall(path.read_text(encoding="utf-8"))
+                    if cjk.search(translate(term, "en"))}
+    assert not untranslated, f"terms without an English name in cardenv.core.lang.TERMS: " \
+                             f"{untranslated}"
+
+
+def test_maskable_ppo_example_runs(capsys):
+    """README's single-agent example trains MaskablePPO and plays a hand (the [sb3] extra)."""
+    import pytest
+    pytest.importorskip("sb3_contrib", reason="the [sb3] extra is not installed")
+    import torch
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # two threads on a busy 2-core machine are ten times slower
+    try:
+        block = next(b for b in python_blocks() if "MaskablePPO" in b)
+        exec(compile(block, "README MaskablePPO example", "exec"), {})
+    finally:
+        torch.set_num_threads(threads)
+    assert "scored" in capsys.readouterr().out

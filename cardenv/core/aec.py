@@ -5,6 +5,11 @@ The engine supplies a *game* (``new_state(seed)``, ``num_actions``, ``num_player
 ``apply(action)``, ``observation(seat)``, ``global_state()``, ``last_rewards``, ``results`` (one
 result per finished hand, with ``to_dict()``) and a text renderer.
 
+``lang`` (``"zh"``, the default, or ``"en"``; see ``cardenv.core.lang``) is the language of
+``render()`` and ``describe_action()``: ``"en"`` replaces the games' Chinese terms by English
+names. It is not a rules option: observations, masks, seeds and saved states do not depend on it,
+and ``action_info(a).text`` keeps the Chinese terms.
+
 When a hand ends, every agent's ``infos`` holds ``{"hand_over": True, "hand_result": {...}}``
 for that step (the result as a dict); otherwise ``infos`` are empty. Everything
 PettingZoo-specific (agents, spaces, rewards bookkeeping, dead steps, rendering modes) is written
@@ -23,21 +28,25 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from cardenv.core.errors import ConfigError
+from cardenv.core.lang import check_lang, translate
 
 
 class CardGameEnv(AECEnv):
     """Four seats ``player_0..player_3`` in play order; Dict observations with an int8 mask.
 
-    Subclasses set ``metadata`` and pass the game and a text renderer to ``__init__``.
+    Subclasses set ``metadata`` and pass the game and a text renderer to ``__init__``;
+    ``lang`` is the language of ``render()`` and ``describe_action()`` (``"zh"`` or ``"en"``).
     """
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "is_parallelizable": False}
 
-    def __init__(self, game, render_text: Callable[[Any], str], render_mode: str | None = None):
+    def __init__(self, game, render_text: Callable[[Any], str], render_mode: str | None = None,
+                 lang: str = "zh"):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or "
                               f"None, got {render_mode!r}")
+        self.lang = check_lang(lang)
         self.game = game
         self.render_mode = render_mode
         self._render_text = render_text
@@ -103,11 +112,14 @@ class CardGameEnv(AECEnv):
         return {"observation": state.observation(seat), "action_mask": mask}
 
     def describe_action(self, action: int) -> str:
-        """Human string of an action id, e.g. ``"bomb 6x9 with 2 jokers"``."""
-        return self.game.action_info(action).text
+        """Human string of an action id in the env's ``lang``, e.g. ``"bomb 6x9 with 2 jokers"``;
+        ``"7喜 7x9"`` is ``"7-joy 7x9"`` with ``lang="en"``."""
+        return translate(self.game.action_info(action).text, self.lang)
 
     def action_info(self, action: int):
-        """Structured description of an action id (type, ranks, jokers, suit, text, ...)."""
+        """Structured description of an action id (type, ranks, jokers, suit, text, ...). Its
+        ``text`` keeps the games' Chinese terms whatever ``lang`` is; ``describe_action`` is the
+        translated one."""
         return self.game.action_info(action)
 
     def state(self) -> np.ndarray:
@@ -155,7 +167,7 @@ class CardGameEnv(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
                                   "'ansi' or 'human' to the constructor")
             return None
-        text = self._render_text(self.game_state)
+        text = translate(self._render_text(self.game_state), self.lang)
         if self.render_mode == "human":
             print(text)
             return None

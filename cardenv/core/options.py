@@ -91,3 +91,25 @@ def resolve(spec: dict[str, Option], given: dict[str, Any], where: str) -> dict[
                               f"{option.expected}")
         resolved[name] = _plain(value)
     return resolved
+
+
+def parse_value(raw: str):
+    """A command-line option value: int, float, bool (``true``/``false``), ``None`` or string."""
+    for cast in (int, float):
+        try:
+            return cast(raw)
+        except ValueError:
+            pass
+    return {"true": True, "false": False, "none": None}.get(raw.lower(), raw)
+
+
+def parse_assignments(items) -> dict:
+    """``KEY=VALUE`` strings (the ``--set`` options of the command lines) as a dict of parsed
+    values; ``ValueError`` naming an item without ``=`` or a key."""
+    options = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set {item!r}: expected OPTION=VALUE")
+        options[key] = parse_value(raw)
+    return options

@@ -3,7 +3,7 @@ the current trick, points and the kitty. Used by the env's ``ansi`` and ``human`
 
 from __future__ import annotations
 
-from cardenv.core.cards import SUIT_SYMBOLS, card_str, hand_str
+from cardenv.core.cards import SUIT_SYMBOLS, card_str, hand_str, kinds_of
 from cardenv.dabang import catalogue as cat
 
 
@@ -43,3 +43,149 @@ def render_text(state) -> str:
                      + (f", match won by team {r.match_winner} ({r.match_end})"
                         if r.match_winner is not None else "") + f", rewards {r.rewards}")
     return "\n".join(lines)
+
+
+SHOWN_NAMES = ("♦ level", "♣ level", "♥ level", "♠ level", "SJ", "BJ")  # declared_cards columns
+
+
+def _cards(counts) -> list[str]:
+    return [card_str(k) for k in kinds_of(counts)]
+
+
+def seat_view(state, seat: int) -> dict:
+    """What ``seat`` may know, as a JSON-ready dict, read only from the state's public pieces
+    and ``seat``'s own rows (as its observation is): its hand (and the follow it is building),
+    the other seats' card counts, levels, trump, the declaration and every seat's shown
+    declaration cards, the jokers of the kitty flips, the trick, points, tribute, 扣王 and the
+    cards taken back, the kitty cards turned face up, and results. ``render_view`` prints it;
+    the web page draws it."""
+    v = state.v
+    seats = []
+    for s in range(4):
+        shown = v["declared_cards"][s]
+        seats.append({
+            "seat": s, "team": s % 2, "cards": int(state.cards_left[s]),
+            "points": int(state.points[s]), "role": "D" if s == state.dealer else "",
+            "shown": {name: int(n) for name, n in zip(SHOWN_NAMES, shown) if n},
+            "koujoker": {"SJ": int(v["koujoker_kinds"][s][0]), "BJ": int(v["koujoker_kinds"][s][1])},
+            "taken_back": _cards(v["taken_back"][s]),
+        })
+    return {
+        "game": "dabang", "seat": seat, "team": seat % 2, "hand": _cards(v["hand"][seat]),
+        "selection": _cards(v["selection"][seat]),
+        "hand_number": len(state.results) + (0 if state.is_over else 1),
+        "phase": str(state.phase.value if hasattr(state.phase, "value") else state.phase),
+        "to_act": state.current_player, "dealer": state.dealer, "levels": list(state.levels),
+        "level": state.level, "trump": None if state.trump is None else SUIT_SYMBOLS[state.trump],
+        "declaration": None if not state.deal.decl else {
+            "text": cat.ACTIONS[state.deal.decl].text, "seat": state.deal.declarer},
+        "tribute": len(state.tribute.cards), "gangguo": bool(state.gangguo),
+        "flip_jokers": {"SJ": int(v["flip_jokers"][0]), "BJ": int(v["flip_jokers"][1])},
+        "seats": seats,
+        "trick": [{"seat": s, "cards": [card_str(k) for k, c in p.items() for _ in range(c)]}
+                  for s, p, _, _ in state.trick.plays],
+        "kitty_revealed": _cards(v["kitty_revealed"]),
+        "kitty_known": _cards(v["kitty_known"][seat]),
+        "tribute_known": _cards(v["tribute_known"][seat]),
+        "returned_known": _cards(v["returned_known"][seat]),
+        "results": [result.to_dict() for result in state.results],
+    }
+
+
+def render_view(state, seat: int) -> str:
+    """``seat_view`` as text, for a person playing ``seat`` in the terminal or a replay."""
+    view = seat_view(state, seat)
+    team = view["team"]
+    trump = view["trump"] or "?"
+    dealer = "?" if view["dealer"] is None else f"player_{view['dealer']}"
+    decl = view["declaration"]
+    lines = [
+        f"Dabang hand {view['hand_number']} | you are player_{seat} (team {team}) | levels: "
+        f"yours {view['levels'][team]}, theirs {view['levels'][1 - team]} | playing level "
+        f"{view['level']} | trump {trump} | dealer {dealer} | phase {view['phase']}",
+        f"declaration: {'none' if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
+        + (f" | tribute {view['tribute']}" if view["tribute"] else "")
+        + (" | 干锅" if view["gangguo"] else ""),
+        f"{'':2}{'seat':<16}{'team':<5}{'cards':>5}{'points':>7}  shown / 扣王 / taken back",
+    ]
+    for row in view["seats"]:
+        s = row["seat"]
+        arrow = "> " if s == view["to_act"] else "  "
+        name = f"player_{s}" + (" (you)" if s == seat else "")
+        public = []
+        if row["shown"]:
+            public.append("showed " + ", ".join(f"{n} {what}" for what, n in row["shown"].items()))
+        if any(row["koujoker"].values()):
+            public.append(f"扣王 {row['koujoker']['SJ']} SJ {row['koujoker']['BJ']} BJ")
+        if row["taken_back"]:
+            public.append("took back " + " ".join(row["taken_back"]))
+        lines.append(f"{arrow}{name:<16}{str(row['team']) + row['role']:<5}{row['cards']:>5}"
+                     f"{row['points']:>7}  {'; '.join(public)}")
+    flips = view["flip_jokers"]
+    if any(flips.values()):
+        lines.append(f"Jokers turned over in the kitty flips: {flips['SJ']} SJ, {flips['BJ']} BJ")
+    if view["trick"]:
+        lines.append("Trick: " + "; ".join(f"player_{p['seat']}: {' '.join(p['cards'])}"
+                                           for p in view["trick"]))
+    for key, label in (("kitty_revealed", "Kitty cards turned face up"),
+                       ("kitty_known", "Kitty (known to you)"),
+                       ("tribute_known", "Tribute you saw"),
+                       ("returned_known", "Given back for the tribute")):
+        if view[key]:
+            lines.append(f"{label}: {' '.join(view[key])}")
+    lines.append(f"Your hand ({len(view['hand'])}): {' '.join(view['hand']) or 'none'}")
+    if view["selection"]:
+        lines.append(f"Your follow so far: {' '.join(view['selection'])}")
+    for i, r in enumerate(state.results):
+        lines.append(f"Hand {i + 1}: score {r.score} (outcome {r.outcome}), levels "
+                     f"{r.levels_before} -> {r.levels_after}, blood {r.blood}, kitty points "
+                     f"{r.kitty_points}" + (" (抠底: the attackers took the last trick)"
+                                            if r.koudi else "")
+                     + (f", match won by team {r.match_winner} ({r.match_end})"
+                        if r.match_winner is not None else "") + f", rewards {r.rewards}")
+    return "\n".join(lines)
+
+
+OUTCOMES = {
+    1: "the attackers scored under 160 and the defenders kept the kitty (保底)",
+    2: "the attackers scored under 160 but took the last trick (抠底)",
+    3: "the attackers scored 160 or more; the defenders kept the kitty (保底)",
+    4: "the attackers scored 160 or more and took the last trick (抠底)",
+}
+
+
+def explain_result(result, seat: int) -> str:
+    """A finished hand's result in words, for ``seat``'s player (team ``seat % 2``)."""
+    team = seat % 2
+    side = "attacked" if team == result.attackers else "defended"
+    lines = [
+        f"Your team {side}. The attackers' score: {result.score} (tricks "
+        f"{result.trick_points[result.attackers]}"
+        + (f", kitty {result.kitty_points} x2" if result.koudi else "")
+        + f"): {OUTCOMES.get(result.outcome, result.outcome)}.",
+        f"Levels: yours {result.levels_before[team]} -> {result.levels_after[team]}, theirs "
+        f"{result.levels_before[1 - team]} -> {result.levels_after[1 - team]}"
+        + (f" | blood for the next hand: {result.blood}" if result.blood else "")
+        + (" | 干锅 kitty" if result.gangguo else ""),
+    ]
+    if result.match_winner is not None:
+        lines.append(f"The match is over: {'your' if result.match_winner == team else 'their'}"
+                     f" team won ({result.match_end}).")
+    lines.append(f"Your reward: {result.rewards[seat]:+g}")
+    return "\n".join(lines)
+
+
+def move_text(state, action: int, viewer: int | None = None) -> str:
+    """The text of ``action`` about to be played in ``state``, as ``viewer`` sees it (``None``:
+    a spectator of every hand). Private moves show as what others see: the dealer's burial
+    (which card is the dealer's secret) and the card the dealer gives back for the tribute
+    (known to the dealer and the giver, its 上家)."""
+    info = cat.ACTIONS[action]
+    actor = state.current_player
+    if viewer is None or viewer == actor:
+        return info.text
+    if info.type == "bury" and state.phase == "bury":
+        return "buries a card"
+    if info.type == "return" and viewer != (actor - 1) % 4:
+        return "gives a card back for the tribute"
+    return info.text

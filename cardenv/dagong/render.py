@@ -3,7 +3,7 @@ points and places. Used by the env's ``ansi`` and ``human`` render modes."""
 
 from __future__ import annotations
 
-from cardenv.core.cards import card_str, hand_str
+from cardenv.core.cards import card_str, hand_str, kinds_of
 from cardenv.dagong import catalogue as cat
 
 PLACE_NAMES = ("一游", "二游", "三游", "末游")
@@ -48,3 +48,119 @@ def render_text(state) -> str:
         lines.append(f"Hand {i + 1} result: {result.reason}, winners "
                      f"{', '.join(f'player_{s}' for s in result.winners)}, rewards {result.rewards}")
     return "\n".join(lines)
+
+
+def _cards(counts) -> list[str]:
+    return [card_str(k) for k in kinds_of(counts)]
+
+
+def seat_view(state, seat: int) -> dict:
+    """What ``seat`` may know, as a JSON-ready dict: its own hand (sorted by rank, then suit),
+    the other seats' card counts, and what was played in public (the called card and any
+    superseded calls, a revealed partner, 硬牌, the play to beat and who passed, points,
+    places, results). The partner is named only once revealed, or to the partner itself.
+    ``render_view`` prints it; the web page draws it."""
+    if state.forced_solo:
+        partner, partner_text = None, "none (the dealer holds both called cards)"
+    elif state.solo is not None:
+        partner, partner_text = None, "none (硬牌)"
+    elif state.revealed:
+        partner, partner_text = state.partner, f"player_{state.partner} (明鸡)"
+    elif state.partner == seat:
+        partner, partner_text = seat, "you (hidden: you hold the other called card)"
+    else:
+        partner, partner_text = None, "hidden"
+    places = {s: PLACE_NAMES[i] for i, s in enumerate(state.out)}
+    seats = []
+    for s in range(4):
+        role = "D" if s == state.dealer else ""
+        if state.solo == s:
+            role += "硬"
+        elif s == partner:
+            role += "P"
+        seats.append({"seat": s, "cards": int(state.cards_left[s]), "points": int(state.won[s]),
+                      "place": places.get(s), "role": role})
+    standing = None
+    if state.standing >= 0:
+        standing = {"text": cat.ACTIONS[state.standing].text,
+                    "cards": _cards(state.v["standing_cards"]), "seat": int(state.standing_seat),
+                    "trick_points": int(state.trick_points),
+                    "passed": [s for s in range(4) if state.passed[s]]}
+    return {
+        "game": "dagong", "seat": seat, "hand": _cards(state.hands[seat]),
+        "hand_number": state.hand_index + 1, "hands": state.game.options["hands"],
+        "phase": state.phase, "to_act": state.current_player, "dealer": state.dealer,
+        "called": card_str(state.called),
+        "superseded_calls": _cards(state.v["superseded_calls"]),
+        "partner": partner, "partner_text": partner_text, "solo": state.solo,
+        "seats": seats, "standing": standing,
+        "results": [result.to_dict() for result in state.results],
+    }
+
+
+def render_view(state, seat: int) -> str:
+    """``seat_view`` as text, for a person playing ``seat`` in the terminal or a replay."""
+    view = seat_view(state, seat)
+    solo = "" if view["solo"] is None else f" | 硬牌: player_{view['solo']}"
+    calls = "" if not view["superseded_calls"] else \
+        f" (superseded: {' '.join(view['superseded_calls'])})"
+    lines = [
+        f"Dagong hand {view['hand_number']}/{view['hands']} | you are player_{seat} | dealer "
+        f"player_{view['dealer']} | called {view['called']}{calls} | partner "
+        f"{view['partner_text']}{solo}",
+        f"{'':2}{'seat':<16}{'role':<6}{'cards':>5}{'points':>7}  place",
+    ]
+    for row in view["seats"]:
+        s = row["seat"]
+        name = f"player_{s}" + (" (you)" if s == seat else "")
+        arrow = "> " if s == view["to_act"] else "  "
+        lines.append(f"{arrow}{name:<16}{row['role']:<6}{row['cards']:>5}{row['points']:>7}  "
+                     f"{row['place'] or ''}")
+    standing = view["standing"]
+    if standing:
+        passed = ", ".join(f"player_{s}" for s in standing["passed"]) or "nobody"
+        lines.append(f"To beat: {standing['text']} [{' '.join(standing['cards'])}] by "
+                     f"player_{standing['seat']} | trick points {standing['trick_points']} | "
+                     f"passed: {passed}")
+    elif view["phase"] == "play":
+        lines.append(f"player_{view['to_act']} leads.")
+    elif view["phase"] == "solo":
+        lines.append(f"player_{view['to_act']} decides on 硬牌.")
+    lines.append(f"Your hand ({len(view['hand'])}): {' '.join(view['hand'])}")
+    for i, result in enumerate(state.results):
+        lines.append(f"Hand {i + 1} result: {result.reason}, winners "
+                     f"{', '.join(f'player_{s}' for s in result.winners)}, rewards {result.rewards}")
+    return "\n".join(lines)
+
+
+REASONS = {
+    "score": "the winning side took more of the 200 points",
+    "tie": "100 points each: the side holding 末游 (the last place) loses",
+    "qing": "清: one side took all 200 points",
+    "bang": "绑: one side went out first and second",
+    "guangtou": "光头: one side took no points",
+    "solo": "the 硬牌 player played one against three",
+}
+
+
+def explain_result(result, seat: int) -> str:
+    """A finished hand's result in words, for ``seat``'s player."""
+    won = seat in result.winners
+    places = ", ".join(f"{PLACE_NAMES[i]} player_{s}" for i, s in enumerate(result.places))
+    lines = [
+        f"You {'won' if won else 'lost'}: {REASONS.get(result.reason, result.reason)}.",
+        f"Winners: {', '.join(f'player_{s}' for s in result.winners)} | places: {places or '-'}",
+        "Points after the end-of-hand transfers: "
+        + ", ".join(f"player_{s} {p}" for s, p in enumerate(result.points)),
+        f"Multiplier x{result.multiplier}"
+        + (" (doubled: a winner played a 摇摆)" if result.yaobai_doubled else ""),
+        f"Your reward: {result.rewards[seat]:+g} (win/loss {result.payoff[seat]:+g}, "
+        f"喜钱 {result.xiqian[seat]:+g})",
+    ]
+    return "\n".join(lines)
+
+
+def move_text(state, action: int, viewer: int | None = None) -> str:
+    """The text of ``action`` about to be played in ``state``, as ``viewer`` sees it: every
+    Dagong move is public."""
+    return cat.ACTIONS[action].text

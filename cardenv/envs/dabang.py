@@ -22,7 +22,7 @@ the sources are silent, and every option: `docs/rules/dabang.md`.
 
 ### Arguments
 
-``env(render_mode=None, **options)`` / ``raw_env(...)`` with the rules options of
+``env(render_mode=None, lang="zh", **options)`` / ``raw_env(...)`` with the rules options of
 ``cardenv.dabang.DabangGame``: ``episode="hand"`` (or ``"match"``), ``max_hands=None`` (match
 episodes), ``levels=(3, 3)``, ``dealer=None``, ``blood=0`` (start from a match state),
 ``bidding="during_deal"``, ``follow="dead"``, ``joker_levels=True``, ``keep_dealer="partner"``,
@@ -30,6 +30,12 @@ episodes), ``levels=(3, 3)``, ``dealer=None``, ``blood=0`` (start from a match s
 ``levels`` and ``blood`` also take ``"random"`` (a later hand from a random match state each
 episode). An
 unknown option or a bad value raises ``ConfigError`` (a ``ValueError``).
+
+``lang`` is the language of ``render()`` and ``describe_action()``: ``"zh"`` (default) keeps the
+game's Chinese terms (``| 干锅``), ``"en"`` gives their English names (``| dry pot``; the
+table is ``cardenv.core.lang.TERMS`` and docs/glossary.md). It is not a rules option:
+observations, masks, seeds and saved states are the same in both languages, and
+``action_info(a).text`` keeps the Chinese terms. Another value raises ``ConfigError``.
 
 ### Observation Space
 
@@ -135,5 +141,5 @@ class raw_env(CardGameEnv):
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, **options):
-        super().__init__(DabangGame(**options), render_text, render_mode)
+    def __init__(self, render_mode: str | None = None, lang: str = "zh", **options):
+        super().__init__(DabangGame(**options), render_text, render_mode, lang)

@@ -19,10 +19,16 @@ sources are silent, and every option: `docs/rules/dagong.md`.
 
 ### Arguments
 
-``env(render_mode=None, **options)`` / ``raw_env(...)`` with the rules options of
+``env(render_mode=None, lang="zh", **options)`` / ``raw_env(...)`` with the rules options of
 ``cardenv.dagong.DagongGame``: ``hands=1`` (hands per episode; hands after the first use the
 later-hand rules), ``solo_multiplier=2``, ``allow_solo=True``, ``xiqian=True``. An unknown
 option or a bad value raises ``ConfigError`` (a ``ValueError``).
+
+``lang`` is the language of ``render()`` and ``describe_action()``: ``"zh"`` (default) keeps the
+game's Chinese terms (``7喜 7x9``), ``"en"`` gives their English names (``7-joy 7x9``; the
+table is ``cardenv.core.lang.TERMS`` and docs/glossary.md). It is not a rules option:
+observations, masks, seeds and saved states are the same in both languages, and
+``action_info(a).text`` keeps the Chinese terms. Another value raises ``ConfigError``.
 
 ### Observation Space
 
@@ -113,5 +119,5 @@ class raw_env(CardGameEnv):
         "render_fps": 1,
     }
 
-    def __init__(self, render_mode: str | None = None, **options):
-        super().__init__(DagongGame(**options), render_text, render_mode)
+    def __init__(self, render_mode: str | None = None, lang: str = "zh", **options):
+        super().__init__(DagongGame(**options), render_text, render_mode, lang)

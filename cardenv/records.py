@@ -1,0 +1,329 @@
+"""Game records: one played game (a hand, several hands, or a whole Dabang match) as a JSON file
+that replays exactly through the rules engine.
+
+A record holds what the engine needs to play the game again -- the game's name, its rules
+options, the deal seed and the actions -- and what the game produced (each hand's result and
+each seat's total), so that reading it back checks it: the replay must give back the same
+results and returns. Who sat where (``players``) and free-form ``meta`` (where it came from,
+when, which deal pair) ride along. The format is described in ``docs/records.md``::
+
+    from cardenv.records import load, record_of, replay, save
+
+    save(record_of(state, ["heuristic", "random", "human", "random"]), "game.json")
+    record = load("game.json")          # RecordError (a ValueError) naming the file and problem
+    states = replay(record)             # the state after 0, 1, ..., len(record.actions) moves
+
+``python -m cardenv.replay FILE`` steps through a record on the terminal, and
+``python -m agents.evaluate ... --records DIR`` writes one per game it plays.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+
+from cardenv.core.checks import is_int, is_number
+from cardenv.core.errors import ConfigError, IllegalActionError
+from cardenv.games import check_name, make_game
+
+__all__ = ["FORMAT", "VERSION", "GameRecord", "RecordError", "record_of", "dumps", "save",
+           "load", "replay", "check", "game_of"]
+
+FORMAT = "cardenv-record"
+VERSION = 1
+MAX_SEED = 2 ** 63 - 1
+FIELDS = ("format", "version", "game", "options", "seed", "players", "actions", "results",
+          "returns", "meta")
+REQUIRED = FIELDS[:-1]  # meta is optional
+
+
+class RecordError(ValueError):
+    """A file that is not a valid, replayable game record; the message is one line naming the
+    file (when the record came from one) and the problem."""
+
+
+@dataclass
+class GameRecord:
+    """One game as played: see the module docstring and ``docs/records.md``.
+
+    ``source`` is where the record was read from (``load``), used in error messages; it is not
+    part of the record."""
+
+    game: str  # the registry name: "dagong", "dabang"
+    options: dict  # the game's rules options (make_game(game, **options))
+    seed: int  # the deal seed (new_state(seed))
+    players: list  # a name per seat, in seat order ("heuristic", "human", a checkpoint path)
+    actions: list  # the action ids, in the order played
+    results: list  # each finished hand's result, as its to_dict()
+    returns: list  # each seat's total reward
+    meta: dict = field(default_factory=dict)  # free-form: source, date, deal pair, ...
+    source: str | None = field(default=None, compare=False, repr=False)
+
+    def to_dict(self) -> dict:
+        """The record as the JSON object ``save`` writes."""
+        data = {"format": FORMAT, "version": VERSION, "game": self.game,
+                "options": dict(self.options), "seed": self.seed, "players": list(self.players),
+                "actions": list(self.actions), "results": list(self.results),
+                "returns": list(self.returns)}
+        if self.meta:
+            data["meta"] = dict(self.meta)
+        return data
+
+    @classmethod
+    def from_dict(cls, data, source: str | None = None) -> "GameRecord":
+        """A record from its JSON object, every field checked (``RecordError``); the actions are
+        checked for range here and for legality by ``check`` / ``replay``."""
+        return _parse(data, source)
+
+    def fail(self, problem: str) -> RecordError:
+        """A ``RecordError`` naming this record's file (if any) and ``problem``."""
+        return _error(self.source, problem)
+
+
+def _error(source: str | None, problem: str) -> RecordError:
+    where = f"{source}: " if source else "game record: "
+    return RecordError(where + " ".join(str(problem).split()))  # one line
+
+
+def _plain(value):
+    """``value`` as JSON would give it back (tuples as lists, numpy scalars as numbers)."""
+    return json.loads(json.dumps(value, default=_json_default))
+
+
+def _json_default(value):
+    if is_int(value):
+        return int(value)
+    if is_number(value):
+        return float(value)
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    raise TypeError(f"{type(value).__name__} is not JSON-compatible")
+
+
+def record_of(state, players, meta: dict | None = None) -> GameRecord:
+    """The record of ``state``'s game so far (finished or not): its game, options, seed and
+    history, the results of its finished hands and the returns so far. ``players`` names the
+    seats in order (strings, e.g. ``cardenv.players.player_name(spec)``)."""
+    game = state.game
+    players = [str(p) for p in players]
+    if len(players) != game.num_players:
+        raise ValueError(f"players must name the {game.num_players} seats, got {players!r}")
+    options = game.options_dict() if hasattr(game, "options_dict") else dict(game.options)
+    return GameRecord(game=game.name, options=_plain(options), seed=int(state.seed),
+                      players=players, actions=[int(a) for a in state.history],
+                      results=_plain([r.to_dict() for r in state.results]),
+                      returns=_plain(list(state.returns)), meta=_plain(dict(meta or {})))
+
+
+# --- writing and reading -------------------------------------------------------------------------
+
+def dumps(record: GameRecord) -> str:
+    """The record as ``save`` writes it: one line per field, each hand result on a line of its
+    own, the actions 30 to a line (any JSON layout reads back the same)."""
+    def one(value) -> str:
+        return json.dumps(value, ensure_ascii=False, default=_json_default)
+
+    lines = []
+    for key, value in record.to_dict().items():
+        if key == "results" and value:
+            body = "[\n" + ",\n".join(f"    {one(r)}" for r in value) + "\n  ]"
+        elif key == "actions" and len(value) > 30:
+            rows = [", ".join(str(a) for a in value[i:i + 30]) for i in range(0, len(value), 30)]
+            body = "[\n" + ",\n".join(f"    {row}" for row in rows) + "\n  ]"
+        else:
+            body = one(value)
+        lines.append(f"  {one(key)}: {body}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def save(record: GameRecord, path) -> None:
+    """Write ``record`` to ``path`` as UTF-8 JSON (see ``dumps``)."""
+    text = dumps(record)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def load(path, verify: bool = True) -> GameRecord:
+    """The record in the file ``path``: every field checked and, with ``verify``, replayed
+    through the engine (``check``). ``RecordError`` naming the file and the problem: a missing
+    or unreadable file, not JSON, not a cardenv record, an unsupported version, an unknown game,
+    bad options, a missing or ill-typed field, an illegal action, or results that the replay
+    does not give back."""
+    source = os.fspath(path)
+    try:
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise _error(source, "no such file") from None
+    except IsADirectoryError:
+        raise _error(source, "is a folder, not a game record file") from None
+    except UnicodeDecodeError:
+        raise _error(source, "not a game record: the file is not UTF-8 text") from None
+    except OSError as exc:
+        raise _error(source, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _error(source, f"not JSON ({exc.msg} at line {exc.lineno} column "
+                             f"{exc.colno})") from None
+    record = _parse(data, source)
+    if verify:
+        check(record)
+    return record
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _parse(data, source: str | None) -> GameRecord:
+    def fail(problem):
+        return _error(source, problem)
+
+    if not isinstance(data, dict):
+        raise fail(f"not a cardenv game record (a JSON {type(data).__name__}, expected an "
+                   f"object with \"format\": \"{FORMAT}\")")
+    if "format" not in data:
+        raise fail(f"not a cardenv game record (no \"format\" field; expected \"{FORMAT}\")")
+    if data["format"] != FORMAT:
+        raise fail(f"not a cardenv game record (format {_describe(data['format'])}, expected "
+                   f"\"{FORMAT}\")")
+    version = data.get("version")
+    if "version" not in data:
+        raise fail("the record has no \"version\" field")
+    if not is_int(version):
+        raise fail(f"\"version\" must be an int, got {_describe(version)}")
+    if version != VERSION:
+        raise fail(f"record version {version} is not supported (this cardenv reads version "
+                   f"{VERSION})")
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise fail(f"missing field{'s' if len(missing) > 1 else ''} "
+                   f"{', '.join(repr(k) for k in missing)}")
+    unknown = [k for k in data if k not in FIELDS]
+    if unknown:
+        raise fail(f"unknown field{'s' if len(unknown) > 1 else ''} "
+                   f"{', '.join(repr(k) for k in unknown)} (free-form data goes in \"meta\")")
+    name = data["game"]
+    try:
+        check_name(name)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    options = data["options"]
+    if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+        raise fail(f"\"options\" must be an object of rules options, got {_describe(options)}")
+    try:
+        game = make_game(name, **options)
+    except ConfigError as exc:
+        raise fail(f"bad options: {exc}") from None
+    seed = data["seed"]
+    if not is_int(seed) or not 0 <= seed <= MAX_SEED:
+        raise fail(f"\"seed\" must be an int in 0..2**63-1, got {_describe(seed)}")
+    players = data["players"]
+    if not (isinstance(players, list) and len(players) == game.num_players
+            and all(isinstance(p, str) for p in players)):
+        raise fail(f"\"players\" must be a list of {game.num_players} names (strings), got "
+                   f"{_describe(players)}")
+    actions = data["actions"]
+    if not isinstance(actions, list):
+        raise fail(f"\"actions\" must be a list of action ids, got {_describe(actions)}")
+    for k, a in enumerate(actions):
+        if not is_int(a) or not 0 <= a < game.num_actions:
+            raise fail(f"actions[{k}] (move {k + 1}) must be an action id in "
+                       f"0..{game.num_actions - 1}, got {_describe(a)}")
+    results = data["results"]
+    if not isinstance(results, list) or not all(isinstance(r, dict) for r in results):
+        raise fail(f"\"results\" must be a list of hand results (objects), got "
+                   f"{_describe(results)}")
+    returns = data["returns"]
+    if not (isinstance(returns, list) and len(returns) == game.num_players
+            and all(is_number(r) for r in returns)):
+        raise fail(f"\"returns\" must be a list of {game.num_players} numbers, got "
+                   f"{_describe(returns)}")
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise fail(f"\"meta\" must be an object, got {_describe(meta)}")
+    return GameRecord(game=name, options=options, seed=int(seed), players=list(players),
+                      actions=[int(a) for a in actions], results=results, returns=returns,
+                      meta=meta, source=source)
+
+
+# --- replaying -----------------------------------------------------------------------------------
+
+def game_of(record: GameRecord):
+    """The game the record was played under (``RecordError`` for an unknown game or bad
+    options)."""
+    try:
+        return make_game(check_name(record.game), **record.options)
+    except ConfigError as exc:
+        raise record.fail(f"bad options: {exc}") from None
+    except (ValueError, TypeError) as exc:
+        raise record.fail(str(exc)) from None
+
+
+def _states(record: GameRecord, keep: bool):
+    """Play the record: yields the state after 0, 1, ... moves (copies if ``keep``, else the
+    one state being played), then checks the results and returns against the record."""
+    game = game_of(record)
+    state = game.new_state(record.seed)
+    yield state.clone() if keep else state
+    for k, action in enumerate(record.actions):
+        if state.is_over:
+            raise record.fail(f"move {k + 1} (actions[{k}]): action {action} comes after the "
+                              f"end of the game ({k} moves); the record has "
+                              f"{len(record.actions) - k} moves too many")
+        seat = state.current_player
+        who = f"player_{seat}" + (f" ({record.players[seat]})"
+                                  if 0 <= seat < len(record.players) else "")
+        try:
+            state.apply(int(action))
+        except IllegalActionError:
+            text = game.action_info(int(action)).text
+            raise record.fail(f"move {k + 1} (actions[{k}]): action {action} ({text}) is "
+                              f"illegal for {who}") from None
+        yield state.clone() if keep else state
+    _compare(record, state)
+
+
+def _first_difference(recorded, replayed, where: str) -> str:
+    if isinstance(recorded, dict) and isinstance(replayed, dict):
+        for key in [*recorded, *(k for k in replayed if k not in recorded)]:
+            if key not in replayed:
+                return f"{where} has {key!r}, which the engine does not give"
+            if key not in recorded:
+                return f"{where} lacks {key!r}"
+            if recorded[key] != replayed[key]:
+                return _first_difference(recorded[key], replayed[key], f"{where}[{key!r}]")
+    return f"{where} is {_describe(recorded)} in the record but {_describe(replayed)} on replay"
+
+
+def _compare(record: GameRecord, state) -> None:
+    results = _plain([r.to_dict() for r in state.results])
+    if len(results) != len(record.results):
+        raise record.fail(f"the record does not replay: it has {len(record.results)} hand "
+                          f"result(s) but its actions finish {len(results)} hand(s)")
+    for i, (mine, theirs) in enumerate(zip(record.results, results)):
+        if _plain(mine) != theirs:
+            raise record.fail("the record does not replay: "
+                              + _first_difference(_plain(mine), theirs, f"results[{i}]"))
+    returns = _plain(list(state.returns))
+    if _plain(record.returns) != returns:
+        raise record.fail(f"the record does not replay: returns are {record.returns} in the "
+                          f"record but {returns} on replay")
+
+
+def check(record: GameRecord):
+    """Replay ``record`` through the engine; the final state if it plays (every action legal)
+    and gives back the recorded results and returns, else ``RecordError``."""
+    state = None
+    for state in _states(record, keep=False):
+        pass
+    return state
+
+
+def replay(record: GameRecord) -> list:
+    """The states of ``record``'s game after 0, 1, ..., ``len(record.actions)`` moves
+    (independent copies), checked as ``check`` does (``RecordError``)."""
+    return list(_states(record, keep=True))

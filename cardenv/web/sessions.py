@@ -1,0 +1,389 @@
+"""The web page's games and record replays, kept in memory: what each request reads and changes.
+
+A ``GameSession`` is one game played by a person at one seat against three players that act
+server-side (``cardenv.players``). Everything it sends to the page goes through
+``GameSession.message``, built from only what that seat may know:
+
+- ``view``: ``cardenv.text.seat_view(state, seat)`` as it is (its hand, the others' counts,
+  everything public), with the Chinese terms in English under ``lang="en"``;
+- ``moves``: the seat's legal moves grouped by type (its legal mask, part of its own
+  observation), each with the cards it takes from the seat's own hand;
+- ``log``: the moves played so far, each as the seat may know it (``public_entry``): a move of
+  another seat shows its cards only where every seat sees them played; the Dabang dealer's
+  burial and a tribute card given back show none, and a Dabang follow built step by step shows as
+  one play of its cards once whole (the order of its steps is not shown);
+- ``results``: each finished hand's result in words for the seat (``cardenv.text.explain``).
+
+The deal's seed, the other hands and the kitty are never sent while the game runs: the seed
+would give them all away. A finished game can be opened in the viewer (``ReplaySession``), which
+shows every hand.
+
+``Store`` keeps sessions by random id, at most ``cap`` of them (the least recently used goes
+first) and none idle longer than ``ttl`` seconds; a request for any other id is answered "unknown
+or expired". Each session has a lock, so requests from several tabs never interleave in one game.
+"""
+
+from __future__ import annotations
+
+import collections
+import re
+import secrets
+import threading
+import time
+
+import numpy as np
+
+from cardenv import moves as moves_mod
+from cardenv import records
+from cardenv.core.cards import parse_cards
+from cardenv.core.errors import IllegalActionError
+from cardenv.text import explain, seat_view
+
+LOG_SHOWN = 400  # log entries a message carries (the most recent); the count says how many more
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+class WebError(Exception):
+    """A request that cannot be served: ``status`` is the HTTP status, the message says why."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def translator(lang: str):
+    """``text -> text`` in ``lang`` (``"zh"`` keeps the games' Chinese terms)."""
+    if lang == "zh":
+        return lambda text: text
+    try:
+        from cardenv.core.lang import translate
+    except ImportError:  # pragma: no cover - lang ships with this package
+        raise WebError(400, "only lang 'zh' is available in this cardenv") from None
+    return lambda text: translate(text, lang)
+
+
+def languages() -> list[str]:
+    """The languages the page can offer."""
+    try:
+        from cardenv.core.lang import LANGS
+    except ImportError:  # pragma: no cover
+        return ["zh"]
+    return list(LANGS)
+
+
+def translate_all(value, translate):
+    """``value`` (JSON-ready) with every string passed through ``translate``."""
+    if isinstance(value, str):
+        return translate(value) if CJK.search(value) else value
+    if isinstance(value, list):
+        return [translate_all(v, translate) for v in value]
+    if isinstance(value, dict):
+        return {k: translate_all(v, translate) for k, v in value.items()}
+    return value
+
+
+class Store:
+    """Sessions by random id, at most ``cap``, each dropped after ``ttl`` idle seconds."""
+
+    def __init__(self, kind: str, cap: int, ttl: float):
+        self.kind, self.cap, self.ttl = kind, cap, ttl
+        self._items: collections.OrderedDict[str, tuple[float, object]] = \
+            collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, item) -> str:
+        ident = secrets.token_urlsafe(9)
+        with self._lock:
+            self._expire()
+            self._items[ident] = (time.monotonic(), item)
+            while len(self._items) > self.cap:
+                self._items.popitem(last=False)
+        return ident
+
+    def get(self, ident: str):
+        with self._lock:
+            self._expire()
+            if ident not in self._items:
+                raise WebError(404, f"unknown or expired {self.kind} id {ident!r}: the server "
+                                    f"keeps the {self.cap} most recent {self.kind}s, none idle "
+                                    f"for more than {self.ttl / 60:g} minutes (or it was "
+                                    f"restarted); start a new one")
+            item = self._items.pop(ident)[1]
+            self._items[ident] = (time.monotonic(), item)
+            return item
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for ident in [i for i, (seen, _) in self._items.items() if now - seen > self.ttl]:
+            del self._items[ident]
+
+
+# --- playing -------------------------------------------------------------------------------------
+
+def _hidden_from_others(game, phase: str, info) -> str | None:
+    """The text other seats see for a move whose cards they do not see, else ``None``: the
+    Dabang dealer's burial (the kitty is hidden) and a tribute card given back (seen only by the
+    seat it goes to, in its own view)."""
+    if game.name == "dabang":
+        if info.type == "bury" and phase == "bury":
+            return "buries a card in the kitty"
+        if info.type == "return":
+            return "gives a tribute card back"
+    return None
+
+
+class GameSession:
+    """One game: a person at ``seat``, ``players[s]`` (objects with ``act``) at the others.
+
+    ``log`` holds one entry per public move: ``{"seat", "hand", "actions", "cards", "private"}``
+    (a Dabang follow's steps are one entry); ``public_entry`` makes what a seat may see of it.
+    ``version`` counts the changes made by requests, so that a page answering an old message
+    is told the game has moved on."""
+
+    def __init__(self, game, seat: int, players: list, names: list[str], seed: int):
+        self.game, self.seat, self.players, self.names = game, seat, players, names
+        self.seed = seed
+        self.state = game.new_state(seed)
+        self.log: list[dict] = []
+        self.version = 0
+        self.saved: str | None = None  # the record file written when the game ended
+        self.lock = threading.Lock()
+        self.advance()
+
+    # the game loop
+
+    def observation(self, seat: int) -> dict:
+        return {"observation": self.state.observation(seat),
+                "action_mask": self.state.legal_mask().astype(np.int8)}
+
+    def _apply(self, action: int) -> None:
+        state = self.state
+        seat, phase, hand = state.current_player, str(state.phase), len(state.results) + 1
+        info = self.game.action_info(action)
+        cards = moves_mod.move_cards(state, action)
+        state.apply(action)  # IllegalActionError leaves the state unchanged
+        private = _hidden_from_others(self.game, phase, info)
+        last = self.log[-1] if self.log else None
+        if (self.game.name == "dabang" and info.type == "play" and last is not None
+                and last.get("open") and last["seat"] == seat):
+            entry = last  # the next step of a Dabang follow
+        else:
+            entry = {"seat": seat, "hand": hand, "actions": [], "cards": [], "private": private}
+            self.log.append(entry)
+        entry["actions"].append(int(action))
+        entry["cards"].extend(cards)
+        entry["open"] = (self.game.name == "dabang" and info.type == "play"
+                         and not state.is_over and state.current_player == seat
+                         and bool(state.v["selection"][seat].any()))
+
+    def advance(self) -> None:
+        """Let the players act until it is the person's turn or the game is over."""
+        state = self.state
+        while not state.is_over and state.current_player != self.seat:
+            seat = state.current_player
+            action = int(self.players[seat].act(self.observation(seat)))
+            try:
+                self._apply(action)
+            except IllegalActionError as exc:
+                raise WebError(500, f"player_{seat} ({self.names[seat]}) chose an illegal "
+                                    f"action: {exc}") from None
+
+    def _check_turn(self, version) -> None:
+        if self.state.is_over:
+            raise WebError(409, "the game is over: no more moves (start a new game)")
+        if version is not None and version != self.version:
+            raise WebError(409, f"not your turn to answer: the game has moved on since the "
+                                f"page last saw it (version {version}, now {self.version}); "
+                                f"reload it")
+        if self.state.current_player != self.seat:  # pragma: no cover - advance() prevents it
+            raise WebError(409, f"not your turn: player_{self.state.current_player} is to act")
+
+    def play(self, actions: list[int], version=None) -> None:
+        """Apply the person's ``actions`` (all or none: checked on a copy first), then let the
+        players act. ``WebError`` (state unchanged) for an illegal action or a wrong turn."""
+        self._check_turn(version)
+        trial = self.state.clone()
+        for action in actions:
+            if trial.is_over or trial.current_player != self.seat:
+                raise WebError(400, "more moves than this turn takes")
+            try:
+                trial.apply(action)
+            except IllegalActionError as exc:
+                raise WebError(400, f"illegal move: {exc}") from None
+        for action in actions:
+            self._apply(action)
+        self.version += 1
+        self.advance()
+
+    def move(self, action, version=None) -> None:
+        """The person plays action id ``action``."""
+        if not isinstance(action, int) or isinstance(action, bool):
+            raise WebError(400, f"'action' must be an action id (an integer), got {action!r}")
+        self._check_turn(version)
+        if not 0 <= action < self.game.num_actions:
+            raise WebError(400, f"illegal move: {action} is not an action id (0.."
+                                f"{self.game.num_actions - 1})")
+        self.play([action], version)
+
+    def cards(self, cards, version=None, translate=lambda t: t) -> list[dict] | None:
+        """The person selected ``cards``: played at once when they mean one move; the choices
+        (``[{"id", "text", "cards"}]``, nothing played) when they could mean several (Dagong);
+        ``WebError`` 400 with the reason when they are not a legal move."""
+        if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+            raise WebError(400, f"'cards' must be a list of card strings such as \"♠10\", got "
+                                f"{cards!r}")
+        self._check_turn(version)
+        try:
+            options = moves_mod.card_moves(self.state, cards, translate)
+        except ValueError as exc:
+            raise WebError(400, f"not played: {exc}") from None
+        if len(options) > 1:
+            return [self.describe(plan[0], translate) for plan in options]
+        self.play(options[0], version)
+        return None
+
+    # what the page is sent
+
+    def describe(self, action: int, translate) -> dict:
+        return {"id": int(action), "text": translate(self.game.action_info(action).text),
+                "cards": moves_mod.move_cards(self.state, action)}
+
+    def public_entry(self, entry: dict, viewer: int, translate) -> dict | None:
+        """What ``viewer`` may see of a log entry (``None``: nothing yet, a follow still being
+        built by another seat)."""
+        game = self.game
+        mine = entry["seat"] == viewer
+        if entry.get("open") and not mine:
+            return None
+        if entry["private"] and not mine:
+            return {"seat": entry["seat"], "hand": entry["hand"],
+                    "text": translate(entry["private"]), "cards": []}
+        texts = [game.action_info(a).text for a in entry["actions"]]
+        if len(texts) > 1:  # a Dabang follow: its groups by card, not in the order built
+            texts = [t for _, t in sorted(zip(entry["actions"], texts))]
+        cards = sorted(entry["cards"], key=_card_order)
+        return {"seat": entry["seat"], "hand": entry["hand"],
+                "text": translate(" + ".join(texts)), "cards": cards}
+
+    def message(self, lang: str = "zh") -> dict:
+        """Everything the page gets about this game: only what the person's seat may know."""
+        translate = translator(lang)
+        state, seat = self.state, self.seat
+        log = [e for e in (self.public_entry(e, seat, translate) for e in self.log) if e]
+        your_turn = not state.is_over and state.current_player == seat
+        groups = []
+        if your_turn:
+            for kind, actions in moves_mod.group_moves(self.game, state.legal_actions()).items():
+                groups.append({"type": kind, "moves": [self.describe(a, translate)
+                                                       for a in actions]})
+        message = {
+            "id": None, "game": self.game.name, "seat": seat, "version": self.version,
+            "players": list(self.names), "options": _plain(_options(self.game)),
+            "view": translate_all(seat_view(state, seat), translate),
+            "your_turn": your_turn, "over": bool(state.is_over),
+            "moves": groups, "card_select": any(m["cards"] for g in groups for m in g["moves"]),
+            "log": log[-LOG_SHOWN:], "log_total": len(log),
+            "results": [{"hand": i + 1, "text": explain(state, r, seat, lang)}
+                        for i, r in enumerate(state.results)],
+            "returns": [float(r) for r in state.returns] if state.is_over else None,
+        }
+        return message
+
+    def record(self):
+        """The finished game as a game record (``cardenv.records``)."""
+        return records.record_of(self.state, self.names,
+                                 meta={"source": "cardenv.web", "seat": self.seat})
+
+
+def _card_order(card: str):
+    (kind,) = parse_cards(card)
+    return (kind // 4 if kind < 52 else kind, kind % 4)
+
+
+def _options(game) -> dict:
+    return game.options_dict() if hasattr(game, "options_dict") else dict(game.options)
+
+
+def _plain(value):
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    return value
+
+
+# --- watching a record ---------------------------------------------------------------------------
+
+SNAPSHOT_EVERY = 64  # a replay keeps the state every this many moves and replays the rest
+
+
+class ReplaySession:
+    """A game record replayed through the engine (checked whole first: ``RecordError``), with
+    every hand visible: ``step(k)`` is the table after ``k`` moves."""
+
+    def __init__(self, record):
+        self.record = record
+        records.check(record)  # RecordError: illegal moves, results the engine does not give
+        self.game = records.game_of(record)
+        state = self.game.new_state(record.seed)
+        self.snapshots = [state.clone()]
+        self.seats = []  # the seat that made each move
+        for k, action in enumerate(record.actions):
+            self.seats.append(int(state.current_player))
+            state.apply(action)
+            if (k + 1) % SNAPSHOT_EVERY == 0:
+                self.snapshots.append(state.clone())
+        self.final = state
+        self.lock = threading.Lock()
+
+    def state_at(self, k: int):
+        state = self.snapshots[k // SNAPSHOT_EVERY].clone()
+        for action in self.record.actions[(k // SNAPSHOT_EVERY) * SNAPSHOT_EVERY:k]:
+            state.apply(action)
+        return state
+
+    def summary(self, lang: str = "zh") -> dict:
+        """The record's header: game, players, options, seed, the move list."""
+        translate = translator(lang)
+        record = self.record
+        return {
+            "id": None, "game": record.game, "players": list(record.players),
+            "options": _plain(record.options), "seed": record.seed, "meta": record.meta,
+            "source": record.source, "moves": len(record.actions),
+            "move_list": [{"seat": s, "text": translate(self.game.action_info(a).text)}
+                          for s, a in zip(self.seats, record.actions)],
+            "returns": list(record.returns), "finished": bool(self.final.is_over),
+        }
+
+    def step(self, k: int, lang: str = "zh") -> dict:
+        """The table after ``k`` moves: every seat's view, the move just made, and the results
+        of the hands finished by then (each explained for every seat)."""
+        n = len(self.record.actions)
+        if not 0 <= k <= n:
+            raise WebError(400, f"move must be in 0..{n}, got {k}")
+        translate = translator(lang)
+        state = self.state_at(k)
+        last = None
+        if k:
+            action = self.record.actions[k - 1]
+            last = {"seat": self.seats[k - 1],
+                    "text": translate(self.game.action_info(action).text)}
+        return {
+            "k": k, "moves": n, "last": last, "over": bool(state.is_over),
+            "to_act": None if state.is_over else int(state.current_player),
+            "views": [translate_all(seat_view(state, s), translate)
+                      for s in range(self.game.num_players)],
+            "results": [{"hand": i + 1,
+                         "texts": [explain(state, r, s, lang)
+                                   for s in range(self.game.num_players)]}
+                        for i, r in enumerate(state.results)],
+            "returns": [float(r) for r in state.returns],
+        }

@@ -1,0 +1,630 @@
+// cardenv web page: plain JavaScript, no build step, nothing fetched but this server's API.
+// The server decides everything (legality, the agents' moves, what a seat may see); this file
+// only draws its JSON messages and sends the person's clicks back (see docs/web.md).
+"use strict";
+
+const $ = (selector, root = document) => root.querySelector(selector);
+const $$ = (selector, root = document) => Array.from(root.querySelectorAll(selector));
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else if (key === "dataset") Object.assign(node.dataset, value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return node;
+}
+
+const page = {
+  info: null,
+  lang: localStorage.getItem("cardenv-lang") || "zh",
+  game: null,          // the last message of the game being played
+  selected: new Set(), // indices into game.view.hand
+  replay: null,        // the record being watched (its header)
+  step: null,          // the step shown
+  closed: {},          // game id -> the last hand whose result the person closed
+};
+
+// --- talking to the server ------------------------------------------------------------------
+
+async function api(method, path, body) {
+  const url = path + (path.includes("?") ? "&" : "?") + "lang=" + encodeURIComponent(page.lang);
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(url, options);
+  let data;
+  try {
+    data = await response.json();
+  } catch (e) {
+    throw new Error(`the server answered HTTP ${response.status} without JSON`);
+  }
+  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  return data;
+}
+
+async function busy(work) {
+  document.body.dataset.state = "busy";
+  try {
+    await work();
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    document.body.dataset.state = "ready";
+  }
+}
+
+function showError(message) {
+  const box = $("#error");
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+function term(zh) {
+  return page.lang === "en" && page.info && page.info.terms && page.info.terms[zh] || zh;
+}
+
+// --- cards ----------------------------------------------------------------------------------
+
+function cardEl(card, attrs = {}) {
+  const joker = card === "SJ" || card === "BJ";
+  const suit = joker ? "★" : card[0];
+  const rank = joker ? card : card.slice(1);
+  const red = card === "BJ" || suit === "♥" || suit === "♦";
+  return el("span", Object.assign({
+    class: "card" + (red ? " red" : "") + (joker ? " joker" : ""),
+    title: joker ? (card === "BJ" ? "big joker (BJ)" : "small joker (SJ)") : card,
+    dataset: { card },
+  }, attrs), el("span", { class: "rank", text: rank }), el("span", { class: "suit", text: suit }));
+}
+
+function smallCards(cards) {
+  return el("span", { class: "cards-small" }, (cards || []).map((c) => cardEl(c)));
+}
+
+function backs(count) {
+  return el("span", { class: "backs", title: `${count} cards` }, el("span", { class: "back" }),
+    `× ${count}`);
+}
+
+function player(message, seat) {
+  const name = message.players[seat];
+  return seat === message.seat ? `player_${seat} (you)` : `player_${seat} · ${name}`;
+}
+
+// --- choosing a game --------------------------------------------------------------------------
+
+function fillSetup() {
+  const info = page.info;
+  const game = $("#game");
+  if (!game.options.length) {
+    for (const name of info.games) game.append(el("option", { value: name, text: name }));
+  }
+  document.body.dataset.game = game.value;
+  const seat = $("#seat");
+  if (!seat.options.length) {
+    for (let s = 0; s < 4; s++) seat.append(el("option", { value: s, text: `player_${s}` }));
+  }
+  const box = $("#opponents");
+  const before = $$("select", box).map((s) => s.value);
+  box.replaceChildren();
+  let k = 0;
+  for (let s = 0; s < 4; s++) {
+    if (s === Number(seat.value)) continue;
+    const select = el("select", { id: `opp-${k}`, dataset: { seat: s } });
+    for (const name of info.players) select.append(el("option", { value: name, text: name }));
+    for (const c of info.checkpoints) {
+      if (c.game === null || c.game === game.value) {
+        select.append(el("option", { value: c.path, text: c.path }));
+      }
+    }
+    select.value = before[k] && $$("option", select).some((o) => o.value === before[k])
+      ? before[k] : "heuristic";
+    box.append(el("label", {}, `player_${s} `, select));
+    k++;
+  }
+}
+
+async function startGame(event) {
+  event.preventDefault();
+  const game = $("#game").value;
+  const options = game === "dabang"
+    ? ($("#match").checked ? { episode: "match" } : {})
+    : { hands: Number($("#hands").value || 1) };
+  const body = {
+    game, seat: Number($("#seat").value), options,
+    opponents: $$("#opponents select").map((s) => s.value),
+  };
+  if ($("#seed").value !== "") body.seed = Number($("#seed").value);
+  await busy(async () => {
+    const message = await api("POST", "/api/games", body);
+    showError("");
+    location.hash = "game=" + message.id;
+    showGame(message);
+  });
+}
+
+// --- playing ----------------------------------------------------------------------------------
+
+function showGame(message) {
+  const changed = !page.game || page.game.id !== message.id || page.game.version !== message.version;
+  page.game = message;
+  if (changed) page.selected.clear();
+  showTab("play");
+  $("#setup").hidden = true;
+  $("#table").hidden = false;
+  $("#table").dataset.version = message.version;
+  $("#table").dataset.over = message.over;
+  $("#table").dataset.yourTurn = message.your_turn;
+  document.body.dataset.game = message.game;
+  drawStatus(message);
+  drawBoard(message);
+  drawHand(message);
+  drawChoices(message.choices || null);
+  drawMoves(message);
+  drawLog(message);
+  drawResults(message);
+}
+
+function drawStatus(message) {
+  const v = message.view;
+  const items = [[message.game === "dagong" ? "Dagong" : "Dabang", ""]];
+  if (v.game === "dagong") {
+    items.push(["hand", `${v.hand_number}/${v.hands}`], ["you", `player_${v.seat}`],
+      ["dealer", `player_${v.dealer}`], ["called card", v.called],
+      ["partner", v.partner_text]);
+    if (v.superseded_calls.length) items.push(["earlier calls", v.superseded_calls.join(" ")]);
+    if (v.solo !== null) items.push([term("硬牌"), `player_${v.solo}`]);
+  } else {
+    const team = v.team;
+    items.push(["hand", v.hand_number], ["you", `player_${v.seat} (team ${team})`],
+      ["levels", `yours ${v.levels[team]}, theirs ${v.levels[1 - team]}`],
+      ["playing level", v.level], ["trump", v.trump || "?"],
+      ["dealer", v.dealer === null ? "?" : `player_${v.dealer}`], ["phase", v.phase]);
+    if (v.declaration) items.push(["declared", `${v.declaration.text} by player_${v.declaration.seat}`]);
+    if (v.tribute) items.push(["tribute", v.tribute]);
+    if (v.gangguo) items.push([term("干锅"), "yes"]);
+    if (v.flip_jokers.SJ || v.flip_jokers.BJ) {
+      items.push(["jokers in the kitty flips", `${v.flip_jokers.SJ} SJ, ${v.flip_jokers.BJ} BJ`]);
+    }
+  }
+  $("#status").replaceChildren(...items.map(([k, value]) =>
+    el("span", {}, value === "" ? el("b", { text: k }) : [k + ": ", el("b", { text: String(value) })])));
+}
+
+function seatBox(message, row, lastEntry) {
+  const v = message.view;
+  const facts = [];
+  if (v.game === "dagong") {
+    facts.push(`points ${row.points}`);
+    if (row.place) facts.push(row.place);
+  } else {
+    facts.push(`team ${row.team}`, `points ${row.points}`);
+    const shown = Object.entries(row.shown).map(([what, n]) => `${n} ${what}`);
+    if (shown.length) facts.push("showed " + shown.join(", "));
+    if (row.koujoker.SJ || row.koujoker.BJ) {
+      facts.push(`${term("扣王")} ${row.koujoker.SJ} SJ ${row.koujoker.BJ} BJ`);
+    }
+    if (row.taken_back.length) facts.push("took back " + row.taken_back.join(" "));
+  }
+  const box = el("div", {
+    class: "seat" + (v.to_act === row.seat ? " to-act" : ""), dataset: { seat: row.seat },
+  },
+  el("div", {}, el("span", { class: "name", text: player(message, row.seat) }),
+    row.role ? el("span", { class: "badge", text: row.role }) : null),
+  el("div", { class: "facts" }, backs(row.cards), " ", facts.join(" · ")),
+  lastEntry ? el("div", { class: "last" }, "last: " + lastEntry.text + " ",
+    smallCards(lastEntry.cards)) : null);
+  return box;
+}
+
+function drawBoard(message) {
+  const v = message.view;
+  const last = {};
+  for (const entry of message.log) {
+    if (entry.hand === v.hand_number) last[entry.seat] = entry;
+  }
+  const places = ["bottom", "right", "top", "left"];
+  for (const row of v.seats) {
+    const where = places[(row.seat - message.seat + 4) % 4];
+    $(`#board .pos.${where}`).replaceChildren(seatBox(message, row, last[row.seat]));
+  }
+  $("#center").replaceChildren(...centerParts(v, (s) => player(message, s)));
+}
+
+function centerParts(v, name) {
+  const parts = [];
+  if (v.game === "dagong") {
+    const st = v.standing;
+    if (st) {
+      parts.push(el("div", { class: "play" }, `To beat: ${st.text} by ${name(st.seat)}`),
+        el("div", { class: "play" }, smallCards(st.cards)),
+        el("div", { class: "hint" }, `trick points ${st.trick_points}; passed: ` +
+          (st.passed.length ? st.passed.map((s) => `player_${s}`).join(", ") : "nobody")));
+    } else if (v.phase === "play") {
+      parts.push(el("div", { text: `${name(v.to_act)} leads.` }));
+    } else if (v.phase === "solo") {
+      parts.push(el("div", { text: `${name(v.to_act)} decides on ${term("硬牌")}.` }));
+    }
+  } else {
+    if (v.trick.length) {
+      parts.push(el("div", { text: "Trick:" }));
+      for (const p of v.trick) {
+        parts.push(el("div", { class: "play" }, `${name(p.seat)}: `, smallCards(p.cards)));
+      }
+    } else if (v.phase === "play") {
+      parts.push(el("div", { text: `${name(v.to_act)} leads.` }));
+    } else if (v.to_act >= 0) {
+      parts.push(el("div", { text: `${name(v.to_act)}: ${v.phase}` }));
+    }
+    if (v.kitty_revealed.length) {
+      parts.push(el("div", { class: "play" }, "Kitty cards turned face up: ",
+        smallCards(v.kitty_revealed)));
+    }
+  }
+  return parts;
+}
+
+function drawHand(message) {
+  const v = message.view;
+  const hand = $("#hand");
+  hand.replaceChildren(...v.hand.map((card, i) => cardEl(card, { dataset: { card, index: i } })));
+  $$(".card", hand).forEach((node) => {
+    if (page.selected.has(Number(node.dataset.index))) node.classList.add("selected");
+    node.addEventListener("click", () => toggleCard(Number(node.dataset.index), node));
+  });
+  const extra = [];
+  if (v.game === "dabang") {
+    if (v.selection.length) extra.push(["Your follow so far", v.selection]);
+    if (v.kitty_known.length) extra.push(["Kitty (known to you)", v.kitty_known]);
+    if (v.tribute_known.length) extra.push(["Tribute you saw", v.tribute_known]);
+    if (v.returned_known.length) extra.push(["Given back for the tribute", v.returned_known]);
+  }
+  $("#hand-extra").replaceChildren(...extra.map(([label, cards]) =>
+    el("div", {}, label + ": ", smallCards(cards))));
+  const canSelect = message.your_turn && message.card_select;
+  $("#play-cards").disabled = !canSelect;
+  $("#clear-cards").disabled = !canSelect;
+  $("#selection-note").textContent = !message.your_turn ? "" : canSelect
+    ? (message.game === "dagong"
+      ? "Click cards, then play them (Dagong moves name ranks and jokers; the game picks the suits)."
+      : "Click the cards of a whole lead, follow or burial, then play them.")
+    : "Choose a move from the list.";
+  $("#turn").textContent = message.over ? "The game is over."
+    : message.your_turn ? "Your turn." : `Waiting for player_${v.to_act}.`;
+}
+
+function toggleCard(index, node) {
+  if (!page.game || !page.game.your_turn) return;
+  if (page.selected.has(index)) page.selected.delete(index);
+  else page.selected.add(index);
+  node.classList.toggle("selected", page.selected.has(index));
+}
+
+function selectedCards() {
+  const hand = page.game.view.hand;
+  return Array.from(page.selected).sort((a, b) => a - b).map((i) => hand[i]);
+}
+
+async function playCards() {
+  const message = page.game;
+  await busy(async () => {
+    const answer = await api("POST", `/api/games/${message.id}/cards`,
+      { cards: selectedCards(), version: message.version });
+    showError("");
+    showGame(answer);
+  });
+}
+
+async function playMove(action) {
+  const message = page.game;
+  await busy(async () => {
+    const answer = await api("POST", `/api/games/${message.id}/move`,
+      { action, version: message.version });
+    showError("");
+    showGame(answer);
+  });
+}
+
+function drawChoices(choices) {
+  const box = $("#choices");
+  box.hidden = !choices;
+  if (!choices) {
+    box.replaceChildren();
+    return;
+  }
+  box.replaceChildren(el("div", { text: "These cards make several moves: choose one." }),
+    ...choices.map((c) => el("button", {
+      class: "choice", type: "button", dataset: { id: c.id }, onclick: () => playMove(c.id),
+    }, c.text, " ", smallCards(c.cards))));
+}
+
+function drawMoves(message) {
+  const box = $("#moves");
+  box.replaceChildren();
+  $("#moves-box").hidden = !message.your_turn;
+  for (const group of message.moves) {
+    box.append(el("div", { class: "group" }, el("h4", { text: group.type }),
+      group.moves.map((m) => el("button", {
+        class: "move", type: "button", dataset: { id: m.id, cards: JSON.stringify(m.cards) },
+        onclick: () => playMove(m.id),
+        onmouseenter: () => hintCards(m.cards), onmouseleave: () => hintCards([]),
+      }, m.text, m.cards.length ? smallCards(m.cards) : null))));
+  }
+}
+
+function hintCards(cards) {
+  const want = {};
+  for (const c of cards) want[c] = (want[c] || 0) + 1;
+  for (const node of $$("#hand .card")) {
+    const c = node.dataset.card;
+    node.classList.toggle("hint", (want[c] || 0) > 0);
+    if (want[c]) want[c]--;
+  }
+}
+
+function drawLog(message) {
+  const list = $("#log");
+  const skipped = message.log_total - message.log.length;
+  list.replaceChildren();
+  list.start = skipped + 1;
+  let hand = null;
+  for (const entry of message.log) {
+    list.append(el("li", {
+      class: (entry.seat === message.seat ? "mine" : "") + (entry.hand !== hand ? " hand-start" : ""),
+    }, (entry.hand !== hand ? `[hand ${entry.hand}] ` : "") + `${player(message, entry.seat)}: ${entry.text} `,
+    entry.cards.length ? smallCards(entry.cards) : null));
+    hand = entry.hand;
+  }
+  $("#log-note").textContent = skipped ? `(the last ${message.log.length} of ${message.log_total})` : "";
+  const box = $("#log-box");
+  box.scrollTop = box.scrollHeight;
+}
+
+function drawResults(message) {
+  // the game over: the last hands' results; during a game of several hands: the hand just
+  // finished, until closed
+  const latest = message.results.slice(-1);
+  const shown = message.over ? message.results.slice(-3).reverse()
+    : latest.filter((r) => r.hand > (page.closed[message.id] || 0));
+  $("#results").replaceChildren(...shown.map((r) =>
+    el("div", { class: "result", dataset: { hand: r.hand } }, el("b", { text: `Hand ${r.hand}: ` }),
+      message.over ? null : el("button", {
+        class: "close", type: "button", text: "Close",
+        onclick: () => { page.closed[message.id] = r.hand; drawResults(message); },
+      }),
+      "\n" + r.text)));
+  $("#over").hidden = !message.over;
+  if (message.over) {
+    $("#returns").textContent = "Returns: " + message.returns.map((r, s) =>
+      `${player(message, s)} ${r > 0 ? "+" : ""}${r}`).join(", ")
+      + (message.record ? ` | saved as the game record ${message.record}` : "");
+  }
+}
+
+// --- watching a record ----------------------------------------------------------------------
+
+async function listRecords() {
+  const data = await api("GET", "/api/records");
+  $("#records-dir").textContent = data.folder;
+  const list = $("#record-files");
+  list.replaceChildren();
+  if (!data.files.length) {
+    list.append(el("li", { class: "hint", text: data.exists ? "(no *.json files)" : "(no such folder)" }));
+  }
+  for (const f of data.files) {
+    list.append(el("li", {}, el("button", {
+      class: "record-file", type: "button", dataset: { name: f.name },
+      onclick: () => openReplay({ name: f.name }),
+    }, f.name), el("span", { class: "hint", text: ` ${Math.round(f.size / 1024 * 10) / 10} KiB` })));
+  }
+}
+
+async function openReplay(body, path = "/api/replays") {
+  await busy(async () => {
+    const header = await api("POST", path, body);
+    showError("");
+    await showReplay(header);
+  });
+}
+
+async function showReplay(header) {
+  page.replay = header;
+  showTab("viewer");
+  location.hash = "replay=" + header.id;
+  $("#replay").hidden = false;
+  const slider = $("#slider");
+  slider.max = header.moves;
+  const meta = Object.entries(header.meta || {}).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+  $("#replay-head").replaceChildren(
+    el("span", {}, el("b", { text: header.game }), ` seed ${header.seed}`),
+    el("span", { text: header.players.map((p, s) => `player_${s} ${p}`).join(", ") }),
+    el("span", { text: `${header.moves} moves` + (header.finished ? "" : " (unfinished)") }),
+    header.source ? el("span", { class: "hint", text: header.source }) : null,
+    meta.length ? el("span", { class: "hint", text: meta.join(" · ") }) : null);
+  $("#replay-moves").replaceChildren(...header.move_list.map((m, i) => el("li", {
+    dataset: { k: i + 1 }, onclick: () => busy(() => goTo(i + 1)),
+  }, `player_${m.seat}: ${m.text}`)));
+  await goTo(0);
+}
+
+async function goTo(k) {
+  const header = page.replay;
+  if (!header) return;
+  k = Math.max(0, Math.min(header.moves, k));
+  const step = await api("GET", `/api/replays/${header.id}/${k}`);
+  page.step = step;
+  drawStep(header, step);
+}
+
+function drawStep(header, step) {
+  $("#replay").dataset.k = step.k;
+  const current = $("#replay-moves li.current");
+  if (current) current.classList.remove("current");
+  const item = $(`#replay-moves li[data-k="${step.k}"]`);
+  if (item) {
+    item.classList.add("current");
+    const box = $("#replay-moves-box");
+    if (item.offsetTop < box.scrollTop || item.offsetTop > box.scrollTop + box.clientHeight - 30) {
+      box.scrollTop = item.offsetTop - box.clientHeight / 2;
+    }
+  }
+  $("#slider").value = step.k;
+  $("#step-label").textContent = `move ${step.k}/${step.moves}`;
+  const name = (s) => `player_${s} (${header.players[s]})`;
+  $("#last-move").textContent = step.k === 0 ? `The deal (seed ${header.seed}).`
+    : `Move ${step.k}: ${name(step.last.seat)}: ${step.last.text}`;
+  const v0 = step.views[0];
+  const info = [];
+  if (v0.game === "dagong") {
+    info.push(`hand ${v0.hand_number}/${v0.hands}`, `dealer player_${v0.dealer}`,
+      `called card ${v0.called}`);
+    if (v0.solo !== null) info.push(`${term("硬牌")} player_${v0.solo}`);
+  } else {
+    info.push(`hand ${v0.hand_number}`, `levels ${v0.levels.join(" : ")}`, `level ${v0.level}`,
+      `trump ${v0.trump || "?"}`, `dealer ${v0.dealer === null ? "?" : "player_" + v0.dealer}`,
+      `phase ${v0.phase}`);
+    if (v0.declaration) info.push(`declared: ${v0.declaration.text} by player_${v0.declaration.seat}`);
+  }
+  if (!step.over && step.to_act !== null) info.push(`${name(step.to_act)} to act`);
+  $("#replay-info").replaceChildren(...info.map((t) => el("span", { text: t })));
+  $("#replay-center").replaceChildren(...centerParts(v0, name));
+  const lastResult = step.results.length ? step.results[step.results.length - 1] : null;
+  $("#replay-seats").replaceChildren(...step.views.map((v, s) => {
+    const row = v.seats[s];
+    const facts = [`${row.cards} cards`, `points ${row.points}`];
+    if (v.game === "dagong") {
+      if (row.place) facts.push(row.place);
+      facts.push("partner: " + v.partner_text);
+    } else {
+      facts.push(`team ${row.team}`);
+    }
+    const extra = [];
+    if (v.game === "dabang") {
+      if (v.selection.length) extra.push(["follow so far", v.selection]);
+      if (v.kitty_known.length) extra.push(["kitty known", v.kitty_known]);
+    }
+    return el("div", {
+      class: "seat-column" + (step.to_act === s && !step.over ? " to-act" : ""), dataset: { seat: s },
+    }, el("div", {}, el("b", { text: name(s) }), row.role ? el("span", { class: "badge", text: row.role }) : null),
+    el("div", { class: "hint-light", text: facts.join(" · ") }),
+    el("div", { class: "hand" }, v.hand.map((c) => cardEl(c))),
+    extra.map(([label, cards]) => el("div", {}, label + ": ", smallCards(cards))),
+    lastResult ? el("div", { class: "result", text: `Hand ${lastResult.hand}: ${lastResult.texts[s]}` }) : null);
+  }));
+  $("#replay-results").replaceChildren(step.over
+    ? el("div", { class: "result", text: "Returns: " + step.returns.map((r, s) => `${name(s)} ${r > 0 ? "+" : ""}${r}`).join(", ") })
+    : "");
+}
+
+async function uploadRecord(event) {
+  const file = event.target.files[0];
+  if (!file) return;
+  const text = await file.text();
+  event.target.value = "";
+  await openReplay({ text, filename: file.name });
+}
+
+// --- tabs, language, start ------------------------------------------------------------------
+
+function showTab(name) {
+  $("#tab-play").classList.toggle("active", name === "play");
+  $("#tab-viewer").classList.toggle("active", name === "viewer");
+  $("#viewer").hidden = name !== "viewer";
+  const playing = name === "play";
+  $("#table").hidden = !playing || !page.game;
+  $("#setup").hidden = !playing || !!page.game;
+}
+
+async function refresh() {
+  if (page.game && !$("#table").hidden) {
+    const message = await api("GET", `/api/games/${page.game.id}`);
+    showGame(message);
+  }
+  if (page.replay && page.step) await goTo(page.step.k);
+}
+
+function onKey(event) {
+  if ($("#viewer").hidden || !page.replay) return;
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName) && event.target.id !== "slider") return;
+  const k = page.step ? page.step.k : 0;
+  const to = { ArrowRight: k + 1, ArrowLeft: k - 1, Home: 0, End: page.replay.moves }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  busy(() => goTo(to));
+}
+
+async function resume() {
+  const match = /^#(game|replay)=([\w-]+)$/.exec(location.hash);
+  if (!match) return;
+  try {
+    if (match[1] === "game") showGame(await api("GET", `/api/games/${match[2]}`));
+    else await showReplay(await api("GET", `/api/replays/${match[2]}`));
+  } catch (e) {
+    showError(e.message);
+    location.hash = "";
+  }
+}
+
+async function main() {
+  try {
+    page.info = await api("GET", "/api/info");
+  } catch (e) {
+    showError("cannot reach the server: " + e.message);
+    document.body.dataset.state = "ready";
+    return;
+  }
+  if (page.info.langs.length > 1) {
+    $("#lang-box").hidden = false;
+    $("#lang").value = page.info.langs.includes(page.lang) ? page.lang : "zh";
+    page.lang = $("#lang").value;
+  } else {
+    page.lang = "zh";
+  }
+  fillSetup();
+  $("#game").addEventListener("change", fillSetup);
+  $("#seat").addEventListener("change", fillSetup);
+  $("#setup-form").addEventListener("submit", startGame);
+  $("#play-cards").addEventListener("click", playCards);
+  $("#clear-cards").addEventListener("click", () => {
+    page.selected.clear();
+    $$("#hand .card.selected").forEach((n) => n.classList.remove("selected"));
+  });
+  $("#new-game").addEventListener("click", () => {
+    page.game = null;
+    location.hash = "";
+    showError("");
+    showTab("play");
+  });
+  $("#watch").addEventListener("click", () => openReplay(undefined, `/api/games/${page.game.id}/replay`));
+  $("#tab-play").addEventListener("click", () => showTab("play"));
+  $("#tab-viewer").addEventListener("click", () => busy(async () => {
+    showTab("viewer");
+    await listRecords();
+  }));
+  $("#upload").addEventListener("change", uploadRecord);
+  $("#first").addEventListener("click", () => busy(() => goTo(0)));
+  $("#prev").addEventListener("click", () => busy(() => goTo(page.step.k - 1)));
+  $("#next").addEventListener("click", () => busy(() => goTo(page.step.k + 1)));
+  $("#last").addEventListener("click", () => busy(() => goTo(page.replay.moves)));
+  $("#slider").addEventListener("change", (e) => busy(() => goTo(Number(e.target.value))));
+  document.addEventListener("keydown", onKey);
+  $("#lang").addEventListener("change", (e) => {
+    page.lang = e.target.value;
+    localStorage.setItem("cardenv-lang", page.lang);
+    busy(refresh);
+  });
+  await busy(resume);
+}
+
+main();

@@ -1,0 +1,205 @@
+"""Terminal play (issue 12): a person plays a seat against agents, or watches four agents.
+
+Whole hands of both games are driven with scripted input, in process and through a real
+subprocess's stdin; typed moves, Dabang follows typed as cards, invalid input and the seat view
+are checked against the engine."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cardenv import moves, play
+from cardenv.games import make_game
+from cardenv.text import render
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class Script:
+    """Answers the prompts from a list, then with ``fallback`` (e.g. '1': the first move)."""
+
+    def __init__(self, lines, fallback="1"):
+        self.lines, self.fallback, self.prompts = list(lines), fallback, 0
+
+    def __call__(self, prompt=""):
+        self.prompts += 1
+        return self.lines.pop(0) if self.lines else self.fallback
+
+
+def run(argv, lines=(), fallback="1"):
+    out = []
+    script = Script(lines, fallback)
+    play.main(argv, read_line=script, write=out.append)
+    return "\n".join(out), script
+
+
+@pytest.mark.parametrize("game, extra", [("dagong", []), ("dabang", [])])
+def test_whole_hand_against_agents(game, extra, tmp_path):
+    text, script = run([game, "--seat", "1", "--opponents", "heuristic,random,heuristic",
+                        "--record", str(tmp_path)] + extra)
+    assert script.prompts > 5
+    assert "=== Hand over ===" in text and "Your reward" in text and "You " in text
+    # the human's seat view, never the spectator table
+    assert "you are player_1" in text
+    records = list(tmp_path.iterdir())
+    assert len(records) == 1
+    from cardenv import records as rec
+    record = rec.load(str(records[0]))
+    assert record.players == ["heuristic", "human", "random", "heuristic"]
+    states = list(rec.replay(record))
+    assert states[-1].is_over and states[-1].returns == record.returns
+
+
+def test_typed_moves_and_invalid_input():
+    game = make_game("dagong")
+    state = game.new_state(0)
+    while state.phase == "solo":
+        state.apply(state.legal_actions()[0])
+    legal = moves.numbered(game, state.legal_actions())
+    texts = [game.action_info(a).text for a in legal]
+    ident = lambda t: t  # noqa: E731
+    # a number, an exact text, a unique beginning
+    assert moves.parse_move(state, "1", ident) == [legal[0]]
+    assert moves.parse_move(state, str(len(legal)), ident) == [legal[-1]]
+    assert moves.parse_move(state, texts[-1].upper(), ident) == [legal[-1]]
+    with pytest.raises(ValueError, match="not in the list"):
+        moves.parse_move(state, str(len(legal) + 1), ident)
+    with pytest.raises(ValueError, match="not a legal move here"):
+        moves.parse_move(state, "quintuple 9", ident)
+    # an ambiguous beginning lists the candidates
+    kinds = [t.split()[0] for t in texts]
+    repeated = next(k for k in kinds if kinds.count(k) > 1)
+    with pytest.raises(ValueError, match="could be"):
+        moves.parse_move(state, repeated, ident)
+    # the game loop reports the problem and asks again; the state is unchanged meanwhile
+    text, _ = run(["dagong", "--seat", "0", "--opponents", "random", "--no-record"],
+                  ["pair 2 3 4", "99999", "1"])
+    assert "Not played: 'pair 2 3 4' is not a legal move here" in text
+    assert "Not played: 99999 is not in the list" in text
+
+
+def _follow_position(seed):
+    """A Dabang state where the seat to act follows a lead of 2+ cards, and the cards of one
+    legal follow (found by stepping the engine)."""
+    rng = np.random.default_rng(seed)
+    state = make_game("dabang").new_state(seed)
+    while not state.is_over:
+        seat = state.current_player
+        if state.phase == "play" and state.trick.plays and state.trick.k >= 2 \
+                and not state.v["selection"][seat].any():
+            trial, cards = state.clone(), []
+            while trial.current_player == seat and trial.phase == "play" and \
+                    (not cards or trial.v["selection"][seat].any()):
+                action = int(rng.choice(trial.legal_actions()))
+                info = state.game.action_info(action)
+                cards += [info.kind] * ({"single": 1, "pair": 2, "triple": 3, "quad": 4}
+                                        [info.text.split()[0]])
+                trial.apply(action)
+            return state, cards, trial
+        state.apply(int(rng.choice(state.legal_actions())))
+    raise AssertionError("no follow of 2+ cards in this hand")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dabang_follow_typed_as_cards(seed):
+    from cardenv.core.cards import card_str
+    state, cards, expected = _follow_position(seed)
+    before = state.to_dict()
+    typed = " ".join(card_str(k) for k in reversed(cards))  # any order of the cards
+    actions = moves.parse_move(state, typed, lambda t: t)
+    assert state.to_dict() == before  # planned on a copy
+    trial = state.clone()
+    for action in actions:
+        trial.apply(action)
+    assert not trial.v["selection"][state.current_player].any()
+    # the same cards leave the same hand and trick as the engine's own steps
+    assert np.array_equal(trial.v["hand"], expected.v["hand"])
+    assert np.array_equal(trial.v["played"], expected.v["played"])
+    # too few cards, or cards not held, are refused whole
+    seat = state.current_player
+    if len(cards) > 1:
+        with pytest.raises(ValueError, match="cannot play"):
+            moves.parse_move(state, card_str(cards[0]), lambda t: t)
+    missing = next(k for k in range(52) if state.v["hand"][seat][k] == 0)
+    with pytest.raises(ValueError):
+        moves.parse_move(state, " ".join([card_str(missing)] * len(cards)), lambda t: t)
+    assert state.to_dict() == before
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_seat_view_shows_no_other_hand(game):
+    rng = np.random.default_rng(1)
+    state = make_game(game).new_state(5)
+    for step in range(400):
+        if state.is_over:
+            break
+        if step % 25 == 0:
+            for seat in range(4):
+                view = render(state, seat=seat)
+                assert f"you are player_{seat}" in view
+                from cardenv.core.cards import hand_str
+                for other in range(4):
+                    cards = hand_str(state.v["hand"][other])
+                    if other != seat and len(cards.split()) >= 5 and \
+                            cards != hand_str(state.v["hand"][seat]):
+                        assert cards not in view, (seat, other)
+        state.apply(int(rng.choice(state.legal_actions())))
+
+
+def test_watch_four_agents(tmp_path):
+    text, script = run(["dabang", "--agents", "heuristic,random,heuristic,random", "--delay", "0",
+                        "--record", str(tmp_path)])
+    assert script.prompts == 0  # --delay 0: nothing asked
+    assert "=== Hand over ===" in text and "Kitty:" in text  # the spectator table: all hands
+    assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_bad_arguments():
+    for argv, message in [
+        (["dagong", "--seat", "4"], "--seat must be 0..3"),
+        (["dagong", "--seat", "0", "--opponents", "random,random"], "1 or 3 players"),
+        (["dagong", "--agents", "random,random"], "4 players"),
+        (["dagong", "--seat", "0", "--opponents", "heuristik"], "did you mean 'heuristic'"),
+        (["dagong", "--seat", "0", "--match"], "--match is for dabang"),
+        (["dagong", "--seat", "0", "--agents", "random,random,random,random"], "give one"),
+    ]:
+        proc = subprocess.run([sys.executable, "-m", "cardenv.play", *argv], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2 and message in proc.stderr, (argv, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_whole_hand_through_stdin(game, tmp_path):
+    """A real process reading a person's lines from its standard input."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "cardenv.play", game, "--seat", "0", "--opponents", "heuristic",
+         "--lang", "en", "--record", str(tmp_path)],
+        input="help\nmoves\nnonsense\n" + "1\n" * 400, cwd=ROOT, capture_output=True,
+        text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "=== Hand over ===" in proc.stdout and "Your reward" in proc.stdout
+    assert "Not played: 'nonsense'" in proc.stdout
+    assert "Game record:" in proc.stdout
+    assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_private_moves_of_others_stay_hidden():
+    """The dealer's burial and the tribute's return are shown to the others only as such
+    (the cards are the dealer's secret): issue 12 "the human sees only what its seat may know"."""
+    import re
+    seen_hidden = 0
+    for seed in range(3):
+        text, _ = run(["dabang", "--seat", "0", "--opponents", "heuristic", "--seed", str(seed),
+                       "--set", "dealer=random", "--set", "levels=random", "--set", "blood=random",
+                       "--set", "tribute_return=dealer_choice", "--no-record"])
+        for seat, card in re.findall(r"player_(\d): bury (\S+)", text):
+            assert seat == "0" or card in ("SJ", "BJ"), (seat, card)  # 扣王 jokers are public
+        # the giver of the tribute (the dealer's 上家) sees the card given back: seat 0 gives
+        # when player_1 deals; player_2 and player_3 return only to others
+        assert not re.search(r"player_[23]: return ", text)
+        seen_hidden += text.count("buries a card")
+    assert seen_hidden > 0

@@ -1,0 +1,43 @@
+"""sb3-contrib's MaskablePPO trains on the single-agent envs (``gymnasium.make``, the ``[sb3]``
+extra, installed by CI) and predicts legal actions through ``action_masks()``."""
+
+import gymnasium
+import numpy as np
+import pytest
+
+import cardenv
+
+sb3_contrib = pytest.importorskip(
+    "sb3_contrib", reason='MaskablePPO comes with the [sb3] extra: pip install -e ".[sb3]"')
+
+
+@pytest.fixture
+def one_torch_thread():
+    """A small MLP trains fastest on one thread, and leaves the other cores alone."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("env_id", sorted(cardenv.GYMNASIUM_ENVIRONMENTS))
+def test_maskable_ppo_learns_and_predicts_legal_actions(env_id, one_torch_thread):
+    env = gymnasium.make(env_id, seat="random", opponents="random")
+    model = sb3_contrib.MaskablePPO(
+        "MlpPolicy", env, n_steps=256, batch_size=64, n_epochs=2,
+        policy_kwargs={"net_arch": [32]}, seed=0, device="cpu", verbose=0)
+    model.learn(total_timesteps=2048)
+    assert model.num_timesteps >= 2048
+    obs, info = env.reset(seed=1)
+    episodes = 0
+    for _ in range(100):
+        mask = env.unwrapped.action_masks()
+        action, _ = model.predict(obs, action_masks=mask, deterministic=True)
+        assert mask[int(action)] and np.array_equal(mask, info["action_mask"])
+        obs, reward, terminated, truncated, info = env.step(action)
+        if terminated or truncated:
+            episodes += 1
+            obs, info = env.reset()
+    assert episodes >= 1

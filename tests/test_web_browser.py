@@ -1,0 +1,310 @@
+"""The web page in a real browser: headless Chromium driven by Selenium plays a whole Dagong hand
+and a whole Dabang hand by clicking (cards then "Play selected cards", or a move of the list),
+sees an illegal selection refused with its reason, and steps through game records in the viewer
+(buttons and arrow keys; a corrupted upload shows the RecordError message).
+
+Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them) and selenium
+(``pip install -e ".[browser]"``); skipped, saying so, where they are absent. Screenshots go to a
+temporary folder; ``CARDENV_WEB_SCREENSHOTS=1 python -m pytest tests/test_web_browser.py`` also
+writes ``docs/web_dagong.png`` and ``docs/web_dabang.png`` for the README.
+"""
+
+import json
+import os
+import pathlib
+import threading
+
+import numpy as np
+import pytest
+
+from cardenv import records
+from cardenv.games import make_game
+from cardenv.moves import move_cards
+from cardenv.web import App, make_server
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+WAIT = 30  # seconds: one request, even on a busy machine
+
+if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
+    pytest.skip(f"no browser: {CHROMIUM} and {CHROMEDRIVER} are needed (Debian: apt-get install "
+                f"chromium chromium-driver; .ci/run does it)", allow_module_level=True)
+webdriver = pytest.importorskip("selenium.webdriver",
+                                reason="selenium is not installed: pip install -e \".[browser]\"")
+from selenium.common.exceptions import ElementClickInterceptedException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+
+def finished_record(folder, game="dagong", seed=8):
+    state = make_game(game).new_state(seed)
+    rng = np.random.default_rng(seed)
+    while not state.is_over:
+        state.apply(int(rng.choice(state.legal_actions())))
+    path = folder / f"{game}-{seed}.json"
+    records.save(records.record_of(state, ["random"] * 4, meta={"source": "cardenv.play"}), path)
+    return path, state
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("records")
+    finished_record(folder)
+    app = App(checkpoint_dir=None, records_dir=str(folder))
+    server = make_server(app, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield app, f"http://127.0.0.1:{server.server_address[1]}/", folder
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1280,1100", "--disable-extensions"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(WAIT)
+    yield driver
+    driver.quit()
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory):
+    return tmp_path_factory.mktemp("screenshots")
+
+
+def ready(driver):
+    WebDriverWait(driver, WAIT).until(
+        lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "ready")
+
+
+def page_state(driver) -> dict:
+    """What the page shows now, read in one script call."""
+    return driver.execute_script("""
+        const t = document.getElementById('table');
+        const err = document.getElementById('error');
+        return {
+          version: t.dataset.version, over: t.dataset.over === 'true',
+          yourTurn: t.dataset.yourTurn === 'true', state: document.body.dataset.state,
+          error: err.hidden ? '' : err.textContent,
+          choices: !document.getElementById('choices').hidden,
+          moves: Array.from(document.querySelectorAll('#moves button.move')).map(
+            (b) => ({id: Number(b.dataset.id), cards: JSON.parse(b.dataset.cards)})),
+          game: location.hash.replace('#game=', ''),
+        };""")
+
+
+def click(driver, element):
+    try:
+        element.click()
+    except ElementClickInterceptedException:  # a neighbouring card's edge: click it as a person
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+        element.click()
+
+
+def click_cards(driver, cards):
+    """Click the first unselected card of the hand showing each of ``cards``."""
+    for card in cards:
+        element = driver.find_element(
+            By.CSS_SELECTOR, f"#hand .card[data-card='{card}']:not(.selected)")
+        click(driver, element)
+
+
+def wait_change(driver, version):
+    WebDriverWait(driver, WAIT).until(lambda d: (lambda s: s["state"] == "ready" and (
+        s["version"] != version or s["error"] or s["choices"]))(page_state(d)))
+    return page_state(driver)
+
+
+def start(driver, url, game, seat, opponents):
+    driver.get(url)
+    ready(driver)
+    Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    Select(driver.find_element(By.ID, "seat")).select_by_value(str(seat))
+    for i, name in enumerate(opponents):
+        Select(driver.find_element(By.ID, f"opp-{i}")).select_by_value(name)
+    driver.find_element(By.ID, "seed").send_keys("7")
+    click(driver, driver.find_element(By.ID, "start"))
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "table").is_displayed())
+    ready(driver)
+    return page_state(driver)
+
+
+def doc_shot(driver, name):
+    if os.environ.get("CARDENV_WEB_SCREENSHOTS"):
+        driver.execute_script("window.scrollTo(0, 0)")
+        driver.save_screenshot(str(DOCS / name))
+
+
+def play_turn(driver, move, use_cards, selected=lambda: None):
+    """One turn: the cards of ``move`` selected (then ``selected()`` called) and played, or the
+    move clicked in the list."""
+    before = page_state(driver)["version"]
+    if use_cards:
+        click_cards(driver, move["cards"])
+        selected()
+        click(driver, driver.find_element(By.ID, "play-cards"))
+        now = wait_change(driver, before)
+        if now["choices"]:  # these cards make several moves: take the one meant
+            click(driver, driver.find_element(By.CSS_SELECTOR,
+                                              f"#choices button.choice[data-id='{move['id']}']"))
+            now = wait_change(driver, before)
+    else:
+        click(driver, driver.find_element(By.CSS_SELECTOR, f"#moves button.move[data-id='"
+                                                           f"{move['id']}']"))
+        now = wait_change(driver, before)
+    assert not now["error"], now["error"]
+    assert now["version"] != before
+    return now
+
+
+def test_play_a_whole_dagong_hand_by_clicking(site, browser, shots):
+    app, url, _ = site
+    now = start(browser, url, "dagong", 0, ["random", "heuristic", "random"])
+    browser.save_screenshot(str(shots / "dagong-start.png"))
+    session = app.games.get(now["game"])
+    refused = turns = shot = 0
+    while not now["over"]:
+        assert now["yourTurn"]
+        with_cards = [m for m in now["moves"] if m["cards"]]
+        ranks = {}  # a card of each rank in the hand
+        for card in browser.execute_script("return page.game.view.hand"):
+            if card not in ("SJ", "BJ"):
+                ranks.setdefault(card[1:], card)
+        if not refused and with_cards and len(ranks) >= 2:
+            # two cards of different ranks are no Dagong move: refused, with the reason shown
+            version = now["version"]
+            click_cards(browser, list(ranks.values())[:2])
+            click(browser, browser.find_element(By.ID, "play-cards"))
+            now = wait_change(browser, version)
+            assert "not played:" in now["error"] and "not a Dagong combination" in now["error"]
+            assert now["version"] == version and session.version == int(version)
+            browser.save_screenshot(str(shots / "dagong-refused.png"))
+            click(browser, browser.find_element(By.ID, "clear-cards"))
+            refused = 1
+        move = with_cards[0] if with_cards and turns % 3 != 2 else now["moves"][0]
+        shoot = not shot and turns >= 3 and move["cards"] and len(now["moves"]) >= 4
+        now = play_turn(browser, move, use_cards=bool(move["cards"]),
+                        selected=lambda: doc_shot(browser, "web_dagong.png") if shoot else None)
+        shot = shot or shoot
+        turns += 1
+    assert refused and turns >= 5
+    browser.save_screenshot(str(shots / "dagong-end.png"))
+    result = browser.find_element(By.CSS_SELECTOR, "#results .result").text
+    assert "You won" in result or "You lost" in result
+    assert browser.find_element(By.ID, "over").is_displayed()
+    assert session.state.is_over
+    # the finished game, every hand shown, in the viewer
+    click(browser, browser.find_element(By.ID, "watch"))
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.find_element(By.ID, "replay").get_attribute("data-k") == "0")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#replay-seats .seat-column")) == 4
+
+
+def whole_turn_cards(session):
+    """The cards of a whole legal turn of the person (a Dabang follow of several groups, or a
+    burial), found on a copy of the game: the first legal step each time."""
+    state, seat = session.state.clone(), session.seat
+    phase = str(state.phase)
+    cards = []
+    while not state.is_over and state.current_player == seat and str(state.phase) == phase:
+        action = state.legal_actions()[0]
+        cards += move_cards(state, action)
+        state.apply(action)
+        if phase == "play" and not state.v["selection"][seat].any():
+            break
+    return cards
+
+
+def test_play_a_whole_dabang_hand_by_clicking_in_english(site, browser, shots):
+    app, url, _ = site
+    browser.get(url)
+    ready(browser)
+    Select(browser.find_element(By.ID, "lang")).select_by_value("en")
+    ready(browser)
+    now = start(browser, url, "dabang", 2, ["heuristic", "random", "heuristic"])
+    session = app.games.get(now["game"])
+    turns = whole = 0
+    shot = False
+    try:
+        while not now["over"]:
+            assert now["yourTurn"]
+            phase = str(session.state.phase)
+            building = bool(session.state.v["selection"][session.seat].any())
+            if phase in ("play", "bury") and not building and turns % 2 == 0:
+                cards = whole_turn_cards(session)  # the whole follow or burial: one selection
+                before = now["version"]
+                click_cards(browser, cards)
+                if turns >= 10 and not shot and len(cards) >= 2:
+                    doc_shot(browser, "web_dabang.png")
+                    browser.save_screenshot(str(shots / "dabang-middle.png"))
+                    shot = True
+                click(browser, browser.find_element(By.ID, "play-cards"))
+                now = wait_change(browser, before)
+                assert not now["error"], now["error"]
+                whole += 1
+            else:
+                now = play_turn(browser, now["moves"][0], use_cards=False)
+            turns += 1
+        browser.save_screenshot(str(shots / "dabang-end.png"))
+        assert whole >= 5 and session.state.is_over
+        result = browser.find_element(By.CSS_SELECTOR, "#results .result").text
+        assert "Your team" in result and not any("\u4e00" <= ch <= "\u9fff" for ch in result)
+    finally:
+        Select(browser.find_element(By.ID, "lang")).select_by_value("zh")
+        ready(browser)
+
+
+def test_step_through_records_in_the_viewer(site, browser, shots, tmp_path):
+    _, url, folder = site
+    browser.get(url)
+    ready(browser)
+    click(browser, browser.find_element(By.ID, "tab-viewer"))
+    ready(browser)
+    name = sorted(p.name for p in folder.glob("*.json"))[0]
+    click(browser, browser.find_element(By.CSS_SELECTOR, f"button.record-file[data-name='{name}']"))
+
+    def at(k):
+        WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "replay")
+                                           .get_attribute("data-k") == str(k))
+        ready(browser)
+
+    at(0)
+    seats = browser.find_elements(By.CSS_SELECTOR, "#replay-seats .seat-column")
+    assert [len(s.find_elements(By.CSS_SELECTOR, ".hand .card")) for s in seats] == [27] * 4
+    click(browser, browser.find_element(By.ID, "next"))
+    at(1)
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    at(2)
+    body.send_keys(Keys.ARROW_RIGHT)
+    at(3)
+    body.send_keys(Keys.ARROW_LEFT)
+    at(2)
+    assert browser.find_element(By.ID, "step-label").text.startswith("move 2/")
+    assert browser.find_element(By.ID, "last-move").text.startswith("Move 2: player_")
+    click(browser, browser.find_element(By.ID, "prev"))
+    at(1)
+    body.send_keys(Keys.END)
+    moves = len(json.loads((folder / name).read_text(encoding="utf-8"))["actions"])
+    at(moves)
+    assert "Returns:" in browser.find_element(By.ID, "replay-results").text
+    browser.save_screenshot(str(shots / "viewer.png"))
+    # a corrupted upload is refused with the record checker's message
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"format": "cardenv-record", "version": 1, "game": "dagong"', "utf-8")
+    browser.find_element(By.ID, "upload").send_keys(str(broken))
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_element(By.ID, "error").is_displayed())
+    assert browser.find_element(By.ID, "error").text.startswith("broken.json: not JSON")
+    foreign = tmp_path / "foreign.json"
+    foreign.write_text(json.dumps({"cards": ["♠3"]}), "utf-8")
+    browser.find_element(By.ID, "upload").send_keys(str(foreign))
+    WebDriverWait(browser, WAIT).until(
+        lambda d: "foreign.json: not a cardenv game record" in d.find_element(By.ID, "error").text)
