@@ -7,8 +7,8 @@ confidence intervals, and the wall time.
 
 from __future__ import annotations
 
+import argparse
 import json
-import sys
 
 from agents.evaluate import MAX_HANDS
 
@@ -47,12 +47,32 @@ def table(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main(argv=None) -> str:
-    paths = sys.argv[1:] if argv is None else argv
-    results = []
-    for path in paths:
+def load(path: str) -> dict:
+    """One ``agents.evaluate --out`` JSON; anything else is a one-line error."""
+    try:
         with open(path, encoding="utf-8") as f:
-            results.append(json.load(f))
+            result = json.load(f)
+    except OSError as e:
+        raise SystemExit(f"agents.report: cannot read {path}: {e.strerror}")
+    except ValueError as e:
+        raise SystemExit(f"agents.report: {path} is not JSON ({e})")
+    missing = [k for k in ("game", "agent_a", "agent_b", "pairs", "win_rate", "win_rate_ci95",
+                           "mean_payoff_per_game", "mean_payoff_ci95", "wins", "ties", "losses",
+                           "seconds") if not isinstance(result, dict) or k not in result]
+    if missing:
+        raise SystemExit(f"agents.report: {path} is not an agents.evaluate result "
+                         f"(missing {', '.join(missing)})")
+    return result
+
+
+def main(argv=None) -> str:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.report",
+        description="Print a markdown table of agents.evaluate --out JSON files, with the "
+                    "command that reproduces each.")
+    parser.add_argument("paths", nargs="+", metavar="FILE", help="agents.evaluate --out JSON")
+    paths = parser.parse_args(argv).paths
+    results = [load(p) for p in paths]
     text = table(results) + "\n\nCommands:\n\n" + "\n".join(
         f"    {command(r)} --out {p}" for r, p in zip(results, paths))
     print(text)

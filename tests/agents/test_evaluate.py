@@ -74,6 +74,23 @@ def test_report_rebuilds_the_command_and_the_table(tmp_path):
     assert "| dabang | random vs random | match (follow=live) | 4 |" in text
 
 
+def test_report_refuses_what_is_not_a_result(tmp_path, capsys):
+    from agents.report import main as report
+
+    with pytest.raises(SystemExit):
+        report(["--help"])
+    assert "agents.evaluate --out JSON" in capsys.readouterr().out
+    cases = [(tmp_path / "missing.json", None, "cannot read"),
+             (tmp_path / "junk.json", "not json", "is not JSON"),
+             (tmp_path / "other.json", '{"game": "dagong"}', "is not an agents.evaluate result")]
+    for path, text, message in cases:
+        if text is not None:
+            path.write_text(text)
+        with pytest.raises(SystemExit) as e:
+            report([str(path)])
+        assert message in str(e.value)
+
+
 @pytest.mark.parametrize("agent,message", [
     ("heuristc", "unknown agent 'heuristc' (did you mean 'heuristic'?): an agent is one of "
                  "random, heuristic or the path of a PPO checkpoint"),
