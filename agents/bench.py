@@ -207,7 +207,8 @@ def bench_ray(seconds: float, workers=(0, 1, 2)) -> dict:
     """train.py's collection samples/s with 0, 1 and 2 Ray rollout workers."""
     import ray
 
-    ray.init(num_cpus=max(workers), include_dashboard=False, logging_level="warning")
+    ray.init(address="local", num_cpus=max(workers), include_dashboard=False,
+             logging_level="warning")
     results = {}
     try:
         print(f"agents.bench ray: {seconds:g} s per figure, collection samples/s of train.py")

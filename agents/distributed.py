@@ -53,8 +53,10 @@ def connect(address: str | None = None, workers: int = 1) -> None:
     if address:
         ray.init(address=address, logging_level=logging.WARNING, log_to_driver=True)
     else:
-        ray.init(num_cpus=max(os.cpu_count() or 1, workers), include_dashboard=False,
-                 logging_level=logging.WARNING, log_to_driver=True)
+        # address="local": always a new instance, never a cluster some other process left
+        # running (with which num_cpus would be an error)
+        ray.init(address="local", num_cpus=max(os.cpu_count() or 1, workers),
+                 include_dashboard=False, logging_level=logging.WARNING, log_to_driver=True)
 
 
 def worker_seed(seed: int, index: int, restart: int) -> int:

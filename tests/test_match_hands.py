@@ -41,7 +41,7 @@ def test_hands_are_classified_by_the_blood_the_hand_before_owed():
     assert winners == {"B": 1}
 
 
-def test_the_script_reads_evaluate_match_records(tmp_path, capsys):
+def test_the_script_reads_evaluate_match_records(tmp_path):
     script = load_script()
     evaluate(["dabang", "heuristic", "random", "--deals", "2", "--match", "--max-hands", "3",
               "--records", str(tmp_path), "--quiet"])

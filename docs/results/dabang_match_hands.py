@@ -23,6 +23,7 @@ import collections
 import json
 import os
 
+from agents.evaluate import summarize
 from cardenv.dabang.game import draw_blood
 
 
@@ -69,24 +70,26 @@ def report(records: list[dict]) -> str:
 
 
 def by_blood(records: list[dict]) -> str:
-    """A's duplicate win rate (ties half) on hand records, pairs grouped by the blood owed."""
-    pairs: dict = collections.defaultdict(list)
+    """A's duplicate win rate on hand records (``agents.evaluate.summarize``: ties half, Wilson
+    interval), the deal pairs grouped by the blood their dealer was owed."""
+    games: dict = collections.defaultdict(list)  # deal seed -> [(A's score, B's score)]
     for record in records:
         meta = record["meta"]
-        a = sum(record["returns"][s] for s in meta["a_seats"])
-        b = sum(record["returns"][s] for s in meta["b_seats"])
-        pairs[(meta["deal"], record["seed"])].append(a - b)
-    groups: dict = collections.defaultdict(list)
-    for (_, seed), margins in pairs.items():
-        if len(margins) == 2:
-            score = sum(margins)
-            groups["blood owed" if draw_blood(seed) else "no blood owed"].append(
-                1.0 if score > 0 else 0.5 if score == 0 else 0.0)
-    lines = ["| Later hands | Deal pairs | A's win rate |", "|---|---|---|"]
-    for key in ("no blood owed", "blood owed"):
-        wins = groups.get(key, [])
-        if wins:
-            lines.append(f"| {key} | {len(wins):,} | {sum(wins) / len(wins):.3f} |")
+        games[record["seed"]].append((sum(record["returns"][s] for s in meta["a_seats"]),
+                                      sum(record["returns"][s] for s in meta["b_seats"])))
+    groups: dict = {"no blood owed": [], "blood owed": []}
+    for seed, pair in games.items():
+        if len(pair) == 2:
+            groups["blood owed" if draw_blood(seed) else "no blood owed"].append(pair)
+    lines = ["| Later hands | Deal pairs | A's win rate (95% CI) |", "|---|---|---|"]
+    for key, pairs in groups.items():
+        if pairs:
+            stats = summarize([a1 + a2 for (a1, _), (a2, _) in pairs],
+                              [b1 + b2 for (_, b1), (_, b2) in pairs],
+                              [a for pair in pairs for a, _ in pair])
+            low, high = stats["win_rate_ci95"]
+            lines.append(f"| {key} | {stats['pairs']:,} | {stats['win_rate']:.3f} "
+                         f"({low:.3f}..{high:.3f}) |")
     return "\n".join(lines)
 
 

@@ -22,7 +22,7 @@ from agents.random_agent import RandomAgent  # noqa: E402
 @pytest.fixture(scope="module")
 def local_ray():
     ray.shutdown()
-    ray.init(num_cpus=4, include_dashboard=False, logging_level="warning")
+    ray.init(address="local", num_cpus=4, include_dashboard=False, logging_level="warning")
     yield
     ray.shutdown()
 

@@ -85,7 +85,8 @@ def test_records_must_go_to_a_folder(tmp_path, capsys):
 def test_records_over_ray_are_the_records_of_one_process(tmp_path):
     ray = pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brings Ray")
     ray.shutdown()
-    ray.init(num_cpus=2, include_dashboard=False, logging_level="warning")
+    # a new local instance even while an earlier test's cluster is still shutting down
+    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
     try:
         argv = ["dagong", "heuristic", "random", "--deals", "3", "--seed", "5"]
         one = evaluate(tmp_path, "one", argv)
