@@ -28,9 +28,26 @@ that bookkeeping; ``agents.collector`` runs it). With ``workers: N`` (the ``[dis
 N Ray actors collect instead, each with ``num_envs`` games, and this process updates
 (``agents.distributed``; ``ray_address`` joins a cluster).
 
-Logs: ``metrics.jsonl`` in the run folder has a record per imitation chunk, per iteration, per
-learning-curve evaluation (``curve_every``) and per final evaluation, with the run's wall
-seconds; ``python -m agents.curves`` draws them.
+The learner (``agents.compute``): ``device`` (auto: CUDA when available), ``precision`` (auto:
+bf16 autocast on a CPU with AMX or AVX512-BF16 or a CUDA device that supports it, float32
+weights and optimizer state either way) and ``torch_threads`` (auto: every core, for the update
+and the imitation, while collection, which acts on one thread, is idle). The run's first lines
+say what was chosen and why. Collection and evaluation act on the CPU (here or in the Ray
+actors) with a copy of the weights. With a global critic, the values of a batch's decisions are
+computed by the learner over the whole batch before the update (``Trainer.complete``), not
+step by step while collecting.
+
+Learning rates: each stage has its own schedule (``lr_schedule``: constant, linear or cosine,
+from ``lr`` down to ``lr_floor``, by default a tenth of ``lr``; ``lr_warmup`` samples rising
+from the floor first; ``agents.schedules``).
+
+Logs: ``metrics.jsonl`` in the run folder has a record of the learner's settings, one per
+imitation chunk, per iteration (learning rate, approx_kl, clip fraction, losses, and the
+seconds spent collecting, updating and evaluating, with the end-to-end samples/s), per
+learning-curve evaluation (``curve_every``; with ``workers`` they run as Ray tasks while
+training goes on, logged when they finish, at the samples whose weights they played) and per
+final evaluation, with the run's wall seconds; ``python -m agents.curves`` draws them. The same
+figures go to TensorBoard (``charts/``, ``losses/``, ``time/``) and the console line.
 """
 
 from __future__ import annotations
@@ -52,6 +69,7 @@ from agents.heuristics import heuristic_for
 from agents.progress import Progress
 from agents.random_agent import RandomAgent
 from agents.rollout import game_variants
+from agents import schedules
 from agents.shaping import SHAPING, shaping_for
 from cardenv.core.checks import is_int, is_number
 from cardenv.core.errors import ConfigError
@@ -65,7 +83,9 @@ except ImportError:
 if torch is not None:  # (any other import error is a real one, and shows as such)
     from torch.utils.tensorboard import SummaryWriter
 
+    from agents import compute
     from agents.collector import Collector
+    from agents.selfplay import Batch
     from agents.ppo import CRITICS, PPOAgent, fit, make_net, ppo_loss, slim
 
 
@@ -91,9 +111,17 @@ class Config:
     "global" (a critic MLP of its own reading the global state, every hand included, as in
     PerfectDou; the policy still reads only the observation)."""
     lr: float = 3e-4
-    """Adam learning rate (linearly annealed to 0 if anneal_lr)."""
-    anneal_lr: bool = True
-    """anneal the learning rate linearly over the run."""
+    """Adam learning rate (the peak of each stage's schedule)."""
+    lr_schedule: str = "linear"
+    """each stage's learning-rate schedule (``agents.schedules``): "constant", "linear" (from
+    lr down to lr_floor over the stage) or "cosine" (the same along half a cosine). A stage may
+    set its own. (``anneal_lr: false`` of older configs reads as "constant".)"""
+    lr_floor: float | None = None
+    """where linear and cosine schedules end: null for a tenth of the stage's lr (never 0: a
+    rate of 0 ends a run on updates that change nothing)."""
+    lr_warmup: int = 0
+    """samples at the start of each stage over which the rate rises from the floor to lr (0:
+    none)."""
     gamma: float = 1.0
     """discount (hands are short episodes with a final reward)."""
     gae_lambda: float = 0.95
@@ -137,7 +165,10 @@ class Config:
     """iterations between learning-curve evaluations (0: none): ``curve_deals`` duplicate deal
     pairs of the greedy policy against the heuristic under each option set of the run (the
     config's and its stages'), on seeds of their own; written to ``metrics.jsonl`` and
-    TensorBoard (``python -m agents.curves`` draws them)."""
+    TensorBoard (``python -m agents.curves`` draws them). With ``workers`` they run as Ray
+    tasks beside training (a local instance gets a CPU more for them); without, they take
+    their time from the run: size them to a few percent of it (``python -m agents.bench train``
+    prints the share)."""
     curve_deals: int = 200
     """duplicate deal pairs per learning-curve evaluation and option set."""
     checkpoint_every: int = 10
@@ -146,8 +177,20 @@ class Config:
     """where runs are written."""
     run_name: str = ""
     """run folder name (default: "<game>-<seed>")."""
-    torch_threads: int = 2
-    """torch CPU threads."""
+    torch_threads: int | str = "auto"
+    """torch CPU threads of the update and the imitation: "auto" takes every core the process
+    may use (collection, which alternates with the update in one process, acts on one); an int
+    sets it. Ray actors and evaluation workers use one each."""
+    device: str = "auto"
+    """where the learner (the PPO update and the imitation) runs: "auto" (CUDA when available,
+    else the CPU), "cpu", "cuda" or "cuda:N". Collection and evaluation stay on the CPU (this
+    process or the Ray actors), with the weights copied to them after each update."""
+    precision: str = "auto"
+    """arithmetic of the update, the imitation and acting in collection and curve evaluations:
+    "fp32", "bf16" (torch.autocast to bfloat16 with float32 weights and optimizer state; about
+    2-3x faster on CPUs with AMX or AVX512-BF16) or "auto" (bf16 where the device runs it
+    natively, else fp32; the run's first lines say which and why). Checkpoints are float32
+    either way. The final evaluations play in fp32."""
     log_every: int = 1
     """iterations between progress lines."""
     workers: int = 0
@@ -166,7 +209,8 @@ class Config:
 
 
 _OPPONENTS = ("heuristic", "frozen", "random")
-STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options")
+STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options", "lr_schedule",
+                "lr_floor", "lr_warmup")
 
 
 def _check(cfg: Config) -> Config:
@@ -180,7 +224,7 @@ def _check(cfg: Config) -> Config:
                                            all(isinstance(o, dict) for o in cfg.options)),
          "options must be a mapping or a non-empty list of mappings")
     for name in ("total_samples", "num_envs", "rollout_samples", "epochs", "minibatch",
-                 "snapshot_every", "pool_size", "checkpoint_every", "torch_threads", "log_every"):
+                 "snapshot_every", "pool_size", "checkpoint_every", "log_every"):
         value = getattr(cfg, name)
         need(is_int(value) and value >= 1, f"{name} must be an int >= 1, got {value!r}")
     need(is_int(cfg.eval_deals) and cfg.eval_deals >= 0, "eval_deals must be an int >= 0")
@@ -201,6 +245,11 @@ def _check(cfg: Config) -> Config:
         need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
                                                f"{value!r}")
     need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1, "gamma in (0, 1], gae_lambda in [0, 1]")
+    schedules.check(cfg.lr_schedule, cfg.lr, cfg.lr_floor, cfg.lr_warmup)
+    need(cfg.torch_threads == "auto" or (is_int(cfg.torch_threads) and cfg.torch_threads >= 1),
+         f"torch_threads must be auto or an int >= 1, got {cfg.torch_threads!r}")
+    if torch is not None:  # device and precision: ConfigError for what this machine cannot do
+        compute.resolve(cfg.device, cfg.precision, cfg.torch_threads)
     need(is_number(cfg.score_shaping) and cfg.score_shaping >= 0,
          "score_shaping must be a finite number >= 0")
     need(cfg.score_shaping == 0 or shaping_for(cfg.game) is not None,
@@ -251,10 +300,30 @@ def stage_at(cfg: Config, samples: int) -> int:
     return max(len(cfg.stages) - 1, 0)
 
 
-def collector_settings(cfg: Config) -> dict:
-    """What a ``Collector`` needs of a (stage's) config, as a plain mapping."""
-    return {k: getattr(cfg, k) for k in ("game", "num_envs", "options", "opponents", "gamma",
-                                         "gae_lambda", "score_shaping", "critic")}
+def collector_settings(cfg: Config, precision: str = "fp32") -> dict:
+    """What a ``Collector`` needs of a (stage's) config, as a plain mapping; ``precision``: the
+    resolved one the learner acts in."""
+    return {**{k: getattr(cfg, k) for k in ("game", "num_envs", "options", "opponents", "gamma",
+                                            "gae_lambda", "score_shaping", "critic")},
+            "precision": precision}
+
+
+def stage_bounds(cfg: Config, index: int) -> tuple[int, int]:
+    """(first sample, samples) of stage ``index`` (the whole run without stages)."""
+    if not cfg.stages:
+        return 0, cfg.total_samples
+    start = sum(stage["samples"] for stage in cfg.stages[:index])
+    return start, cfg.stages[index]["samples"]
+
+
+def learning_rate(cfg: Config, samples: int) -> float:
+    """The learning rate after ``samples`` PPO samples: the schedule of the stage they fall
+    in (``agents.schedules``)."""
+    index = stage_at(cfg, samples)
+    active = stage_config(cfg, index) if cfg.stages else cfg
+    start, length = stage_bounds(cfg, index)
+    return schedules.rate(active.lr_schedule, active.lr, active.lr_floor, active.lr_warmup,
+                          samples - start, length)
 
 
 def option_sets(cfg: Config) -> list[dict]:
@@ -273,6 +342,7 @@ def load_config(path: str | None, overrides: list[str], base: dict | None = None
     """Defaults (or ``base``, e.g. a resumed run's config), overlaid with the YAML file, overlaid
     with ``key=value`` overrides."""
     data: dict = dict(base or {})
+    _upgrade(data)
     if path:
         try:
             with open(path, encoding="utf-8") as f:
@@ -283,6 +353,7 @@ def load_config(path: str | None, overrides: list[str], base: dict | None = None
             raise ConfigError(f"config file {path!r} is not valid YAML: {exc}") from None
         if not isinstance(loaded, dict):
             raise ConfigError(f"config file {path!r} must hold a mapping")
+        _upgrade(loaded)
         data.update(loaded)
     for item in overrides:
         if "=" not in item:
@@ -297,6 +368,7 @@ def load_config(path: str | None, overrides: list[str], base: dict | None = None
             data.setdefault("opponents", {})[key[len("opponents."):]] = value
         else:
             data[key] = value
+            _upgrade(data)
     names = {f.name for f in dataclasses.fields(Config)}
     for key in data:
         if key not in names:
@@ -306,18 +378,46 @@ def load_config(path: str | None, overrides: list[str], base: dict | None = None
     return _check(Config(**data))
 
 
+def on_cpu(value):
+    """``value`` with every tensor in it on the CPU (a checkpoint loads anywhere; its weights
+    and optimizer state are float32 in any precision)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):
+        return {k: on_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(on_cpu(v) for v in value)
+    return value
+
+
+def _upgrade(data: dict) -> None:
+    """Read the fields of older configs (a resumed run's, a user's file) as today's:
+    ``anneal_lr: false`` is ``lr_schedule: constant`` (``true``, linear, is the default)."""
+    if "anneal_lr" in data:
+        if data.pop("anneal_lr") is False:
+            data["lr_schedule"] = "constant"
+
+
 class Trainer:
     """One training run: games, learner, opponents, buffers, logs and checkpoints."""
 
     def __init__(self, cfg: Config, resume: dict | None = None):
         self.cfg = cfg
-        torch.set_num_threads(cfg.torch_threads)
+        # where and how the learner computes (agents.compute): said at the start of the run
+        self.compute = compute.resolve(cfg.device, cfg.precision, cfg.torch_threads)
+        print(self.compute.describe(), flush=True)
+        # collection acts on one thread (its engines are numpy, its batches small); the update
+        # and the imitation take compute.threads while collection is idle
+        torch.set_num_threads(1)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
         self.run_path = os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}")
         os.makedirs(self.run_path, exist_ok=True)
         self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic)
-        self.net = self.make_net()
+        self.net = self.make_net().to(self.compute.device)
+        # the network collection acts with, on the CPU: the learner itself when it is there too,
+        # else a copy refreshed after every update
+        self.actor = self.net if self.compute.device.type == "cpu" else self.make_net()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
         mixes = [cfg.opponents] + [stage.get("opponents", {}) for stage in cfg.stages]
         needs_heuristic = any(m.get("heuristic", 0) > 0 for m in mixes) or cfg.eval_deals > 0 \
@@ -341,7 +441,7 @@ class Trainer:
             for group in self.optimizer.param_groups:  # the saved state carries its last lr
                 group["lr"] = cfg.lr
             self.iteration, self.samples = resume["iteration"], resume["samples"]
-            self.pool = resume["pool"]
+            self.pool = [{k: v.cpu() for k, v in sd.items()} for sd in resume["pool"]]
             self.imitated = resume.get("imitated", 0)
             self.elapsed = resume.get("elapsed", 0.0)
             self.rng.bit_generator.state = resume["rng"]
@@ -351,22 +451,42 @@ class Trainer:
         # the stage this run is in (see Config.stages) and the config it trains with
         self.stage = stage_at(cfg, self.samples)
         self.active = stage_config(cfg, self.stage) if cfg.stages else cfg
+        self.sync_actor()
         players = {"heuristic": self.heuristic, "random": self.random}
+        self.evaluator = None  # curve evaluations as Ray tasks beside training (workers > 0)
         if cfg.workers:  # Ray actors collect; nothing imports Ray otherwise
-            from agents.distributed import RayCollector
+            from agents.distributed import AsyncEvaluator, RayCollector
             self.collector = RayCollector(
-                collector_settings(self.active), self.net, cfg.hidden, cfg.workers,
+                self.settings(self.active), self.actor, cfg.hidden, cfg.workers,
                 seed=cfg.seed, address=cfg.ray_address, pool=self.pool,
-                saved=resume.get("workers") if resume else None)
+                saved=resume.get("workers") if resume else None,
+                spare_cpus=1 if cfg.curve_every else 0)
+            if cfg.curve_every:
+                self.evaluator = AsyncEvaluator()
         else:
-            self.collector = Collector(cfg.game, cfg.seed, self.net, self.make_net, self.rng,
+            self.collector = Collector(cfg.game, cfg.seed, self.actor, self.make_net, self.rng,
                                        self.generator, players)
+            self.collector.deal(self.settings(self.active), first_seed)
             self.collector.set_pool(self.pool)
-            self.collector.deal(collector_settings(self.active), first_seed)
+        # seconds of the iteration in progress, by part (collect, update, eval)
+        self.timing: dict[str, float] = {}
         self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
         self.clock = time.perf_counter()
         self.metrics_path = os.path.join(self.run_path, "metrics.jsonl")
         self._trim_metrics()
+        self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
+                 threads=self.compute.threads, reasons=list(self.compute.reasons))
+
+    def settings(self, active: Config) -> dict:
+        """``collector_settings`` of a stage, in the run's resolved precision."""
+        return collector_settings(active, self.compute.precision)
+
+    def sync_actor(self) -> None:
+        """Copy the learner's weights to the network collection acts with (nothing to do when
+        they are one network, on the CPU)."""
+        if self.actor is not self.net:
+            self.actor.load_state_dict({k: v.detach().cpu() for k, v in
+                                        self.net.state_dict().items()})
 
     # --- the run's log ---------------------------------------------------------------------------
 
@@ -399,7 +519,7 @@ class Trainer:
         on; new games if it changes the options (the hands in progress are dropped)."""
         self.stage = index
         self.active = stage_config(self.cfg, index)
-        self.collector.enter(collector_settings(self.active))
+        self.collector.enter(self.settings(self.active))
         changed = {k: v for k, v in self.cfg.stages[index].items() if k != "samples"}
         print(f"stage {index + 1}/{len(self.cfg.stages)} from sample {self.samples:,}: "
               f"{changed or 'the config as it is'}", flush=True)
@@ -443,13 +563,14 @@ class Trainer:
             # decisions of hands still running have no final reward yet: learn their policy only
             open_rows = {j for rows in pending.values() for j in rows if j < n}
             has_value = np.array([j not in open_rows for j in range(n)])
-            t_obs = torch.as_tensor(np.array(obs[:n]))
+            dev = self.compute.device
+            t_obs = torch.as_tensor(np.array(obs[:n])).to(dev)
             t_mask = torch.as_tensor(np.unpackbits(np.array(masks[:n]), axis=1)
-                                     [:, :games.num_actions].astype(bool))
-            t_act = torch.as_tensor(np.array(actions[:n]))
-            t_ret = torch.as_tensor(target[:n])
-            t_has = torch.as_tensor(has_value)
-            t_state = torch.as_tensor(np.array(states[:n])) if states else None
+                                     [:, :games.num_actions].astype(bool)).to(dev)
+            t_act = torch.as_tensor(np.array(actions[:n])).to(dev)
+            t_ret = torch.as_tensor(target[:n]).to(dev)
+            t_has = torch.as_tensor(has_value).to(dev)
+            t_state = torch.as_tensor(np.array(states[:n])).to(dev) if states else None
 
             def imitation_loss(idx):
                 rows, cols, logp, values = self.net.legal_log_probs(
@@ -461,13 +582,16 @@ class Trainer:
                 return policy_loss + cfg.vf_coef * value_loss, {
                     "policy_loss": policy_loss.item(), "value_loss": value_loss.item()}
 
-            losses = fit(self.net, optimizer, n, epochs=cfg.imitation_epochs,
-                         minibatch=cfg.minibatch, generator=self.generator,
-                         max_grad_norm=cfg.max_grad_norm, loss_fn=imitation_loss)
+            with compute.threads(self.compute.threads):
+                losses = fit(self.net, optimizer, n, epochs=cfg.imitation_epochs,
+                             minibatch=cfg.minibatch, generator=self.generator,
+                             max_grad_norm=cfg.max_grad_norm, loss_fn=imitation_loss,
+                             precision=self.compute.precision, device_type=dev.type)
+                with torch.no_grad(), self.compute.autocast():
+                    logits, _ = self.net(t_obs[:4096], t_mask[:4096])
+                    agreement = (logits.argmax(-1) == t_act[:4096]).float().mean().item()
+            self.sync_actor()
             self.imitated += n
-            with torch.no_grad():
-                logits, _ = self.net(t_obs[:4096], t_mask[:4096])
-                agreement = (logits.argmax(-1) == t_act[:4096]).float().mean().item()
             policy_loss, value_loss = np.mean(losses["policy_loss"]), np.mean(losses["value_loss"])
             self.writer.add_scalar("imitation/policy_loss", policy_loss, self.imitated)
             self.writer.add_scalar("imitation/agreement", agreement, self.imitated)
@@ -479,12 +603,28 @@ class Trainer:
 
     # --- learning -----------------------------------------------------------------------------
 
+    def complete(self, batch: dict) -> dict:
+        """A batch collected with its values to come (a global critic, see
+        ``agents.selfplay.SelfPlay``'s ``values_later``) with the critic's values of all its
+        rows, and the advantages and returns they give; any other batch as it is."""
+        if "adv" in batch:
+            return batch
+        dev = self.compute.device
+        with compute.threads(self.compute.threads), self.compute.autocast():
+            values = self.net.values(torch.as_tensor(batch["state"]).to(dev)).cpu().numpy()
+        cfg = self.cfg
+        pending = Batch(**{"value": None, "adv": None, "ret": None, **batch})
+        return pending.with_values(values, cfg.gamma, cfg.gae_lambda).as_dict()
+
     def update(self, batch: dict) -> dict:
         cfg = self.cfg
-        t = {k: torch.as_tensor(v) for k, v in batch.items()}
+        dev = self.compute.device
+        batch = self.complete(batch)
+        t = {k: torch.as_tensor(v) for k, v in batch.items() if k not in ("reward", "lengths")}
         t["obs"], t["mask"] = t["obs"].float(), t["mask"].bool()
         for k in ("logp", "value", "adv", "ret"):
             t[k] = t[k].float()
+        t = {k: v.to(dev) for k, v in t.items()}
 
         def loss(idx):
             adv = t["adv"][idx]
@@ -494,9 +634,12 @@ class Trainer:
                             vf_coef=cfg.vf_coef, ent_coef=self.active.ent_coef,
                             states=t["state"][idx] if "state" in t else None)
 
-        stats = fit(self.net, self.optimizer, len(t["action"]), epochs=cfg.epochs,
-                    minibatch=cfg.minibatch, generator=self.generator,
-                    max_grad_norm=cfg.max_grad_norm, loss_fn=loss)
+        with compute.threads(self.compute.threads):  # every core: collection is idle now
+            stats = fit(self.net, self.optimizer, len(t["action"]), epochs=cfg.epochs,
+                        minibatch=cfg.minibatch, generator=self.generator,
+                        max_grad_norm=cfg.max_grad_norm, loss_fn=loss,
+                        precision=self.compute.precision, device_type=dev.type)
+        self.sync_actor()
         out = {k: float(np.mean(v)) for k, v in stats.items()}
         ret, val = batch["ret"], batch["value"]
         out["explained_variance"] = float(1 - np.var(ret - val) / np.var(ret)) \
@@ -510,7 +653,7 @@ class Trainer:
 
     def save(self, name: str) -> str:
         path = os.path.join(self.run_path, name)
-        torch.save({
+        torch.save(on_cpu({
             "game": self.cfg.game, "options": self.cfg.options,
             "net": {"hidden": list(self.cfg.hidden), "critic": self.cfg.critic},
             "model": self.net.state_dict(),
@@ -520,7 +663,7 @@ class Trainer:
             "next_seed": self.collector.next_seed, "imitated": self.imitated,
             "workers": self.collector.state() if self.cfg.workers else None,
             "elapsed": self.seconds(),
-        }, path)
+        }), path)
         return path
 
     def train(self) -> dict:
@@ -529,8 +672,6 @@ class Trainer:
         if self.imitated < cfg.imitation_samples:
             self.imitate()
             self.save("checkpoint.pt")
-        # PPO's samples/s: the clock starts after the imitation phase
-        last_samples, last_time = self.samples, time.perf_counter()
         if cfg.curve_every and self.iteration == 0 and self.samples < cfg.total_samples:
             self.curve_point()  # where PPO starts
         if cfg.stages and self.samples < cfg.total_samples:
@@ -538,45 +679,64 @@ class Trainer:
         while self.samples < cfg.total_samples:
             if cfg.stages and stage_at(cfg, self.samples) != self.stage:
                 self._enter_stage(stage_at(cfg, self.samples))
-            for group in self.optimizer.param_groups:  # the stage's lr, maybe annealed
-                group["lr"] = self.active.lr * (max(0.0, 1 - self.samples / cfg.total_samples)
-                                                if cfg.anneal_lr else 1.0)
+            lr = learning_rate(cfg, self.samples)  # the stage's schedule
+            for group in self.optimizer.param_groups:
+                group["lr"] = lr
+            began = time.perf_counter()
+            self.timing = {"collect": 0.0, "update": 0.0, "eval": 0.0}
             batch = self.collect()
+            self.timing["collect"] = time.perf_counter() - began
             stats = self.update(batch)
+            self.timing["update"] = time.perf_counter() - began - self.timing["collect"]
             self.iteration += 1
             self.samples += len(batch["action"])
-            now = time.perf_counter()
-            sps = (self.samples - last_samples) / max(now - last_time, 1e-9)
-            last_samples, last_time = self.samples, now
-            win = self.win_rate()
-            payoff = self.collector.mean_payoff("heuristic")
-            self.log("ppo", iteration=self.iteration, stage=self.stage, samples_per_s=round(sps),
-                     win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
-                     **{k: round(v, 5) for k, v in stats.items()})
-            for key, value in stats.items():
-                self.writer.add_scalar(f"losses/{key}", value, self.samples)
-            self.writer.add_scalar("charts/SPS", sps, self.samples)
-            if win is not None:
-                self.writer.add_scalar("charts/win_rate_vs_heuristic", win, self.samples)
-                self.writer.add_scalar("charts/payoff_vs_heuristic", payoff, self.samples)
             if cfg.curve_every and self.iteration % cfg.curve_every == 0:
-                self.curve_point()
+                self.curve_point()  # adds its seconds to timing["eval"]
+            self.curve_results()  # curve evaluations that finished on Ray meanwhile
             if self.iteration % cfg.snapshot_every == 0:
-                self.pool.append({k: v.clone() for k, v in self.net.state_dict().items()})
+                self.pool.append({k: v.detach().cpu().clone()
+                                  for k, v in self.net.state_dict().items()})
                 self.pool = self.pool[-cfg.pool_size:]
                 self.collector.set_pool(self.pool)
             if self.iteration % cfg.checkpoint_every == 0:
                 self.save("checkpoint.pt")
+            seconds = time.perf_counter() - began  # the whole iteration, end to end
+            sps = len(batch["action"]) / max(seconds, 1e-9)
+            other = seconds - sum(self.timing.values())  # snapshots, checkpoints, logs
+            win = self.win_rate()
+            payoff = self.collector.mean_payoff("heuristic")
+            self.log("ppo", iteration=self.iteration, stage=self.stage, samples_per_s=round(sps),
+                     lr=lr, collect_s=round(self.timing["collect"], 3),
+                     update_s=round(self.timing["update"], 3),
+                     eval_s=round(self.timing["eval"], 3), other_s=round(other, 3),
+                     update_samples_per_s=round(len(batch["action"]) /
+                                                max(self.timing["update"], 1e-9)),
+                     win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
+                     **{k: round(v, 6) for k, v in stats.items()})
+            for key, value in stats.items():
+                self.writer.add_scalar(f"losses/{key}", value, self.samples)
+            self.writer.add_scalar("charts/SPS", sps, self.samples)
+            self.writer.add_scalar("charts/learning_rate", lr, self.samples)
+            for part, value in self.timing.items():
+                self.writer.add_scalar(f"time/{part}_s", value, self.samples)
+            self.writer.add_scalar("time/iteration_s", seconds, self.samples)
+            if win is not None:
+                self.writer.add_scalar("charts/win_rate_vs_heuristic", win, self.samples)
+                self.writer.add_scalar("charts/payoff_vs_heuristic", payoff, self.samples)
             if self.iteration % cfg.log_every == 0:
                 done = min(1.0, self.samples / cfg.total_samples)
                 bar = "#" * int(done * 20)
                 print(f"[{bar:<20}] iter {self.iteration} | {self.samples:,}/{cfg.total_samples:,}"
-                      f" samples | {sps:,.0f} samples/s | win vs heuristic "
-                      f"{'n/a' if win is None else f'{win:.2f}'} (recent hands) | kl "
-                      f"{stats['approx_kl']:.4f} | entropy {stats['entropy']:.2f}", flush=True)
+                      f" samples | {sps:,.0f} samples/s (collect {self.timing['collect']:.1f} s, "
+                      f"update {self.timing['update']:.1f} s, eval {self.timing['eval']:.1f} s) | "
+                      f"win vs heuristic {'n/a' if win is None else f'{win:.2f}'} (recent "
+                      f"hands) | lr {lr:.2e} | kl {stats['approx_kl']:.5f} | clip "
+                      f"{stats['clip_fraction']:.3f} | entropy {stats['entropy']:.2f}", flush=True)
         self.save("checkpoint.pt")
         final = self.save("final.pt")
         self.collector.close()
+        if self.evaluator is not None:  # the last curve points, before the final evaluations
+            self.curve_results(wait=True)
         slim(final, os.path.join(self.run_path, "agent.pt"))
         self.writer.flush()
         result = {"checkpoint": final, "samples": self.samples, "iterations": self.iteration,
@@ -586,28 +746,55 @@ class Trainer:
             result["evaluation"] = self.evaluate(cfg.eval_deals, "heuristic")
         return result
 
+    def playing_agent(self) -> "PPOAgent":
+        """The greedy policy as it stands, for evaluations: a CPU network of its own (training
+        goes on changing the learner's), acting in the run's precision."""
+        net = self.make_net()
+        net.load_state_dict({k: v.detach().cpu() for k, v in self.net.state_dict().items()})
+        return PPOAgent(self.cfg.game, net, greedy=True, precision=self.compute.precision)
+
     def curve_point(self) -> None:
         """A learning-curve evaluation: ``curve_deals`` duplicate pairs against the heuristic
-        under each option set, on seeds apart from the final evaluation's."""
-        agent = PPOAgent(self.cfg.game, self.net, greedy=True)
+        under each option set, on seeds apart from the final evaluation's. With Ray workers
+        they are Ray tasks that run while training goes on (``curve_results`` logs them when
+        they finish); else they are played here, and their seconds count as evaluation."""
+        began = time.perf_counter()
+        agent = self.playing_agent()
         for options in option_sets(self.cfg):
+            if self.evaluator is not None:
+                self.evaluator.submit((self.samples, self.iteration, options), self.cfg.game,
+                                      agent, self.heuristic, self.cfg.curve_deals,
+                                      dict(options), seed=20_000_000 + self.cfg.seed)
+                continue
             stats = duplicate(self.cfg.game, agent, self.heuristic, self.cfg.curve_deals,
                               dict(options), seed=20_000_000 + self.cfg.seed)
-            low, high = stats["win_rate_ci95"]
-            print(f"curve: PPO vs heuristic{' ' + str(options) if options else ''} at "
-                  f"{self.samples:,} samples: win rate {stats['win_rate']:.3f} ({low:.3f}.."
-                  f"{high:.3f}) on {self.cfg.curve_deals} pairs, mean payoff per game "
-                  f"{stats['mean_payoff_per_game']:+.3f}", flush=True)
-            self.log("curve", options=options, deals=self.cfg.curve_deals,
-                     win_rate=stats["win_rate"], win_rate_ci95=stats["win_rate_ci95"],
-                     mean_payoff_per_game=stats["mean_payoff_per_game"])
-        self.writer.add_scalar("eval/curve_win_rate_vs_heuristic", stats["win_rate"],
-                               self.samples)
+            self._curve_record(self.samples, options, stats)
+        if self.timing:
+            self.timing["eval"] += time.perf_counter() - began
+
+    def curve_results(self, wait: bool = False) -> None:
+        """Log the curve evaluations that Ray finished (all of them, waiting, with ``wait``)."""
+        if self.evaluator is None:
+            return
+        for (samples, _, options), stats in self.evaluator.results(wait):
+            self._curve_record(samples, options, stats)
+
+    def _curve_record(self, samples: int, options: dict, stats: dict) -> None:
+        low, high = stats["win_rate_ci95"]
+        print(f"curve: PPO vs heuristic{' ' + str(options) if options else ''} at "
+              f"{samples:,} samples: win rate {stats['win_rate']:.3f} ({low:.3f}.."
+              f"{high:.3f}) on {self.cfg.curve_deals} pairs, mean payoff per game "
+              f"{stats['mean_payoff_per_game']:+.3f}", flush=True)
+        self.log("curve", at_samples=samples, options=options, deals=self.cfg.curve_deals,
+                 win_rate=stats["win_rate"], win_rate_ci95=stats["win_rate_ci95"],
+                 mean_payoff_per_game=stats["mean_payoff_per_game"],
+                 mean_payoff_ci95=stats["mean_payoff_ci95"])
+        self.writer.add_scalar("eval/curve_win_rate_vs_heuristic", stats["win_rate"], samples)
 
     def evaluate(self, deals: int, opponent: str = "heuristic") -> dict:
         """Duplicate evaluation against ``opponent`` ("heuristic" or "random") under each set
         of training options, with a progress line."""
-        agent = PPOAgent(self.cfg.game, self.net, greedy=True)
+        agent = self.playing_agent()
         other = self.heuristic if opponent == "heuristic" else RandomAgent(self.cfg.game,
                                                                            self.cfg.seed)
         variants = option_sets(self.cfg)

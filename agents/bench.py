@@ -19,7 +19,7 @@ batch (its own ``act_batch``) on the same positions, at batch 64 and 1024; and t
 samples/s of ``train.py`` (``Trainer.collect``) with ``configs/dagong.yaml`` and
 ``configs/dabang.yaml`` settings, before (each state stepped by its own ``apply``, the heuristic
 opponents deciding per row, ``torch.multinomial``) and after (the games' batched engines, the
-batched heuristics, ``agents.ppo.sample_categorical``).
+batched heuristics, ``PolicyNet.act``'s draw over the legal actions only).
 
 ``python -m agents.bench ray`` prints the collection samples/s of ``train.py`` with 0 (in
 this process), 1 and 2 Ray rollout workers (``workers: N``, a local Ray instance), both games'
@@ -32,7 +32,9 @@ Run on an idle machine.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import io
 import sys
 import time
 
@@ -124,6 +126,18 @@ def heuristic_rates(game: str, batch: int, seconds: float,
     return rates[0], rates[1]
 
 
+def _act_before(net, obs, mask, greedy: bool = False, generator=None, state=None):
+    """``PolicyNet.act`` before batching: the full masked logits, ``torch.multinomial``."""
+    import torch
+
+    with torch.no_grad():
+        logits, value = net(obs, mask, state)
+        action = logits.argmax(dim=-1) if greedy else torch.multinomial(
+            torch.softmax(logits, dim=-1), 1, generator=generator).squeeze(-1)
+        logp = torch.log_softmax(logits, dim=-1).gather(-1, action[:, None]).squeeze(-1)
+    return action, logp, value
+
+
 def collection_rate(config: str, seconds: float, per_row: bool = False,
                     overrides: tuple = ("rollout_samples=2048",)) -> float:
     """Learner samples/s of ``train.py``'s ``Trainer.collect`` with ``config``'s settings (the
@@ -138,7 +152,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
     from agents import ppo
     from agents.base import Agent
 
-    sampler = ppo.sample_categorical
+    act = ppo.PolicyNet.act
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = train.load_config(config, [f"run_dir={run_dir}", "eval_deals=0", *overrides])
         trainer = train.Trainer(cfg)
@@ -148,8 +162,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
             # the same games, each state stepped by its own apply
             trainer.collector.deal(train.collector_settings(cfg),
                                    trainer.collector.games.seeds[0], batched=False)
-            ppo.sample_categorical = lambda probs, generator: torch.multinomial(
-                probs, 1, generator=generator).squeeze(-1)
+            ppo.PolicyNet.act = _act_before
         try:
             if cfg.workers:  # the actors' start-up is not collection
                 trainer.collect()
@@ -158,7 +171,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
                 samples += len(trainer.collect()["action"])
             return samples / (time.perf_counter() - start)
         finally:
-            ppo.sample_categorical = sampler
+            ppo.PolicyNet.act = act
             trainer.writer.close()
 
 
@@ -203,6 +216,91 @@ def update_rate(config: str, samples: int = 8192) -> float:
             trainer.writer.close()
 
 
+def train_phase(config: str, samples: int, overrides: tuple = ()) -> dict:
+    """Time ``config``'s PPO phase for ``samples`` samples after one warm-up iteration (no
+    imitation, no evaluations): seconds in collection and in the update, and samples/s end to
+    end and through the update alone, from the run's own per-iteration log. ``overrides``:
+    ``key=value`` settings over the config (precision, device, torch_threads)."""
+    import json
+    import os
+    import tempfile
+
+    import train
+
+    with tempfile.TemporaryDirectory() as run_dir:
+        cfg = train.load_config(config, [f"run_dir={run_dir}", "run_name=bench",
+                                         "imitation_samples=0", "eval_deals=0", "curve_every=0",
+                                         "checkpoint_every=1000000", "stages=[]",
+                                         *overrides])
+        cfg.total_samples = samples + cfg.rollout_samples  # and a warm-up iteration
+        with contextlib.redirect_stdout(io.StringIO()):  # its progress lines: not the bench's
+            trainer = train.Trainer(cfg)
+            trainer.train()
+        trainer.writer.close()
+        with open(os.path.join(run_dir, "bench", "metrics.jsonl"), encoding="utf-8") as f:
+            records = [r for r in map(json.loads, f) if r["phase"] == "ppo"]
+    # the first iteration warms up (first calls, allocations): not counted
+    warm, rows = records[0], records[1:]
+    done = rows[-1]["samples"] - warm["samples"]
+    parts = {k: sum(r[f"{k}_s"] for r in rows) for k in ("collect", "update", "eval", "other")}
+    total = sum(parts.values())
+    return {"setting": trainer.compute.describe(), "samples": done, "iterations": len(rows),
+            **parts, "seconds": total,
+            "samples_per_s": done / total, "update_samples_per_s": done / parts["update"]}
+
+
+def curve_cost(config: str, overrides: tuple = ()) -> dict:
+    """Seconds of one learning-curve evaluation of ``config`` (``curve_deals`` pairs under each
+    option set) and its share of the run's time at ``curve_every`` iterations apart, given the
+    seconds of one iteration (filled in by ``bench_train``)."""
+    import tempfile
+
+    import train
+
+    with tempfile.TemporaryDirectory() as run_dir:
+        cfg = train.load_config(config, [f"run_dir={run_dir}", "imitation_samples=0",
+                                         "eval_deals=0", *overrides])
+        with contextlib.redirect_stdout(io.StringIO()):
+            trainer = train.Trainer(cfg)
+            trainer.timing = {}
+            start = time.perf_counter()
+            trainer.curve_point()
+            seconds = time.perf_counter() - start
+        trainer.writer.close()
+    return {"seconds": seconds, "every": cfg.curve_every, "deals": cfg.curve_deals}
+
+
+def bench_train(games=GAMES, samples: int = 65536) -> dict:
+    """The shipped configs' PPO phase, ``samples`` samples each, in two settings in one run:
+    "before" (fp32 on the CPU, one torch thread) and "now" (the config's precision, device
+    and threads)."""
+    results = {}
+    print(f"agents.bench train: {samples:,} PPO samples per setting after a warm-up iteration "
+          f"(no imitation, no evaluations)")
+    header = (f"{'config':<20} {'setting':<7} {'collect s':>9} {'update s':>9} {'samples/s':>10}"
+              f" {'update samples/s':>17} {'vs before':>10} {'update vs before':>17}")
+    for game in games:
+        config = f"configs/{game}.yaml"
+        before = train_phase(config, samples, ("precision=fp32", "device=cpu",
+                                               "torch_threads=1"))
+        now = train_phase(config, samples)
+        curve = curve_cost(config)
+        results[game] = {"before": before, "now": now, "curve": curve}
+        print(header)
+        for name, r in (("before", before), ("now", now)):
+            print(f"{config:<20} {name:<7} {r['collect']:>9.1f} {r['update']:>9.1f} "
+                  f"{r['samples_per_s']:>10,.0f} {r['update_samples_per_s']:>17,.0f} "
+                  f"{r['samples_per_s'] / before['samples_per_s']:>9.2f}x "
+                  f"{r['update_samples_per_s'] / before['update_samples_per_s']:>16.2f}x")
+        print(f"  before: {before['setting']}\n  now: {now['setting']}")
+        per_iter = now["seconds"] / now["iterations"] * curve["every"]
+        share = curve["seconds"] / (per_iter + curve["seconds"]) if per_iter else 0
+        print(f"  a learning-curve evaluation ({curve['deals']} pairs per option set, now): "
+              f"{curve['seconds']:.1f} s, every {curve['every']} iterations "
+              f"= {share:.1%} of the PPO phase's time", flush=True)
+    return results
+
+
 def bench_ray(seconds: float, workers=(0, 1, 2)) -> dict:
     """train.py's collection samples/s with 0, 1 and 2 Ray rollout workers."""
     import ray
@@ -232,10 +330,16 @@ def bench_ray(seconds: float, workers=(0, 1, 2)) -> dict:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=(*GAMES, "ray"), nargs="?",
+    parser.add_argument("game", choices=(*GAMES, "ray", "train"), nargs="?",
                         help="time one game's batched engine against one env per game; "
                              "'ray': train.py's collection with 0, 1 and 2 Ray workers; "
+                             "'train': the shipped configs' PPO phase before (fp32, one "
+                             "thread) and now (their precision, device and threads); "
                              "without it, the heuristics and train.py's collection")
+    parser.add_argument("--game", dest="only", choices=GAMES,
+                        help="with 'train': one game's config only")
+    parser.add_argument("--samples", type=int, default=65536,
+                        help="with 'train': PPO samples per setting (default 65,536)")
     parser.add_argument("--envs", type=int, default=128, help="games in lockstep (default 128)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--checkpoint", help="PPO checkpoint to time (default: a fresh network)")
@@ -243,6 +347,17 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.envs < 1 or args.seconds <= 0 or args.threads < 1:
         parser.error("--envs and --threads must be >= 1 and --seconds > 0")
+    if args.samples < 1:
+        parser.error("--samples must be >= 1")
+    if args.only and args.game != "train":
+        parser.error("--game goes with 'train'")
+    if args.game == "train":
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            parser.error('train needs torch: pip install -e ".[train]"')
+        bench_train((args.only,) if args.only else GAMES, args.samples)
+        return
     if args.game == "ray":
         try:
             import ray  # noqa: F401

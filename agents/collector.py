@@ -4,7 +4,8 @@ collects (``Collector``). ``train.py`` runs one in its own process (``workers: 0
 ``agents.distributed`` runs one in each Ray actor and merges their batches.
 
 Settings are a plain mapping of the training config's fields (``game``, ``num_envs``,
-``options``, ``opponents``, ``gamma``, ``gae_lambda``, ``score_shaping``, ``critic``),
+``options``, ``opponents``, ``gamma``, ``gae_lambda``, ``score_shaping``, ``critic``, and
+``precision``, the precision the learner and its frozen snapshots act in),
 so that a remote process needs nothing of ``train.py``.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from agents.compute import autocast
 from agents.ppo import PPOAgent
 from agents.selfplay import Batch, SelfPlay
 from agents.shaping import shaping_for
@@ -51,7 +53,9 @@ class Collector:
             self.games, self.rng, settings["opponents"], self.players, settings["gamma"],
             settings["gae_lambda"], shaping=shaping_for(settings["game"]),
             shaping_weight=settings["score_shaping"],
-            with_states=settings["critic"] == "global")
+            with_states=settings["critic"] == "global",
+            # a critic of its own: its values come from the learner, batch by batch
+            values_later=settings["critic"] == "global")
         self.selfplay.frozen = self.frozen
 
     def enter(self, settings: dict) -> None:
@@ -75,20 +79,28 @@ class Collector:
     def _frozen_agent(self, state_dict) -> PPOAgent:
         net = self.make_net()
         net.load_state_dict(state_dict)
-        return PPOAgent(self.game, net, greedy=False, seed=self.seed)
+        return PPOAgent(self.game, net, greedy=False, seed=self.seed,
+                        precision=self.settings.get("precision", "fp32"))
 
     def policy(self, obs: np.ndarray, masks: np.ndarray, states: np.ndarray | None = None):
         """The learner's sampled actions, log-probabilities and values (numpy); ``states``
-        (global states) feed a global critic."""
-        action, logp, value = self.net.act(
-            torch.as_tensor(obs), torch.as_tensor(masks), generator=self.generator,
-            state=None if states is None else torch.as_tensor(states))
+        (global states) feed a global critic (without them its values are ``None``: they come
+        later, from the learner; see ``SelfPlay``'s ``values_later``)."""
+        with autocast(self.settings.get("precision", "fp32")):
+            action, logp, value = self.net.act(
+                torch.as_tensor(obs), torch.as_tensor(masks), generator=self.generator,
+                state=None if states is None else torch.as_tensor(states))
         return (action.numpy(), logp.numpy().astype(np.float64),
-                value.numpy().astype(np.float64))
+                None if value is None else value.numpy().astype(np.float64))
 
     def collect(self, samples: int) -> Batch:
         """Play until ``samples`` learner decisions of finished episodes are ready."""
-        return self.selfplay.collect(self.policy, samples)
+        # one autocast region over the whole collection, not one per step: autocast keeps
+        # the bf16 copies of the weights it casts until the region ends, and the weights do
+        # not change while collecting (a region per step cast them anew at every step, which
+        # cost more than bf16 saved on batches of 64-128 rows)
+        with autocast(self.settings.get("precision", "fp32")):
+            return self.selfplay.collect(self.policy, samples)
 
     def results(self) -> list:
         """(opponent kind, learner side's reward) of the recent finished games."""

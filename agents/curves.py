@@ -72,7 +72,9 @@ def plot(runs: list[tuple[str, list[dict]]], out: str, title: str | None = None)
         for col, x in enumerate(("samples", "seconds")):
             scale = 1e6 if x == "samples" else 3600
             for opt, points in data["curves"].items():
-                xs = [p[x] / scale for p in points]
+                # a curve point taken on Ray while training went on is logged later than the
+                # weights it played: at_samples says which
+                xs = [p.get(f"at_{x}", p[x]) / scale for p in points]
                 tag = f"{name}: {opt}" if len(runs) > 1 else opt
                 line, = axes[0][col].plot(xs, [p["win_rate"] for p in points], marker=".",
                                           label=tag)
@@ -81,6 +83,10 @@ def plot(runs: list[tuple[str, list[dict]]], out: str, title: str | None = None)
                                           color=line.get_color(), alpha=0.15)
                 axes[1][col].plot(xs, [p["mean_payoff_per_game"] for p in points], marker=".",
                                   color=line.get_color(), label=tag)
+                if all(p.get("mean_payoff_ci95") for p in points):
+                    axes[1][col].fill_between(xs, [p["mean_payoff_ci95"][0] for p in points],
+                                              [p["mean_payoff_ci95"][1] for p in points],
+                                              color=line.get_color(), alpha=0.15)
             if data["training"]:
                 xs = [r[x] / scale for r in data["training"]]
                 tag = f"{name}: training games" if len(runs) > 1 else "training games"

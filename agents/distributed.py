@@ -34,7 +34,7 @@ import ray
 import torch
 
 from agents.collector import Collector
-from agents.evaluate import play_pairs
+from agents.evaluate import chunk_seed, combine, deal_chunks, play_pairs
 from agents.heuristics import heuristic_for
 from agents.ppo import make_net
 from agents.random_agent import RandomAgent
@@ -47,7 +47,7 @@ ActorLost = ray.exceptions.RayActorError
 
 def connect(address: str | None = None, workers: int = 1) -> None:
     """Join the Ray cluster at ``address`` or start a local instance (CPUs for ``workers``
-    actors at least); nothing if Ray is already running in this process."""
+    actors or tasks at least); nothing if Ray is already running in this process."""
     if ray.is_initialized():
         return
     if address:
@@ -91,6 +91,8 @@ def unpack(data: dict) -> Batch:
     for key in ("obs", "state"):
         if key in data:
             data[key] = data[key].astype(np.float32)
+    for key in ("value", "adv", "ret"):  # absent from a batch whose values come later
+        data.setdefault(key, None)
     return Batch(**data)
 
 
@@ -120,8 +122,8 @@ class RolloutWorker:
 
         self.collector = Collector(game, seed, new_net(), new_net, rng, generator,
                                    {"heuristic": heuristic, "random": RandomAgent(game, own)})
-        self.collector.set_pool(pool)
         self.collector.deal(settings, first)
+        self.collector.set_pool(pool)  # (after the settings: the snapshots act in its precision)
         self.reported = 0  # finished games already reported
 
     def collect(self, weights: dict, samples: int) -> tuple[dict, list]:
@@ -154,12 +156,13 @@ class RayCollector:
     """``Collector``'s interface over ``workers`` Ray actors (see the module docstring).
 
     ``after_dispatch(self)``, if set, is called once an iteration's work is sent (a test kills
-    an actor there)."""
+    an actor there). ``spare_cpus``: CPUs a local instance keeps beside the actors (for
+    ``AsyncEvaluator``'s tasks, which would otherwise wait for the actors to end)."""
 
     def __init__(self, settings: dict, net, hidden, workers: int, seed: int,
                  address: str | None = None, pool: list | None = None,
-                 saved: list | None = None):
-        connect(address, workers)
+                 saved: list | None = None, spare_cpus: int = 0):
+        connect(address, workers + spare_cpus)
         self.settings, self.net, self.hidden, self.seed = dict(settings), net, hidden, seed
         self.pool = list(pool or [])
         self.restarts = 0  # actors replaced so far
@@ -275,3 +278,39 @@ def play_chunks(game: str, agent_a, agent_b, chunks: list, reseeds: list, option
         if progress is not None:
             progress(done)
     return parts
+
+
+class AsyncEvaluator:
+    """Duplicate evaluations (``agents.evaluate.duplicate``'s chunks and statistics) as Ray
+    tasks that run while the caller goes on: ``train.py``'s learning-curve points with
+    ``workers > 0``. ``submit`` sends one evaluation (its agents as they are now: the caller
+    passes a copy of the learner); ``results`` returns the finished ones in the order they were
+    submitted, each exactly what ``duplicate`` returns for the same arguments. Each task runs on
+    one CPU with one torch thread."""
+
+    def __init__(self, address: str | None = None, workers: int = 1):
+        connect(address, workers)
+        self.pending: list = []  # (tag, chunk refs), in submission order
+
+    def submit(self, tag, game: str, agent_a, agent_b, deals: int, options: dict | None,
+               seed: int, batch: int = 256) -> None:
+        task = ray.remote(num_cpus=1)(_play_chunk)
+        a_ref = ray.put(agent_a)
+        b_ref = a_ref if agent_b is agent_a else ray.put(agent_b)
+        starts, chunks = deal_chunks(deals, seed)
+        refs = [task.remote(game, a_ref, b_ref, chunk, options, chunk_seed(seed, start), batch)
+                for start, chunk in zip(starts, chunks)]
+        self.pending.append((tag, refs))
+
+    def results(self, wait: bool = False) -> list:
+        """``[(tag, statistics)]`` of the evaluations finished so far (all of them, waiting
+        for them, with ``wait``), oldest first; an evaluation is returned once."""
+        out = []
+        while self.pending:
+            tag, refs = self.pending[0]
+            ready, _ = ray.wait(refs, num_returns=len(refs), timeout=None if wait else 0)
+            if len(ready) < len(refs):
+                break
+            out.append((tag, combine(ray.get(refs))))
+            self.pending.pop(0)
+        return out

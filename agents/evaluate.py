@@ -155,9 +155,7 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
     ``records(seed, a_side, a_first, b_first)``, if given, hears every deal pair's two games
     (``Finished`` with their actions; A on ``a_side`` in ``a_first``, B there in ``b_first``)
     in deal order, e.g. to write game records; the games and statistics are the same."""
-    chunks = [list(range(seed + start, seed + min(start + CHUNK, deals)))
-              for start in range(0, deals, CHUNK)]
-    starts = list(range(0, deals, CHUNK))
+    starts, chunks = deal_chunks(deals, seed)
     if workers:
         from agents.distributed import play_chunks
         parts = play_chunks(game, agent_a, agent_b, chunks,
@@ -181,6 +179,19 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
                 part = part[:3]  # the games are written: keep only the scores
             parts.append(part)
             done += 2 * len(chunk)
+    return combine(parts)
+
+
+def deal_chunks(deals: int, seed: int) -> tuple[list[int], list[list[int]]]:
+    """The chunks of an evaluation of ``deals`` pairs from seed ``seed``: each chunk's first
+    deal index and its deal seeds (``CHUNK`` pairs each)."""
+    starts = list(range(0, deals, CHUNK))
+    return starts, [list(range(seed + start, seed + min(start + CHUNK, deals)))
+                    for start in starts]
+
+
+def combine(parts: list) -> dict:
+    """The statistics (``summarize``) of the chunks' ``play_pairs`` results, in chunk order."""
     a_scores, b_scores, per_game = ([x for part in parts for x in part[i]] for i in range(3))
     return summarize(a_scores, b_scores, per_game)
 

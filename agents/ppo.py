@@ -21,9 +21,11 @@ import torch
 from torch import nn
 
 from agents.base import Agent, check_game
+from agents.compute import autocast
 from cardenv.games import make_game
 
 MASKED = -1e9
+COLUMN_STEP = 64  # the policy head's columns are taken in multiples of this (_legal_logits)
 
 
 CRITICS = ("local", "global")
@@ -83,12 +85,23 @@ class PolicyNet(nn.Module):
         """``(masked logits, value)`` for ``(B, D)`` observations and ``(B, N)`` bool masks; a
         global critic needs ``(B, S)`` global states for the value (``None`` without them)."""
         features = self.trunk(obs * self.scale)
-        logits = self.policy(features).masked_fill(~mask, MASKED)
+        # float32 out whatever the precision inside (bf16 autocast): the softmax, the sampling
+        # and the losses work on float32
+        logits = self.policy(features).float().masked_fill(~mask, MASKED)
         if self.critic == "global":
             if state is None:
                 return logits, None
             features = self.critic_trunk(state * self.state_scale)
-        return logits, self.value(features).squeeze(-1)
+        return logits, self.value(features).squeeze(-1).float()
+
+    def values(self, states: torch.Tensor, chunk: int = 4096) -> torch.Tensor:
+        """A global critic's values of ``(B, S)`` global states, ``chunk`` rows at a time, no
+        gradients (float32; the caller's autocast applies)."""
+        with torch.no_grad():
+            return torch.cat([
+                self.value(self.critic_trunk(states[i:i + chunk] * self.state_scale))
+                .squeeze(-1).float() for i in range(0, len(states), chunk)]) \
+                if len(states) else torch.zeros(0)
 
     def legal_log_probs(self, obs: torch.Tensor, mask: torch.Tensor,
                         state: torch.Tensor | None = None) -> tuple:
@@ -97,76 +110,100 @@ class PolicyNet(nn.Module):
         row-major order -- the same numbers as ``log_softmax(forward(...)[0])`` at those
         places (masked logits are ``MASKED``: their probability is 0), up to float rounding.
 
-        Why: a row has a few legal actions out of thousands (Dagong: 5.7 of 2,419 on average
-        in training), so the policy head's rows for the legal actions alone cost a few
-        hundredths of the full ``(B, 512) x (512, N)`` product, which was half the update's
-        arithmetic (the update runs 2.2x faster). Where more than 1% of the mask is legal
-        (Dabang: 9.3 of 404) the gathers cost more than they save and the full product is
-        used."""
+        Why: a row has a few legal actions out of hundreds or thousands (Dagong: about 10 of
+        2,419 in training), and a minibatch uses only some of the actions at all (2,048 Dagong
+        rows: about 830 distinct legal actions; Dabang: about 230 of 404), so the policy head
+        is multiplied by those columns alone, a third of the full ``(B, 512) x (512, N)``
+        product for Dagong, which was half the update's arithmetic. It stays a matrix
+        product, which bf16 speeds up (a gather of each legal pair's row, the way before, did
+        not: 124 against 61 ms per Dagong minibatch in bf16, 161 against 107 ms in fp32)."""
         features = self.trunk(obs * self.scale)
-        rows, cols = mask.nonzero(as_tuple=True)
-        if len(rows) * 100 > mask.numel():
-            logits = self.policy(features).masked_fill(~mask, MASKED)
-            logp = torch.log_softmax(logits, dim=-1)[rows, cols]
-        else:
-            # index_select, not [] indexing: its backward adds the gradients of repeated
-            # indexes in a fixed order (indexing's does not with several threads), so a seeded
-            # run stays reproducible
-            logits = (features.index_select(0, rows) * self.policy.weight.index_select(0, cols)
-                      ).sum(-1) + self.policy.bias.index_select(0, cols)
-            top = torch.full((len(obs),), float("-inf"), dtype=logits.dtype).scatter_reduce(
-                0, rows, logits.detach(), "amax")  # each row's max, for a stable softmax
-            shifted = logits - top.index_select(0, rows)
-            total = torch.zeros(len(obs), dtype=logits.dtype).index_add(0, rows,
-                                                                         shifted.exp())
-            logp = shifted - total.log().index_select(0, rows)
+        rows, cols, logits = self._legal_logits(features, mask)
+        logp = segment_log_softmax(rows, logits, len(obs))
         if self.critic == "global":
             if state is None:
                 return rows, cols, logp, None
             features = self.critic_trunk(state * self.state_scale)
-        return rows, cols, logp, self.value(features).squeeze(-1)
+        return rows, cols, logp, self.value(features).squeeze(-1).float()
+
+    def _legal_logits(self, features: torch.Tensor, mask: torch.Tensor) -> tuple:
+        """``(rows, cols, logits)`` of every legal pair of ``mask``, row-major, the logits in
+        float32: the policy head multiplied by the columns legal somewhere in the batch only
+        (see ``legal_log_probs``)."""
+        if not bool(mask.any(-1).all()):
+            raise ValueError("a row of the mask has no legal action")
+        rows, cols = mask.nonzero(as_tuple=True)
+        # torch.unique sorts: the same columns in the same order every time, and each
+        # (row, column) pair is met once, so the backward sums nothing in a varying order (a
+        # seeded run stays reproducible on several threads)
+        used, at = torch.unique(cols, return_inverse=True)
+        # a multiple of 64 columns (padded with column 0, whose extra copies get no gradient):
+        # a few product shapes, whose kernels bf16 matmuls build once, not one per batch
+        used = torch.cat([used, used.new_zeros(-len(used) % COLUMN_STEP)])
+        logits = nn.functional.linear(features, self.policy.weight.index_select(0, used),
+                                      self.policy.bias.index_select(0, used)).float()[rows, at]
+        return rows, cols, logits
 
     def act(self, obs, mask, greedy: bool = False, generator: torch.Generator | None = None,
             state=None):
-        """Sampled (or greedy) actions with their log-probabilities and values (``None`` for
-        a global critic without ``state``), no gradients."""
+        """Sampled (or greedy: the most likely, the lowest action of equal ones) actions with
+        their log-probabilities and values (``None`` for a global critic without
+        ``state``), no gradients. Only the legal actions' logits are computed (as in
+        ``legal_log_probs``): for Dagong's 2,419 actions, a few hundred columns of the policy
+        head per batch."""
         with torch.no_grad():
-            logits, value = self(obs, mask, state)
+            features = self.trunk(obs * self.scale)
+            rows, cols, logits = self._legal_logits(features, mask)
+            if not bool(torch.isfinite(logits).all()):
+                raise RuntimeError("the policy's logits are not finite (a diverged network?)")
+            logp = segment_log_softmax(rows, logits, len(obs))
             if greedy:
-                action = logits.argmax(dim=-1)
+                score = logp
             else:
-                action = sample_categorical(torch.softmax(logits, dim=-1), generator)
-            logp = torch.log_softmax(logits, dim=-1).gather(-1, action[:, None]).squeeze(-1)
+                score = logp.double() + exponential_race(len(rows), generator, logp.device)
+            pick = segment_first_max(rows, score, len(obs))
+            action, logp = cols[pick], logp[pick]
+            if self.critic == "global":
+                value = None if state is None else self.value(
+                    self.critic_trunk(state * self.state_scale)).squeeze(-1).float()
+            else:
+                value = self.value(features).squeeze(-1).float()
         return action, logp, value
 
 
-def sample_categorical(probs: torch.Tensor, generator: torch.Generator | None = None
-                       ) -> torch.Tensor:
-    """One action per row of ``(B, N)`` probabilities: exactly ``torch.multinomial(probs, 1,
-    generator=generator).squeeze(-1)`` (same actions, same generator state after), about 3x
-    faster on masked rows.
+def segment_log_softmax(rows: torch.Tensor, logits: torch.Tensor, n: int) -> torch.Tensor:
+    """``log_softmax`` of ``logits`` within each row: ``rows[k]`` is the row of entry ``k``
+    (``n`` rows, each with at least one entry)."""
+    top = torch.full((n,), float("-inf"), dtype=logits.dtype,
+                     device=logits.device).scatter_reduce(
+        0, rows, logits.detach(), "amax")  # each row's max, for a stable softmax
+    shifted = logits - top.index_select(0, rows)
+    total = torch.zeros(n, dtype=logits.dtype, device=logits.device).index_add(
+        0, rows, shifted.exp())
+    return shifted - total.log().index_select(0, rows)
 
-    torch samples one category as ``argmax(probs / q)`` with ``q ~ Exp(1)`` drawn by
-    ``exponential_``, i.e. ``float(-log1p(-u))`` from double uniforms ``u``. All the uniforms
-    must be drawn to leave the generator where torch leaves it, but the logarithm, the costly
-    part, is needed only where ``probs > 0``: elsewhere ``probs / q`` is 0, below the row's
-    maximum (a row of probabilities has a positive entry), so the argmax is taken over those
-    entries alone, the first of equal maxima winning as in ``argmax``. A ``u`` of exactly 0 (``q
-    = 0``, where torch divides by zero) takes the full computation. ``tests/agents/test_ppo.py``
-    checks the equality on random masked rows.
-    """
-    if not bool((probs >= 0).all()):  # multinomial's own check (NaN: a diverged network)
-        raise RuntimeError("probability tensor contains either inf, nan or element < 0")
-    u = torch.rand(probs.shape, generator=generator, dtype=torch.float64)
-    if bool((u == 0).any()):
-        return (probs / (-torch.log1p(-u)).to(probs.dtype)).argmax(dim=-1)
-    rows, cols = (probs > 0).nonzero(as_tuple=True)
-    score = probs[rows, cols] / (-torch.log1p(-u[rows, cols])).to(probs.dtype)
-    best = torch.full((len(probs),), float("-inf"), dtype=probs.dtype).scatter_reduce(
-        0, rows, score, "amax")
-    top = score == best[rows]
-    return torch.full((len(probs),), probs.shape[-1], dtype=torch.int64).scatter_reduce(
-        0, rows[top], cols[top], "amin")
+
+def segment_first_max(rows: torch.Tensor, score: torch.Tensor, n: int) -> torch.Tensor:
+    """The index of each row's largest ``score`` (the first of equal ones, entries being in
+    row-major order)."""
+    best = torch.full((n,), float("-inf"), dtype=score.dtype,
+                      device=score.device).scatter_reduce(0, rows, score, "amax")
+    index = torch.arange(len(score), device=score.device)
+    top = score == best.index_select(0, rows)
+    return torch.full((n,), len(score), dtype=torch.int64, device=score.device).scatter_reduce(
+        0, rows[top], index[top], "amin")
+
+
+def exponential_race(count: int, generator: torch.Generator | None = None,
+                     device=None) -> torch.Tensor:
+    """``-log(E)`` for ``count`` independent ``E ~ Exp(1)`` (float64): added to the log-
+    probabilities of a row's entries, its largest sum is a draw from the row's distribution
+    (the smallest of independent ``E_k / p_k`` is entry ``k`` with probability ``p_k``; this
+    is how ``torch.multinomial`` draws one sample, over every column). Drawn for the legal
+    entries only: for Dagong about 10 uniforms a row instead of 2,419."""
+    u = torch.rand(count, generator=generator, dtype=torch.float64)
+    # u = 0 gives E = 0, a sure pick of a legal entry; the clamp keeps the log finite
+    return -torch.log(torch.clamp(-torch.log1p(-u), min=1e-300)).to(device or "cpu")
 
 
 def gae(rewards, values, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
@@ -198,7 +235,8 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
     logp = logp_legal[cols == actions[rows]]  # one legal pair per row is the action taken
     if len(logp) != len(actions):
         raise ValueError("an action taken is not legal under its mask")
-    entropy = -torch.zeros(len(actions), dtype=logp_legal.dtype).index_add(
+    entropy = -torch.zeros(len(actions), dtype=logp_legal.dtype,
+                           device=logp_legal.device).index_add(
         0, rows, logp_legal.exp() * logp_legal).mean()
     log_ratio = logp - old_logp
     ratio = log_ratio.exp()
@@ -215,17 +253,21 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
 
 
 def fit(net: nn.Module, optimizer, rows: int, *, epochs: int, minibatch: int,
-        generator: torch.Generator, max_grad_norm: float, loss_fn) -> dict[str, list]:
+        generator: torch.Generator, max_grad_norm: float, loss_fn, precision: str = "fp32",
+        device_type: str = "cpu") -> dict[str, list]:
     """Minibatch gradient descent, the one loop of imitation and PPO: each epoch visits the
     ``rows`` rows in a fresh random order (``generator``), ``minibatch`` at a time;
     ``loss_fn(index) -> (loss, {name: float})`` gives a minibatch's loss, whose gradient (its
     norm clipped to ``max_grad_norm``) takes one ``optimizer`` step. Returns each named part's
-    values, one per minibatch."""
+    values, one per minibatch. ``precision="bf16"`` runs the forward passes under bf16
+    autocast on ``device_type`` (``agents.compute``): the weights, gradients and optimizer
+    state stay float32."""
     stats: dict[str, list] = {}
     for _ in range(epochs):
         order = torch.randperm(rows, generator=generator)
         for start in range(0, rows, minibatch):
-            loss, parts = loss_fn(order[start:start + minibatch])
+            with autocast(precision, device_type):  # the backward runs in the forward's types
+                loss, parts = loss_fn(order[start:start + minibatch])
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
@@ -246,7 +288,10 @@ def slim(src: str, dst: str, half: bool = True) -> None:
 
 
 class PPOAgent(Agent):
-    """Plays with a trained ``PolicyNet``: greedy by default, sampling with ``greedy=False``.
+    """Plays with a trained ``PolicyNet``: greedy by default, sampling with ``greedy=False``;
+    ``precision="bf16"`` acts under bf16 autocast (faster on CPUs with bf16 instructions; a few
+    near-ties may then go the other way), float32 by default. The network's weights are float32
+    in either case.
 
     A game's layout only ever grows at its end, so a network trained on an earlier observation
     reads the leading entries of today's (``obs_size``, taken from the network), and keeps
@@ -254,10 +299,14 @@ class PPOAgent(Agent):
 
     name = "ppo"
 
-    def __init__(self, game: str, net: PolicyNet, greedy: bool = True, seed: int | None = None):
+    def __init__(self, game: str, net: PolicyNet, greedy: bool = True, seed: int | None = None,
+                 precision: str = "fp32"):
         self.game = check_game(game)
         self.net = net.eval()
         self.greedy = greedy
+        if precision not in ("fp32", "bf16"):
+            raise ValueError(f"precision must be fp32 or bf16, got {precision!r}")
+        self.precision = precision
         self.generator = torch.Generator().manual_seed(0 if seed is None else seed)
         self.obs_size = net.scale.numel()
         current = make_game(self.game).observation_size
@@ -271,14 +320,16 @@ class PPOAgent(Agent):
             observations = observations[..., :self.obs_size]  # an earlier layout's prefix
         obs = torch.as_tensor(observations)
         mask = torch.as_tensor(np.asarray(masks).astype(bool, copy=False))
-        action, _, _ = self.net.act(obs, mask, greedy=self.greedy, generator=self.generator)
+        with autocast(self.precision):
+            action, _, _ = self.net.act(obs, mask, greedy=self.greedy, generator=self.generator)
         return action.numpy()
 
     def reseed(self, seed: int) -> None:
         self.generator = torch.Generator().manual_seed(seed)
 
     @classmethod
-    def load(cls, path: str, greedy: bool = True, seed: int | None = None) -> "PPOAgent":
+    def load(cls, path: str, greedy: bool = True, seed: int | None = None,
+             precision: str = "fp32") -> "PPOAgent":
         try:
             data = torch.load(path, map_location="cpu", weights_only=False)
         except IsADirectoryError:
@@ -298,4 +349,4 @@ class PPOAgent(Agent):
                        state_size=None if state is None else state.numel())
         net.load_state_dict({k: v.float() if v.is_floating_point() else v
                              for k, v in model.items()})
-        return cls(game, net, greedy, seed)
+        return cls(game, net, greedy, seed, precision)

@@ -40,21 +40,34 @@ class Batch:
     mask: np.ndarray  # (n, N) bool legal masks
     action: np.ndarray  # (n,) int64 actions taken
     logp: np.ndarray  # (n,) float64 their log-probabilities when taken
-    value: np.ndarray  # (n,) float64 the value estimates then
-    adv: np.ndarray  # (n,) float64 GAE advantages
-    ret: np.ndarray  # (n,) float64 returns (advantage + value)
+    value: np.ndarray | None  # (n,) float64 the value estimates then
+    adv: np.ndarray | None  # (n,) float64 GAE advantages
+    ret: np.ndarray | None  # (n,) float64 returns (advantage + value)
     state: np.ndarray | None = None  # (n, S) float32 global states, for a global critic
+    # values to come (``values_later``): each decision's reward (shaping included) and the
+    # lengths of the episodes the rows hold one after the other; ``with_values`` completes it
+    reward: np.ndarray | None = None  # (n,) float64
+    lengths: np.ndarray | None = None  # (episodes,) int64
 
     FIELDS = ("obs", "mask", "action", "logp", "value", "adv", "ret")
+    OPTIONAL = ("state", "reward", "lengths")
 
     def __len__(self) -> int:
         return len(self.action)
 
     def as_dict(self) -> dict:
-        out = {k: getattr(self, k) for k in self.FIELDS}
-        if self.state is not None:
-            out["state"] = self.state
-        return out
+        """The fields that are there (``value``, ``adv``, ``ret`` wait for ``with_values``
+        in a batch collected with ``values_later``)."""
+        return {k: getattr(self, k) for k in (*self.FIELDS, *self.OPTIONAL)
+                if getattr(self, k) is not None}
+
+    def with_values(self, values: np.ndarray, gamma: float, lam: float) -> "Batch":
+        """This batch of ``values_later`` completed with the critic's ``values`` of its rows:
+        the advantages and returns that ``SelfPlay`` would have computed with them."""
+        values = np.asarray(values, dtype=np.float64)
+        adv, ret = gae_batch(self.reward, values, self.lengths, gamma, lam)
+        return Batch(self.obs, self.mask, self.action, self.logp, values, adv, ret, self.state,
+                     self.reward, self.lengths)
 
     @classmethod
     def concat(cls, parts: list["Batch"], obs_size: int, num_actions: int,
@@ -63,9 +76,12 @@ class Batch:
             return cls(np.zeros((0, obs_size), np.float32), np.zeros((0, num_actions), bool),
                        *(np.zeros(0, dtype) for dtype in (np.int64, *[np.float64] * 4)),
                        np.zeros((0, state_size), np.float32) if state_size else None)
-        state = np.concatenate([p.state for p in parts]) if state_size else None
-        return cls(*(np.concatenate([getattr(p, k) for p in parts]) for k in cls.FIELDS),
-                   state)
+
+        def join(name):
+            arrays = [getattr(p, name) for p in parts]
+            return None if any(a is None for a in arrays) else np.concatenate(arrays)
+
+        return cls(*(join(k) for k in cls.FIELDS), *(join(k) for k in cls.OPTIONAL))
 
 
 def gae_batch(rewards: np.ndarray, values: np.ndarray, lengths: np.ndarray, gamma: float,
@@ -108,8 +124,9 @@ class Episodes:
     docstring)."""
 
     def __init__(self, num_slots: int, obs_size: int, num_actions: int,
-                 gamma: float, lam: float, state_size: int = 0):
+                 gamma: float, lam: float, state_size: int = 0, values_later: bool = False):
         self.num_slots, self.obs_size, self.num_actions = num_slots, obs_size, num_actions
+        self.values_later = values_later  # no values when recorded: GAE waits for them
         self.state_size = state_size  # 0: no global states kept
         self.gamma, self.lam = gamma, lam
         self.size = 0  # decisions in the store, closed ones included until compacted
@@ -154,7 +171,8 @@ class Episodes:
                 self._alloc(max(2 * self.capacity, 2 * (self.size + n)))
         ids = np.arange(self.size, self.size + n)
         self.obs[ids], self.mask[ids] = obs, masks
-        self.action[ids], self.logp[ids], self.value[ids] = actions, logp, values
+        self.action[ids], self.logp[ids] = actions, logp
+        self.value[ids] = np.nan if values is None else values
         if self.state_size:
             self.state[ids] = states
         self.reward[ids] = self.shaped[ids] = 0.0
@@ -189,9 +207,16 @@ class Episodes:
         sort = np.argsort(rank, kind="stable")
         ids = np.flatnonzero(done)[sort]
         lengths = np.bincount(rank, minlength=len(ending))
-        adv, ret = gae_batch(self.reward[ids] + self.shaped[ids], self.value[ids],
-                             lengths[lengths > 0], self.gamma, self.lam)
-        if len(ids):
+        reward = self.reward[ids] + self.shaped[ids]
+        if len(ids) and self.values_later:
+            self.closed.append(Batch(self.obs[ids], self.mask[ids], self.action[ids],
+                                     self.logp[ids], None, None, None,
+                                     self.state[ids] if self.state_size else None,
+                                     reward, lengths[lengths > 0]))
+            self.closed_count += len(ids)
+        elif len(ids):
+            adv, ret = gae_batch(reward, self.value[ids], lengths[lengths > 0], self.gamma,
+                                 self.lam)
             self.closed.append(Batch(self.obs[ids], self.mask[ids], self.action[ids],
                                      self.logp[ids], self.value[ids], adv, ret,
                                      self.state[ids] if self.state_size else None))
@@ -264,11 +289,18 @@ class SelfPlay:
             ``agents.shaping``), with ``shaping_weight``; ``None`` for none.
         with_states: hand the policy the global states of its rows and keep them in the
             batch (a critic reading the global state).
+        values_later: the policy gives no values (``policy(obs, masks) -> (actions, logp,
+            None)``, no states handed to it); the batch carries each decision's reward and
+            its episodes' lengths instead of values and advantages, and the learner completes
+            it (``Batch.with_values``) with its critic's values of the whole batch at once.
+            Why: a critic of its own (over the global state) costs collection as much as the
+            policy, row by row on small batches; the learner computes the same values in a
+            few large batches on all its cores (and its device).
     """
 
     def __init__(self, games, rng: np.random.Generator, opponents: dict, players: dict,
                  gamma: float, lam: float, shaping=None, shaping_weight: float = 0.0,
-                 with_states: bool = False):
+                 with_states: bool = False, values_later: bool = False):
         self.games, self.rng = games, rng
         self.opponents, self.players = dict(opponents), dict(players)
         self.frozen: list = []
@@ -282,9 +314,9 @@ class SelfPlay:
         self.opponent: list = [None] * n  # the agent in the other seats
         for i in range(n):
             self.seat(i)
-        self.with_states = with_states
+        self.with_states, self.values_later = with_states, values_later
         self.episodes = Episodes(n, games.game.observation_size, games.num_actions, gamma, lam,
-                                 games.game.state_size if with_states else 0)
+                                 games.game.state_size if with_states else 0, values_later)
 
     def seat(self, slot: int) -> None:
         """Draw who plays slot ``slot``'s game: the opponent kind, then the learner's side."""
@@ -332,7 +364,10 @@ class SelfPlay:
             if len(mine):
                 if self.with_states:
                     states = games.states()[mine]
-                    actions[mine], logp, values = policy(obs[mine], masks[mine], states)
+                    if self.values_later:
+                        actions[mine], logp, values = policy(obs[mine], masks[mine])
+                    else:
+                        actions[mine], logp, values = policy(obs[mine], masks[mine], states)
                 else:
                     states = None
                     actions[mine], logp, values = policy(obs[mine], masks[mine])

@@ -18,13 +18,30 @@ def test_collection_rate_runs_the_trainer(monkeypatch, tmp_path):
     assert bench.collection_rate("configs/dagong.yaml", 0.01, per_row=True) > 0
 
 
-def test_the_before_path_restores_the_sampler(monkeypatch):
+def test_the_before_path_restores_the_policy(monkeypatch):
     from agents import ppo
     monkeypatch.chdir(bench.__file__.rsplit("/agents/", 1)[0])
-    sampler = ppo.sample_categorical
+    act = ppo.PolicyNet.act
     assert bench.collection_rate("configs/dabang.yaml", 0.01, per_row=True) > 0
-    assert ppo.sample_categorical is sampler
+    assert ppo.PolicyNet.act is act
     assert bench.collection_rate("configs/dabang.yaml", 0.01, per_row=False) > 0
+
+
+def test_the_train_benchmark_times_both_settings(monkeypatch, capsys):
+    """agents.bench train: the config's PPO phase in the setting of before (fp32, one thread)
+    and in its own, after a warm-up iteration: the time split adds up and the update's rate is
+    above the end-to-end one."""
+    monkeypatch.chdir(bench.__file__.rsplit("/agents/", 1)[0])
+    before = bench.train_phase("configs/smoke.yaml", 3000, ("precision=fp32",
+                                                             "torch_threads=1"))
+    assert before["setting"].startswith("learner on cpu, fp32, 1 torch thread")
+    assert before["samples"] >= 3000 and before["iterations"] >= 2
+    assert before["seconds"] == pytest.approx(before["collect"] + before["update"] +
+                                              before["eval"] + before["other"])
+    assert before["update_samples_per_s"] > before["samples_per_s"] > 0
+    assert "learner on" not in capsys.readouterr().out  # the run's own lines are kept out
+    cost = bench.curve_cost("configs/smoke.yaml", ("curve_every=5", "curve_deals=2"))
+    assert cost["seconds"] > 0 and cost["every"] == 5 and cost["deals"] == 2
 
 
 def test_the_ray_benchmark_prints_each_worker_count(monkeypatch, capsys):

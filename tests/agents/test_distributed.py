@@ -81,7 +81,8 @@ def test_a_ray_worker_collects_what_a_local_collector_collects(local_ray, game, 
     for expected in expected_batches:  # open episodes carry over between calls alike
         packed, results = ray.get(worker.collect.remote(weights, 300))
         got = distributed.unpack(packed)
-        for field in ("obs", "mask", "action", "logp", "value", "adv", "ret", "state"):
+        for field in ("obs", "mask", "action", "logp", "value", "adv", "ret", "state",
+                      "reward", "lengths"):  # (a global critic's values come later)
             a, b = getattr(expected, field), getattr(got, field)
             assert (a is None and b is None) or np.array_equal(a, b), field
     assert len(results) > 0 and all(kind in ("heuristic", "random", "frozen")
@@ -169,3 +170,27 @@ def test_packing_a_batch_for_the_driver_loses_nothing():
     for field in ("obs", "mask", "action", "logp", "value", "adv", "ret", "state"):
         a, b = getattr(batch, field), getattr(back, field)
         assert a.dtype == b.dtype and np.array_equal(a, b), field
+
+
+def test_curve_evaluations_on_ray_equal_duplicate_and_training_goes_on(local_ray, tmp_path):
+    """AsyncEvaluator (train.py's curve points with workers): each evaluation returns exactly
+    what duplicate returns, oldest first, once; a run with workers and curve_every logs every
+    curve point at the samples whose weights it played, without waiting for it."""
+    heur = heuristic_for("dagong", 0)
+    agent = RandomAgent("dagong", 3)
+    evaluator = distributed.AsyncEvaluator()
+    evaluator.submit("first", "dagong", agent, heur, CHUNK + 20, {}, seed=5)
+    evaluator.submit("second", "dagong", heur, agent, 30, {}, seed=9)
+    got = evaluator.results(wait=True)
+    assert [tag for tag, _ in got] == ["first", "second"] and evaluator.results() == []
+    assert got[0][1] == duplicate("dagong", agent, heur, CHUNK + 20, {}, seed=5)
+    assert got[1][1] == duplicate("dagong", heur, agent, 30, {}, seed=9)
+    train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}", "run_name=c",
+                "eval_deals=0", "workers=2", "curve_every=1", "curve_deals=4"])
+    import json
+    records = [json.loads(line) for line in (tmp_path / "c" / "metrics.jsonl").open()]
+    curves = [r for r in records if r["phase"] == "curve"]
+    ppo = [r for r in records if r["phase"] == "ppo"]
+    # one point where PPO starts and one after each iteration, each at its own samples
+    assert sorted(r["at_samples"] for r in curves) == [0] + [r["samples"] for r in ppo]
+    assert all(r["at_samples"] <= r["samples"] for r in curves)

@@ -96,36 +96,50 @@ def test_ppo_agent_is_always_legal_in_real_games():
             games.step(actions)
 
 
-def test_sample_categorical_is_exactly_torch_multinomial():
-    """Same actions and same generator state after, on masked softmax rows of many shapes
-    (train.py's collection relies on it: its runs did not change when the sampler did)."""
-    from agents.ppo import MASKED, sample_categorical
-    rng = torch.Generator().manual_seed(0)
-    for trial in range(200):
-        rows = int(torch.randint(1, 70, (1,), generator=rng))
-        cols = int(torch.randint(1, 2500, (1,), generator=rng))
-        logits = torch.randn(rows, cols, generator=rng) * 3
-        mask = torch.rand(rows, cols, generator=rng) < (0.005 if trial % 2 else 0.5)
-        mask[torch.arange(rows), torch.randint(cols, (rows,), generator=rng)] = True
-        probs = torch.softmax(logits.masked_fill(~mask, MASKED), dim=-1)
-        ours, theirs = torch.Generator().manual_seed(trial), torch.Generator().manual_seed(trial)
-        got = sample_categorical(probs, ours)
-        assert got.equal(torch.multinomial(probs, 1, generator=theirs).squeeze(-1))
-        assert ours.get_state().equal(theirs.get_state())
-        assert mask[torch.arange(rows), got].all()
-    with pytest.raises(RuntimeError, match="nan"):
-        sample_categorical(torch.tensor([[float("nan"), 1.0]]))
+def test_act_samples_the_masked_softmax():
+    """PolicyNet.act draws each row's action from the softmax of its legal logits (an
+    exponential race over the legal entries only): on 40,000 copies of three rows the
+    frequencies match the probabilities of the full masked softmax; greedy takes the most likely
+    legal action; the log-probabilities are those of the full masked softmax; a seed repeats
+    the draws."""
+    from agents.ppo import MASKED
+    torch.manual_seed(3)
+    net = PolicyNet(np.ones(6), 50, hidden=(16,))
+    obs = torch.rand(3, 6) * 3
+    mask = torch.zeros(3, 50, dtype=torch.bool)
+    mask[0, [1, 7, 8, 49]] = True
+    mask[1, 20] = True
+    mask[2, ::3] = True
+    copies = 40_000
+    big_obs, big_mask = obs.repeat(copies, 1), mask.repeat(copies, 1)
+    action, logp, _ = net.act(big_obs, big_mask, generator=torch.Generator().manual_seed(5))
+    logits, _ = net(obs, mask)
+    full = torch.log_softmax(logits.masked_fill(~mask, MASKED), -1)
+    for row in range(3):
+        picks = action[row::3]
+        assert mask[row, picks].all()
+        freq = torch.bincount(picks, minlength=50).double() / copies
+        p = full[row].exp().double()
+        # within 5 standard errors of each probability
+        assert ((freq - p).abs() <= 5 * (p * (1 - p) / copies).sqrt() + 1e-9).all(), row
+        assert torch.allclose(logp[row::3], full[row, picks], atol=1e-5)
+    again, _, _ = net.act(big_obs, big_mask, generator=torch.Generator().manual_seed(5))
+    assert torch.equal(action, again)
+    greedy, glogp, _ = net.act(obs, mask, greedy=True)
+    assert greedy.tolist() == full.argmax(-1).tolist()
+    assert torch.allclose(glogp, full.max(-1).values, atol=1e-5)
 
 
-def test_sample_categorical_with_a_zero_uniform_divides_as_torch_does(monkeypatch):
-    """u == 0 makes q == 0: torch's probs / q is then inf (or NaN on a masked entry) and wins
-    the argmax; the shortcut must not hide that."""
-    from agents import ppo
-    probs = torch.tensor([[0.0, 0.3, 0.7], [0.5, 0.0, 0.5]])
-    u = torch.tensor([[0.0, 0.5, 0.5], [0.9, 0.1, 0.0]], dtype=torch.float64)
-    monkeypatch.setattr(ppo.torch, "rand", lambda *a, **k: u.clone())
-    want = (probs / (-torch.log1p(-u)).float()).argmax(dim=-1)
-    assert ppo.sample_categorical(probs).tolist() == want.tolist() == [0, 2]
+def test_act_refuses_a_diverged_network_and_a_row_without_legal_actions():
+    net = PolicyNet(np.ones(4), 3, hidden=(8,))
+    mask = torch.tensor([[True, False, True]])
+    with torch.no_grad():
+        net.policy.weight.fill_(float("nan"))
+    with pytest.raises(RuntimeError, match="not finite"):
+        net.act(torch.ones(1, 4), mask)
+    with pytest.raises(ValueError, match="no legal action"):
+        PolicyNet(np.ones(4), 3, hidden=(8,)).act(torch.ones(2, 4), torch.tensor(
+            [[True, False, False], [False, False, False]]))
 
 
 @pytest.mark.parametrize("game", ["dagong", "dabang"])

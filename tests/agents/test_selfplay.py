@@ -146,3 +146,51 @@ def test_dabang_shaping_signs_by_side():
     assert shaping_for("dagong") is None and shaping_for("dabang") is dabang_score
     got = dabang_score(SimpleNamespace(score=200, attackers=1), 0.5)
     assert got.tolist() == [-0.25, 0.25, -0.25, 0.25]
+
+
+@pytest.mark.parametrize("game,seed,shaping", [("dagong", 1, 0.0), ("dabang", 4, 0.5),
+                                               ("dabang", 9, 0.0)])
+def test_values_later_complete_to_the_batch_of_values_at_once(game, seed, shaping):
+    """values_later (a global critic's values computed by the learner over the whole batch)
+    against values given with each decision, on the same games and draws: the same decisions,
+    and once the batch is completed with the critic's values, the same values, advantages and
+    returns (up to float rounding: the critic runs on other batch sizes)."""
+    torch = pytest.importorskip("torch")
+    from agents.heuristics import heuristic_for
+    from agents.ppo import make_net
+    from agents.random_agent import RandomAgent
+    from agents.selfplay import SelfPlay
+    from agents.shaping import shaping_for
+    from cardenv.vector import VectorGame
+
+    net = make_net(game, (32,), "global")
+    batches = []
+    for later in (False, True):
+        generator = torch.Generator().manual_seed(seed)
+
+        def policy(obs, masks, states=None):
+            action, logp, value = net.act(torch.as_tensor(obs), torch.as_tensor(masks),
+                                          generator=generator,
+                                          state=None if states is None else
+                                          torch.as_tensor(states))
+            return (action.numpy(), logp.numpy().astype(np.float64),
+                    None if value is None else value.numpy().astype(np.float64))
+
+        play = SelfPlay(VectorGame(game, 8, seed=seed), np.random.default_rng(seed),
+                        {"heuristic": 0.7, "random": 0.3},
+                        {"heuristic": heuristic_for(game, seed),
+                         "random": RandomAgent(game, seed)},
+                        gamma=1.0, lam=0.95, shaping=shaping_for(game),
+                        shaping_weight=shaping, with_states=True, values_later=later)
+        batches.append([play.collect(policy, 400) for _ in range(2)])
+    for direct, pending in zip(*batches):
+        assert pending.value is None and pending.adv is None and pending.lengths.sum() == \
+            len(pending)
+        for field in ("obs", "mask", "action", "logp", "state"):
+            assert np.array_equal(getattr(direct, field), getattr(pending, field)), field
+        values = net.values(torch.as_tensor(pending.state)).numpy()
+        done = pending.with_values(values, 1.0, 0.95)
+        for field in ("value", "adv", "ret"):
+            assert np.allclose(getattr(direct, field), getattr(done, field), atol=1e-5), field
+        merged = Batch.concat([pending, pending], 1, 1, 1)
+        assert np.array_equal(merged.lengths, np.concatenate([pending.lengths] * 2))

@@ -155,7 +155,8 @@ def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path)
     path = tmp_path / "m" / "metrics.jsonl"
     records = [json.loads(line) for line in path.read_text().splitlines()]
     phases = [r["phase"] for r in records]
-    assert phases[:2] == ["imitation", "imitation"] and phases[-1] == "evaluation"
+    # what the learner runs on, then the imitation
+    assert phases[:3] == ["compute", "imitation", "imitation"] and phases[-1] == "evaluation"
     ppo = [r for r in records if r["phase"] == "ppo"]
     assert [r["iteration"] for r in ppo] == list(range(1, len(ppo) + 1))
     assert [r["stage"] for r in ppo][0] == 0 and ppo[-1]["stage"] == 1
@@ -167,13 +168,15 @@ def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path)
     assert len(curves) == 2 * (len(ppo) + 1) and curves[0]["samples"] == 0
     assert sum(r["phase"] == "evaluation" for r in records) == 4  # 2 opponents x 2 option sets
     seconds = [r["seconds"] for r in records]
-    assert seconds == sorted(seconds) and seconds[0] > 0
+    assert seconds == sorted(seconds) and seconds[1] > 0  # (the compute record: at 0)
     saved = torch.load(tmp_path / "m" / "checkpoint.pt", weights_only=False)
     assert saved["elapsed"] >= ppo[-1]["seconds"]
     train.main(["--resume", str(tmp_path / "m" / "checkpoint.pt"),
                 f"total_samples={saved['samples'] + 1000}", "eval_deals=0", "stages=[]"])
     again = [json.loads(line) for line in path.read_text().splitlines()]
-    assert again[:len(records) - 4] == records[:-4]  # the final evaluations came after it
+    # the final evaluations came after it; the resumed process says what it runs on
+    assert again[:len(records) - 4] == records[:-4] and again[len(records) - 4]["phase"] == \
+        "compute"
     more = [r for r in again if r["phase"] == "ppo"]
     assert [r["iteration"] for r in more] == list(range(1, len(more) + 1)) and len(more) > len(ppo)
     assert [r["seconds"] for r in again] == sorted(r["seconds"] for r in again)
