@@ -56,6 +56,7 @@ import argparse
 import dataclasses
 import difflib
 import json
+import math
 import os
 import sys
 import time
@@ -190,7 +191,8 @@ class Config:
     "fp32", "bf16" (torch.autocast to bfloat16 with float32 weights and optimizer state; about
     2-3x faster on CPUs with AMX or AVX512-BF16) or "auto" (bf16 where the device runs it
     natively, else fp32; the run's first lines say which and why). Checkpoints are float32
-    either way. The final evaluations play in fp32."""
+    either way. The run's curve and final evaluations play in its precision; ``python -m
+    agents.evaluate`` plays a checkpoint in fp32."""
     log_every: int = 1
     """iterations between progress lines."""
     workers: int = 0
@@ -509,8 +511,10 @@ class Trainer:
     def log(self, phase: str, **values) -> None:
         """Append one record to ``metrics.jsonl``: the phase, the PPO samples and imitated
         decisions so far, the run's wall seconds, and ``values``."""
+        # seconds rounded down: a checkpoint saved right after keeps the record on resume
+        # (``_trim_metrics`` keeps what is not later than the checkpoint's seconds)
         record = {"phase": phase, "samples": self.samples, "imitated": self.imitated,
-                  "seconds": round(self.seconds(), 2), **values}
+                  "seconds": math.floor(self.seconds() * 100) / 100, **values}
         with open(self.metrics_path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
 
@@ -676,18 +680,22 @@ class Trainer:
             self.curve_point()  # where PPO starts
         if cfg.stages and self.samples < cfg.total_samples:
             print(f"stage {self.stage + 1}/{len(cfg.stages)}", flush=True)
+        # an iteration's clock runs from the end of the previous one's log: the checkpoint
+        # written after that log counts in the next iteration (a checkpoint must come after
+        # its iteration's record, which a resume keeps by its seconds)
+        began = time.perf_counter()
         while self.samples < cfg.total_samples:
             if cfg.stages and stage_at(cfg, self.samples) != self.stage:
                 self._enter_stage(stage_at(cfg, self.samples))
             lr = learning_rate(cfg, self.samples)  # the stage's schedule
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
-            began = time.perf_counter()
             self.timing = {"collect": 0.0, "update": 0.0, "eval": 0.0}
+            start_collect = time.perf_counter()
             batch = self.collect()
-            self.timing["collect"] = time.perf_counter() - began
+            self.timing["collect"] = time.perf_counter() - start_collect
             stats = self.update(batch)
-            self.timing["update"] = time.perf_counter() - began - self.timing["collect"]
+            self.timing["update"] = time.perf_counter() - start_collect - self.timing["collect"]
             self.iteration += 1
             self.samples += len(batch["action"])
             if cfg.curve_every and self.iteration % cfg.curve_every == 0:
@@ -698,11 +706,9 @@ class Trainer:
                                   for k, v in self.net.state_dict().items()})
                 self.pool = self.pool[-cfg.pool_size:]
                 self.collector.set_pool(self.pool)
-            if self.iteration % cfg.checkpoint_every == 0:
-                self.save("checkpoint.pt")
             seconds = time.perf_counter() - began  # the whole iteration, end to end
             sps = len(batch["action"]) / max(seconds, 1e-9)
-            other = seconds - sum(self.timing.values())  # snapshots, checkpoints, logs
+            other = seconds - sum(self.timing.values())  # stage changes, snapshots, checkpoints
             win = self.win_rate()
             payoff = self.collector.mean_payoff("heuristic")
             self.log("ppo", iteration=self.iteration, stage=self.stage, samples_per_s=round(sps),
@@ -732,6 +738,9 @@ class Trainer:
                       f"win vs heuristic {'n/a' if win is None else f'{win:.2f}'} (recent "
                       f"hands) | lr {lr:.2e} | kl {stats['approx_kl']:.5f} | clip "
                       f"{stats['clip_fraction']:.3f} | entropy {stats['entropy']:.2f}", flush=True)
+            began = time.perf_counter()
+            if self.iteration % cfg.checkpoint_every == 0:
+                self.save("checkpoint.pt")
         self.save("checkpoint.pt")
         final = self.save("final.pt")
         self.collector.close()
@@ -793,7 +802,7 @@ class Trainer:
 
     def evaluate(self, deals: int, opponent: str = "heuristic") -> dict:
         """Duplicate evaluation against ``opponent`` ("heuristic" or "random") under each set
-        of training options, with a progress line."""
+        of training options, with a progress line; as Ray tasks with ``workers``."""
         agent = self.playing_agent()
         other = self.heuristic if opponent == "heuristic" else RandomAgent(self.cfg.game,
                                                                            self.cfg.seed)
@@ -801,9 +810,12 @@ class Trainer:
         results = []
         for options in variants:
             label = f"evaluation: PPO vs {opponent}{' ' + str(options) if options else ''}"
+            # with workers, the chunks go to Ray (the rollout actors are gone by now): the
+            # same result as here, sooner
             stats = duplicate(self.cfg.game, agent, other, deals, dict(options),
                               seed=10_000_000 + self.cfg.seed,
-                              progress=Progress(2 * deals, label, "games"))
+                              progress=Progress(2 * deals, label, "games"),
+                              workers=self.cfg.workers, address=self.cfg.ray_address)
             low, high = stats["win_rate_ci95"]
             print(f"{label}, {deals} duplicate deal pairs: win rate {stats['win_rate']:.3f} "
                   f"(95% CI {low:.3f}..{high:.3f}), mean payoff per game "

@@ -26,6 +26,14 @@ this process), 1 and 2 Ray rollout workers (``workers: N``, a local Ray instance
 configs with their own ``rollout_samples``, the ratio to 0 workers, and the samples/s of the
 PPO update that follows each collection (the ``[dist]`` extra).
 
+``python -m agents.bench train [--game G] [--samples N]`` runs the shipped configs' PPO phase
+(``train.Trainer``, imitation and evaluations off) for ``N`` samples (default 65,536) after a
+warm-up iteration in two settings, taking turns in one process: "before" (fp32 on the CPU, one
+torch thread: every run before issue 20) and "now" (the config's own ``precision``, ``device``
+and ``torch_threads``, ``auto`` by default). It prints each setting's seconds in collection and
+in the update, its samples/s end to end and through the update alone, the ratios to "before",
+and what one learning-curve evaluation costs as a share of the PPO phase.
+
 Run on an idle machine.
 """
 
@@ -216,37 +224,51 @@ def update_rate(config: str, samples: int = 8192) -> float:
             trainer.writer.close()
 
 
-def train_phase(config: str, samples: int, overrides: tuple = ()) -> dict:
-    """Time ``config``'s PPO phase for ``samples`` samples after one warm-up iteration (no
-    imitation, no evaluations): seconds in collection and in the update, and samples/s end to
-    end and through the update alone, from the run's own per-iteration log. ``overrides``:
-    ``key=value`` settings over the config (precision, device, torch_threads)."""
+def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> dict:
+    """Time ``config``'s PPO phase in each of ``settings`` (name -> ``key=value`` overrides:
+    precision, device, torch_threads), ``samples`` samples each after one warm-up iteration
+    (no imitation, no evaluations), in ``rounds`` turns (each setting trains
+    ``samples / rounds``, then the next, and so on: a machine whose speed drifts during the
+    benchmark weighs on every setting alike). Per setting: seconds in collection and in the
+    update (the run's own per-iteration log), samples/s end to end and through the update."""
     import json
     import os
     import tempfile
 
     import train
 
+    out = {}
     with tempfile.TemporaryDirectory() as run_dir:
-        cfg = train.load_config(config, [f"run_dir={run_dir}", "run_name=bench",
-                                         "imitation_samples=0", "eval_deals=0", "curve_every=0",
-                                         "checkpoint_every=1000000", "stages=[]",
-                                         *overrides])
-        cfg.total_samples = samples + cfg.rollout_samples  # and a warm-up iteration
-        with contextlib.redirect_stdout(io.StringIO()):  # its progress lines: not the bench's
-            trainer = train.Trainer(cfg)
-            trainer.train()
-        trainer.writer.close()
-        with open(os.path.join(run_dir, "bench", "metrics.jsonl"), encoding="utf-8") as f:
-            records = [r for r in map(json.loads, f) if r["phase"] == "ppo"]
-    # the first iteration warms up (first calls, allocations): not counted
-    warm, rows = records[0], records[1:]
-    done = rows[-1]["samples"] - warm["samples"]
-    parts = {k: sum(r[f"{k}_s"] for r in rows) for k in ("collect", "update", "eval", "other")}
-    total = sum(parts.values())
-    return {"setting": trainer.compute.describe(), "samples": done, "iterations": len(rows),
-            **parts, "seconds": total,
-            "samples_per_s": done / total, "update_samples_per_s": done / parts["update"]}
+        trainers = {}
+        for name, overrides in settings.items():
+            cfg = train.load_config(config, [
+                f"run_dir={run_dir}", f"run_name={name}", "imitation_samples=0", "eval_deals=0",
+                "curve_every=0", "checkpoint_every=1000000", "stages=[]", *overrides])
+            cfg.total_samples = cfg.rollout_samples  # the warm-up iteration
+            with contextlib.redirect_stdout(io.StringIO()):  # the run's lines: not the bench's
+                trainers[name] = train.Trainer(cfg)
+                trainers[name].train()
+        for turn in range(rounds):
+            for name, trainer in trainers.items():
+                # each turn, past the samples so far: at least samples / rounds more
+                trainer.cfg.total_samples = trainer.samples + samples // rounds
+                with contextlib.redirect_stdout(io.StringIO()):
+                    trainer.train()
+        for name, trainer in trainers.items():
+            trainer.writer.close()
+            with open(os.path.join(run_dir, name, "metrics.jsonl"), encoding="utf-8") as f:
+                records = [r for r in map(json.loads, f) if r["phase"] == "ppo"]
+            # the first iteration warms up (first calls, allocations): not counted
+            warm, rows = records[0], records[1:]
+            done = rows[-1]["samples"] - warm["samples"]
+            parts = {k: sum(r[f"{k}_s"] for r in rows)
+                     for k in ("collect", "update", "eval", "other")}
+            total = sum(parts.values())
+            out[name] = {"setting": trainer.compute.describe(), "samples": done,
+                         "iterations": len(rows), **parts, "seconds": total,
+                         "samples_per_s": done / total,
+                         "update_samples_per_s": done / parts["update"]}
+    return out
 
 
 def curve_cost(config: str, overrides: tuple = ()) -> dict:
@@ -276,14 +298,14 @@ def bench_train(games=GAMES, samples: int = 65536) -> dict:
     and threads)."""
     results = {}
     print(f"agents.bench train: {samples:,} PPO samples per setting after a warm-up iteration "
-          f"(no imitation, no evaluations)")
+          f"(no imitation, no evaluations), the settings taking turns")
     header = (f"{'config':<20} {'setting':<7} {'collect s':>9} {'update s':>9} {'samples/s':>10}"
               f" {'update samples/s':>17} {'vs before':>10} {'update vs before':>17}")
     for game in games:
         config = f"configs/{game}.yaml"
-        before = train_phase(config, samples, ("precision=fp32", "device=cpu",
-                                               "torch_threads=1"))
-        now = train_phase(config, samples)
+        timed = train_phases(config, samples, {
+            "before": ("precision=fp32", "device=cpu", "torch_threads=1"), "now": ()})
+        before, now = timed["before"], timed["now"]
         curve = curve_cost(config)
         results[game] = {"before": before, "now": now, "curve": curve}
         print(header)

@@ -32,8 +32,10 @@ def test_the_train_benchmark_times_both_settings(monkeypatch, capsys):
     and in its own, after a warm-up iteration: the time split adds up and the update's rate is
     above the end-to-end one."""
     monkeypatch.chdir(bench.__file__.rsplit("/agents/", 1)[0])
-    before = bench.train_phase("configs/smoke.yaml", 3000, ("precision=fp32",
-                                                             "torch_threads=1"))
+    timed = bench.train_phases("configs/smoke.yaml", 3000, {
+        "before": ("precision=fp32", "torch_threads=1"), "now": ()})
+    before = timed["before"]
+    assert timed["now"]["samples"] >= 3000
     assert before["setting"].startswith("learner on cpu, fp32, 1 torch thread")
     assert before["samples"] >= 3000 and before["iterations"] >= 2
     assert before["seconds"] == pytest.approx(before["collect"] + before["update"] +

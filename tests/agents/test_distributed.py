@@ -175,7 +175,8 @@ def test_packing_a_batch_for_the_driver_loses_nothing():
 def test_curve_evaluations_on_ray_equal_duplicate_and_training_goes_on(local_ray, tmp_path):
     """AsyncEvaluator (train.py's curve points with workers): each evaluation returns exactly
     what duplicate returns, oldest first, once; a run with workers and curve_every logs every
-    curve point at the samples whose weights it played, without waiting for it."""
+    curve point at the samples whose weights it played, without waiting for it, and its final
+    evaluations run as Ray tasks."""
     heur = heuristic_for("dagong", 0)
     agent = RandomAgent("dagong", 3)
     evaluator = distributed.AsyncEvaluator()
@@ -185,10 +186,15 @@ def test_curve_evaluations_on_ray_equal_duplicate_and_training_goes_on(local_ray
     assert [tag for tag, _ in got] == ["first", "second"] and evaluator.results() == []
     assert got[0][1] == duplicate("dagong", agent, heur, CHUNK + 20, {}, seed=5)
     assert got[1][1] == duplicate("dagong", heur, agent, 30, {}, seed=9)
-    train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}", "run_name=c",
-                "eval_deals=0", "workers=2", "curve_every=1", "curve_deals=4"])
+    result = train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}", "run_name=c",
+                         "eval_deals=3", "workers=2", "curve_every=1", "curve_deals=4"])
     import json
     records = [json.loads(line) for line in (tmp_path / "c" / "metrics.jsonl").open()]
+    # the final evaluations went to Ray too, and give what one process gives
+    precision = next(r for r in records if r["phase"] == "compute")["precision"]
+    agent = PPOAgent.load(result["checkpoint"], precision=precision)
+    want = duplicate("dagong", agent, heuristic_for("dagong", 1), 3, {}, seed=10_000_001)
+    assert {k: v for k, v in result["evaluation"].items() if k != "options"} == want
     curves = [r for r in records if r["phase"] == "curve"]
     ppo = [r for r in records if r["phase"] == "ppo"]
     # one point where PPO starts and one after each iteration, each at its own samples
