@@ -87,7 +87,8 @@ if torch is not None:  # (any other import error is a real one, and shows as suc
     from agents import compute
     from agents.collector import Collector
     from agents.selfplay import Batch
-    from agents.ppo import CRITICS, PPOAgent, fit, make_net, ppo_loss, slim
+    from agents.ppo import (CRITICS, CheckpointError, PPOAgent, fit, make_net, ppo_loss,
+                            read_checkpoint, slim)
 
 
 @dataclass
@@ -843,10 +844,16 @@ def main(argv=None) -> dict:
         resume = None
         if args.resume:
             try:
-                resume = torch.load(args.resume, map_location="cpu", weights_only=False)
+                # tensors and plain data only: a foreign file cannot run code as it loads
+                resume = read_checkpoint(args.resume)
                 saved = resume["config"]
-            except (OSError, KeyError, TypeError, RuntimeError) as exc:
-                raise ConfigError(f"cannot resume from {args.resume!r}: {exc}") from None
+                if not isinstance(saved, dict):
+                    raise TypeError("its config is not a mapping")
+            except CheckpointError as exc:
+                raise ConfigError(f"cannot resume: {exc}") from None
+            except (KeyError, TypeError) as exc:
+                raise ConfigError(f"cannot resume from {args.resume!r}: it is not a training "
+                                  f"checkpoint ({exc})") from None
             # the saved config, overlaid with --config and the overrides (e.g. total_samples=...
             # extends the run)
             cfg = load_config(args.config, args.overrides, base=saved)

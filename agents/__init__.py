@@ -12,10 +12,11 @@ from agents.base import Agent
 from agents.random_agent import RandomAgent
 
 __all__ = ["Agent", "RandomAgent", "DagongHeuristic", "DabangHeuristic", "PPOAgent",
-           "heuristic_for"]
+           "CheckpointError", "heuristic_for"]
 
 _LAZY = {"DagongHeuristic": "agents.dagong_heuristic", "DabangHeuristic":
-         "agents.dabang_heuristic", "PPOAgent": "agents.ppo", "heuristic_for": "agents.heuristics"}
+         "agents.dabang_heuristic", "PPOAgent": "agents.ppo", "CheckpointError": "agents.ppo",
+         "heuristic_for": "agents.heuristics"}
 
 
 def __getattr__(name: str):

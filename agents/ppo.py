@@ -8,13 +8,17 @@ PerfectDou) the value comes from a separate MLP over the *global* state (every h
 engine's ``state()``), which only training needs; the policy, and so every agent playing from a
 checkpoint, reads the seat's observation alone.
 
-Checkpoints are plain ``torch.save`` dicts: ``{"game", "options", "net": {"hidden", "critic"},
-"model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the agent. ``slim(src, dst)``
+Checkpoints are plain ``torch.save`` dicts of tensors and plain data: ``{"game", "options",
+"net": {"hidden", "critic"}, "model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the
+agent, reading the file with ``torch.load(weights_only=True)`` (``read_checkpoint``), so that a
+file passed around cannot run code as it loads, and checking every entry (``CheckpointError``). ``slim(src, dst)``
 keeps only what playing needs (training checkpoints also hold the optimizer and the frozen
 pool).
 """
 
 from __future__ import annotations
+
+import pickle
 
 import numpy as np
 import torch
@@ -277,10 +281,44 @@ def fit(net: nn.Module, optimizer, rows: int, *, epochs: int, minibatch: int,
     return stats
 
 
+class CheckpointError(ValueError):
+    """A file that is not a usable cardenv PPO checkpoint; the message says what is wrong."""
+
+
+def read_checkpoint(path: str) -> dict:
+    """The contents of checkpoint ``path``, read with ``torch.load(weights_only=True)``: tensors
+    and plain data (dicts, lists, strings, numbers) only. A file that holds any other pickled
+    object is refused before that object is built, so a foreign file cannot run code as it is
+    loaded (every checkpoint cardenv writes, the shipped ones included, holds plain data
+    only). ``CheckpointError`` for a missing, unreadable or refused file."""
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except IsADirectoryError:
+        raise CheckpointError(f"{path} is a folder, not a PPO checkpoint (a run folder holds "
+                              f"agent.pt and final.pt)") from None
+    except FileNotFoundError:
+        raise CheckpointError(f"{path}: no such file") from None
+    except pickle.UnpicklingError as exc:
+        if "Unsupported global" not in str(exc):  # (junk, not a refused object)
+            raise CheckpointError(f"{path} is not a cardenv PPO checkpoint (torch cannot read "
+                                  f"it)") from None
+        raise CheckpointError(
+            f"{path} is refused: it holds Python objects other than tensors and plain data, "
+            f"which could run code as they are loaded (a cardenv checkpoint holds none; "
+            f"nothing in it was run)") from None
+    except Exception as exc:  # noqa: BLE001 -- torch.load raises many kinds on junk
+        raise CheckpointError(f"{path} is not a cardenv PPO checkpoint (torch cannot read it: "
+                              f"{type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise CheckpointError(f"{path} is not a cardenv PPO checkpoint: it holds a "
+                              f"{type(data).__name__}, not a mapping")
+    return data
+
+
 def slim(src: str, dst: str, half: bool = True) -> None:
     """Write the playing part of checkpoint ``src`` (game, options, sizes, weights) to ``dst``,
     the weights in float16 unless ``half=False`` (half the size; loading restores float32)."""
-    data = torch.load(src, map_location="cpu", weights_only=False)
+    data = read_checkpoint(src)
     out = {k: data[k] for k in ("game", "options", "net") if k in data}
     out["model"] = {k: (v.half() if half and v.is_floating_point() else v)
                     for k, v in data["model"].items()}
@@ -330,23 +368,62 @@ class PPOAgent(Agent):
     @classmethod
     def load(cls, path: str, greedy: bool = True, seed: int | None = None,
              precision: str = "fp32") -> "PPOAgent":
+        """The agent of checkpoint ``path`` (``read_checkpoint``: tensors and plain data only).
+        ``CheckpointError`` (a ``ValueError``) naming what is wrong: not a checkpoint, a
+        missing or malformed entry, an unknown game, weights that do not fit the game's
+        network (another game's, a wrong shape), or weights that are not finite."""
+        data = read_checkpoint(path)
+
+        def bad(what):
+            return CheckpointError(f"{path} is not a usable cardenv PPO checkpoint: {what}")
+
+        for key in ("game", "net", "model"):
+            if key not in data:
+                raise bad(f"it has no {key!r} entry")
+        game, net_spec, model = data["game"], data["net"], data["model"]
+        if not isinstance(game, str):
+            raise bad(f"its game is {game!r}, not a game name")
         try:
-            data = torch.load(path, map_location="cpu", weights_only=False)
-        except IsADirectoryError:
-            raise ValueError(f"{path} is a folder, not a PPO checkpoint (a run folder holds "
-                             f"agent.pt and final.pt)") from None
-        except Exception as exc:  # noqa: BLE001 -- torch.load raises many kinds on junk
-            raise ValueError(f"{path} is not a cardenv PPO checkpoint (torch cannot read it: "
-                             f"{type(exc).__name__})") from None
-        try:
-            game, hidden = data["game"], tuple(data["net"]["hidden"])
-            critic = data["net"].get("critic", "local")
-        except (KeyError, TypeError, AttributeError):
-            raise ValueError(f"{path} is not a cardenv PPO checkpoint") from None
-        model = data["model"]
+            check_game(game)
+        except ValueError as exc:
+            raise bad(str(exc)) from None
+        if not isinstance(net_spec, dict) or "hidden" not in net_spec:
+            raise bad("its 'net' entry has no 'hidden' sizes")
+        hidden = net_spec["hidden"]
+        if not isinstance(hidden, (list, tuple)) or not hidden or not all(
+                isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden):
+            raise bad(f"its hidden sizes are {hidden!r}, not a list of ints >= 1")
+        critic = net_spec.get("critic", "local")
+        if critic not in CRITICS:
+            raise bad(f"its critic is {critic!r}, not one of {', '.join(CRITICS)}")
+        if not isinstance(model, dict) or not all(
+                isinstance(k, str) and torch.is_tensor(v) for k, v in model.items()):
+            raise bad("its 'model' entry is not a mapping of names to tensors")
+        if "scale" not in model or model["scale"].dim() != 1:
+            raise bad("its weights have no observation 'scale'")
+        for name, value in model.items():
+            if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                raise bad(f"weight {name!r} holds NaN or infinite values")
         state = model.get("state_scale")
-        net = make_net(game, hidden, critic, obs_size=model["scale"].numel(),
+        obs_size = model["scale"].numel()
+        current = make_game(game).observation_size
+        if obs_size > current:
+            raise bad(f"the network reads {obs_size} observation entries, more than {game}'s "
+                      f"{current}: it comes from a newer cardenv, or from another game")
+        net = make_net(game, tuple(hidden), critic, obs_size=obs_size,
                        state_size=None if state is None else state.numel())
+        expected = net.state_dict()
+        missing = sorted(set(expected) - set(model))
+        unexpected = sorted(set(model) - set(expected))
+        if missing or unexpected:
+            raise bad(f"its weights do not match a {game} network with hidden {list(hidden)} "
+                      f"and a {critic} critic (missing {missing[:3]}, unexpected "
+                      f"{unexpected[:3]})")
+        for name, value in expected.items():
+            if tuple(model[name].shape) != tuple(value.shape):
+                raise bad(f"weight {name!r} has shape {tuple(model[name].shape)} where a "
+                          f"{game} network with hidden {list(hidden)} has "
+                          f"{tuple(value.shape)} (another game's network, or damaged)")
         net.load_state_dict({k: v.float() if v.is_floating_point() else v
                              for k, v in model.items()})
         return cls(game, net, greedy, seed, precision)

@@ -76,7 +76,7 @@ def test_checkpoint_round_trip(tmp_path):
     masks[:, [5, 140]] = 1
     assert set(agent.act_batch(obs, masks)) <= {5, 140}
     torch.save({"not": "a checkpoint"}, tmp_path / "bad.pt")
-    with pytest.raises(ValueError, match="not a cardenv PPO checkpoint"):
+    with pytest.raises(ValueError, match="not a usable cardenv PPO checkpoint: it has no .game."):
         PPOAgent.load(str(tmp_path / "bad.pt"))
 
 
