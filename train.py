@@ -181,8 +181,10 @@ class Config:
     """run folder name (default: "<game>-<seed>")."""
     torch_threads: int | str = "auto"
     """torch CPU threads of the update and the imitation: "auto" takes every core the process
-    may use (collection, which alternates with the update in one process, acts on one); an int
-    sets it. Ray actors and evaluation workers use one each."""
+    may use (collection, which alternates with the update in one process, acts on one), less,
+    without workers, the cores other processes kept busy while it collected
+    (``agents.compute.FreeCores``); an int sets it. Ray actors and evaluation workers use one
+    each."""
     device: str = "auto"
     """where the learner (the PPO update and the imitation) runs: "auto" (CUDA when available,
     else the CPU), "cpu", "cuda" or "cuda:N". Collection and evaluation stay on the CPU (this
@@ -473,6 +475,12 @@ class Trainer:
             self.collector.set_pool(self.pool)
         # seconds of the iteration in progress, by part (collect, update, eval)
         self.timing: dict[str, float] = {}
+        # torch_threads auto in one process: the update takes the cores that stayed free while
+        # collecting (none that another process holds); Ray actors idle during the update, so
+        # with workers it takes them all
+        self.free = compute.FreeCores(self.compute.threads) \
+            if cfg.torch_threads == "auto" and not cfg.workers else None
+        self.update_threads = self.compute.threads
         self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
         self.clock = time.perf_counter()
         self.metrics_path = os.path.join(self.run_path, "metrics.jsonl")
@@ -533,8 +541,14 @@ class Trainer:
 
     def collect(self) -> dict:
         """Play until ``rollout_samples`` learner decisions of finished hands are ready (in
-        this process, or shared between the Ray workers)."""
-        return self.collector.collect(self.cfg.rollout_samples).as_dict()
+        this process, or shared between the Ray workers); meanwhile, see which cores the update
+        may take (``compute.FreeCores``)."""
+        if self.free is not None:
+            self.free.start()
+        batch = self.collector.collect(self.cfg.rollout_samples).as_dict()
+        if self.free is not None:
+            self.update_threads = self.free.count()
+        return batch
 
     def imitate(self) -> None:
         """Clone the heuristic: chunks of heuristic self-play decisions, cross-entropy on the
@@ -544,6 +558,8 @@ class Trainer:
         games = VectorGame(cfg.game, cfg.num_envs, options=self.active.options,
                            seed=cfg.seed * 7_000_003 + self.imitated)
         while self.imitated < cfg.imitation_samples:
+            if self.free is not None:
+                self.free.start()
             obs, masks, actions, states = [], [], [], []
             pending: dict = {}  # (slot, seat) -> indexes of its decisions this hand
             target = np.zeros(cfg.imitation_chunk * 2, dtype=np.float32)
@@ -587,7 +603,9 @@ class Trainer:
                 return policy_loss + cfg.vf_coef * value_loss, {
                     "policy_loss": policy_loss.item(), "value_loss": value_loss.item()}
 
-            with compute.threads(self.compute.threads):
+            if self.free is not None:  # the cores that stayed free while gathering
+                self.update_threads = self.free.count()
+            with compute.threads(self.update_threads):
                 losses = fit(self.net, optimizer, n, epochs=cfg.imitation_epochs,
                              minibatch=cfg.minibatch, generator=self.generator,
                              max_grad_norm=cfg.max_grad_norm, loss_fn=imitation_loss,
@@ -615,7 +633,7 @@ class Trainer:
         if "adv" in batch:
             return batch
         dev = self.compute.device
-        with compute.threads(self.compute.threads), self.compute.autocast():
+        with compute.threads(self.update_threads), self.compute.autocast():
             values = self.net.values(torch.as_tensor(batch["state"]).to(dev)).cpu().numpy()
         cfg = self.cfg
         pending = Batch(**{"value": None, "adv": None, "ret": None, **batch})
@@ -639,7 +657,7 @@ class Trainer:
                             vf_coef=cfg.vf_coef, ent_coef=self.active.ent_coef,
                             states=t["state"][idx] if "state" in t else None)
 
-        with compute.threads(self.compute.threads):  # every core: collection is idle now
+        with compute.threads(self.update_threads):  # the free cores: collection is idle now
             stats = fit(self.net, self.optimizer, len(t["action"]), epochs=cfg.epochs,
                         minibatch=cfg.minibatch, generator=self.generator,
                         max_grad_norm=cfg.max_grad_norm, loss_fn=loss,
@@ -718,6 +736,7 @@ class Trainer:
                      eval_s=round(self.timing["eval"], 3), other_s=round(other, 3),
                      update_samples_per_s=round(len(batch["action"]) /
                                                 max(self.timing["update"], 1e-9)),
+                     update_threads=self.update_threads,
                      win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
                      **{k: round(v, 6) for k, v in stats.items()})
             for key, value in stats.items():

@@ -302,3 +302,36 @@ def test_every_iteration_logs_its_rate_kl_clip_and_where_the_time_went(tmp_path,
     tags = set(events.Tags()["scalars"])
     assert {"time/collect_s", "time/update_s", "time/eval_s", "charts/learning_rate",
             "losses/approx_kl", "losses/clip_fraction", "charts/SPS"} <= tags
+
+
+@pytest.mark.parametrize("idle_share, cores, machine, expected", [
+    (0.5, 2, 2, 2),  # collection held one core of two, the other idle: both are free
+    (0.0, 2, 2, 1),  # another process held the other core: one thread
+    (0.05, 2, 2, 1),
+    (0.40, 2, 2, 2),  # the other core 80% idle counts as free
+    (0.75, 8, 8, 7),  # six of eight idle, and collection's own
+    (0.95, 4, 16, 4),  # never more than the process's own cores
+])
+def test_auto_threads_take_the_cores_left_free_while_collecting(idle_share, cores, machine,
+                                                                expected):
+    """torch_threads auto in one process: the update takes collection's own core and the cores
+    the machine left idle while it collected, not those another process kept busy."""
+    ticks = iter([(0.0, 0.0), (idle_share * 1000, 1000.0)])
+    free = compute.FreeCores(cores, times=lambda: next(ticks), machine_cores=machine)
+    free.start()
+    assert free.count() == expected
+
+
+def test_free_cores_fall_back_to_all_where_times_are_unreadable():
+    free = compute.FreeCores(3, times=lambda: None)
+    free.start()
+    assert free.count() == 3
+    assert compute.cpu_times() is None or compute.cpu_times()[1] > 0
+
+
+def test_the_update_threads_are_logged_each_iteration(tmp_path):
+    train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}", "run_name=u",
+                "eval_deals=0", "imitation_samples=0"])
+    records = [json.loads(line) for line in (tmp_path / "u" / "metrics.jsonl").open()]
+    threads = [r["update_threads"] for r in records if r["phase"] == "ppo"]
+    assert threads and all(1 <= t <= compute.available_cores() for t in threads)
