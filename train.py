@@ -636,8 +636,7 @@ class Trainer:
         with compute.threads(self.update_threads), self.compute.autocast():
             values = self.net.values(torch.as_tensor(batch["state"]).to(dev)).cpu().numpy()
         cfg = self.cfg
-        pending = Batch(**{"value": None, "adv": None, "ret": None, **batch})
-        return pending.with_values(values, cfg.gamma, cfg.gae_lambda).as_dict()
+        return Batch(**batch).with_values(values, cfg.gamma, cfg.gae_lambda).as_dict()
 
     def update(self, batch: dict) -> dict:
         cfg = self.cfg

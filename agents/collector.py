@@ -86,10 +86,10 @@ class Collector:
         """The learner's sampled actions, log-probabilities and values (numpy); ``states``
         (global states) feed a global critic (without them its values are ``None``: they come
         later, from the learner; see ``SelfPlay``'s ``values_later``)."""
-        with autocast(self.settings.get("precision", "fp32")):
-            action, logp, value = self.net.act(
-                torch.as_tensor(obs), torch.as_tensor(masks), generator=self.generator,
-                state=None if states is None else torch.as_tensor(states))
+        # (in collect's autocast region)
+        action, logp, value = self.net.act(
+            torch.as_tensor(obs), torch.as_tensor(masks), generator=self.generator,
+            state=None if states is None else torch.as_tensor(states))
         return (action.numpy(), logp.numpy().astype(np.float64),
                 None if value is None else value.numpy().astype(np.float64))
 

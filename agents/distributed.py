@@ -91,8 +91,6 @@ def unpack(data: dict) -> Batch:
     for key in ("obs", "state"):
         if key in data:
             data[key] = data[key].astype(np.float32)
-    for key in ("value", "adv", "ret"):  # absent from a batch whose values come later
-        data.setdefault(key, None)
     return Batch(**data)
 
 

@@ -40,9 +40,10 @@ class Batch:
     mask: np.ndarray  # (n, N) bool legal masks
     action: np.ndarray  # (n,) int64 actions taken
     logp: np.ndarray  # (n,) float64 their log-probabilities when taken
-    value: np.ndarray | None  # (n,) float64 the value estimates then
-    adv: np.ndarray | None  # (n,) float64 GAE advantages
-    ret: np.ndarray | None  # (n,) float64 returns (advantage + value)
+    # (None until ``with_values`` in a batch collected with ``values_later``)
+    value: np.ndarray | None = None  # (n,) float64 the value estimates then
+    adv: np.ndarray | None = None  # (n,) float64 GAE advantages
+    ret: np.ndarray | None = None  # (n,) float64 returns (advantage + value)
     state: np.ndarray | None = None  # (n, S) float32 global states, for a global critic
     # values to come (``values_later``): each decision's reward (shaping included) and the
     # lengths of the episodes the rows hold one after the other; ``with_values`` completes it
