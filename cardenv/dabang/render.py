@@ -1,10 +1,74 @@
 """Text rendering of a Dabang state: seats with their hands (suit symbols), levels, trump,
-the current trick, points and the kitty. Used by the env's ``ansi`` and ``human`` modes."""
+the current trick, points and the kitty. Used by the env's ``ansi`` and ``human`` modes.
+
+Hands are shown as players hold them (``hand_groups``): each side suit without its level cards
+in rank order, then the trump (trump-suit cards, 2s, level cards, jokers) in trump strength order,
+both read from the engine's tables (``strength.SUIT_CLASS``, ``strength.STRENGTH``). Before the
+trump is known, the cards that are trump whatever the suit (jokers, level cards, 2s) are apart.
+The play winning the trick so far is marked (``phases.trick.winning_seat``).
+"""
 
 from __future__ import annotations
 
-from cardenv.core.cards import SUIT_SYMBOLS, card_str, hand_str, kinds_of
+import numpy as np
+
+from cardenv.core.cards import NUM_SUITS, SUIT_SYMBOLS, card_str, hand_str, kinds_of, suit_of
 from cardenv.dabang import catalogue as cat
+from cardenv.dabang.phase import Phase
+from cardenv.dabang.phases.trick import winning_seat
+from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
+
+WINNING = "(winning)"  # after the play that takes the trick so far
+# the phases in which the dealt kitty's face-up cards are still the news of the hand: after the
+# burial they are no longer the kitty (``kitty_revealed`` keeps them for the observation)
+KITTY_FACE_UP_PHASES = (Phase.RETURN, Phase.BURY)
+
+
+def hand_groups(counts, trump: int | None, level: int) -> list[dict]:
+    """The cards of ``counts`` grouped as players hold them: ``[{"suit", "trump", "label",
+    "cards"}]``, non-empty groups only, the side suits ♦♣♥♠ (level cards and 2s left out) in
+    rank order, then the trump in strength order (equal strengths by suit). ``trump`` ``None``
+    (not declared yet): the last group holds the cards that are trump whatever the suit."""
+    li = level - 3
+    if trump is None:
+        always = (SUIT_CLASS[:, li] == TRUMP).all(axis=0)
+        suit_class = np.where(always, TRUMP, np.arange(len(always)) % NUM_SUITS)
+        strength = STRENGTH[:, li].min(axis=0)
+    else:
+        suit_class, strength = SUIT_CLASS[trump, li], STRENGTH[trump, li]
+    kinds = sorted(set(kinds_of(counts)), key=lambda k: (int(strength[k]), k))
+    groups = []
+    for cls in (*range(NUM_SUITS), TRUMP):
+        cards = [card_str(k) for k in kinds for _ in range(int(counts[k]))
+                 if suit_class[k] == cls]
+        if not cards:
+            continue
+        if cls != TRUMP:
+            label = SUIT_SYMBOLS[cls]
+        elif trump is None:
+            label = "trump whatever the suit"
+        else:
+            label = f"trump {SUIT_SYMBOLS[trump]}"
+        groups.append({"suit": SUIT_SYMBOLS[cls] if cls != TRUMP else None,
+                       "trump": cls == TRUMP, "label": label, "cards": cards})
+    return groups
+
+
+def groups_text(groups: list[dict]) -> str:
+    """``hand_groups`` on one line: ``♦: ♦4 ♦J | ♠: ♠9 | trump ♥: ♥3 ♣2 SJ``."""
+    return " | ".join(f"{g['label']}: {' '.join(g['cards'])}" for g in groups) or "none"
+
+
+def _trick_plays(state) -> list[dict]:
+    """The trick's plays so far, the one taking it marked ``winning``."""
+    winner = winning_seat(state)
+    return [{"seat": s, "cards": [card_str(k) for k, c in p.items() for _ in range(c)],
+             "winning": s == winner} for s, p, _, _ in state.trick.plays]
+
+
+def _plays_text(plays: list[dict]) -> str:
+    return "; ".join(f"player_{p['seat']}: {' '.join(p['cards'])}"
+                     + (f" {WINNING}" if p["winning"] else "") for p in plays)
 
 
 def render_text(state) -> str:
@@ -26,12 +90,9 @@ def render_text(state) -> str:
         role = "D" if seat == state.dealer else ""
         lines.append(f"{arrow}{'player_' + str(seat):<10}{str(seat % 2) + role:<5}"
                      f"{state.cards_left[seat]:>5}{state.points[seat]:>7}  "
-                     f"{hand_str(state.hands[seat])}")
+                     f"{groups_text(hand_groups(state.hands[seat], state.trump, state.level))}")
     if state.trick.plays:
-        plays = "; ".join(f"player_{s}: " + " ".join(card_str(k) for k, c in p.items()
-                                                    for _ in range(c))
-                          for s, p, _, _ in state.trick.plays)
-        lines.append(f"Trick: {plays}")
+        lines.append(f"Trick: {_plays_text(_trick_plays(state))}")
     partial = state.trick.partial
     if partial:
         lines.append("Choosing: " + " ".join(card_str(k) for k, c in partial.items()
@@ -56,9 +117,11 @@ def seat_view(state, seat: int) -> dict:
     """What ``seat`` may know, as a JSON-ready dict, read only from the state's public pieces
     and ``seat``'s own rows (as its observation is): its hand (and the follow it is building),
     the other seats' card counts, levels, trump, the declaration and every seat's shown
-    declaration cards, the jokers of the kitty flips, the trick, points, tribute, 扣王 and the
-    cards taken back, the kitty cards turned face up, and results. ``render_view`` prints it;
-    the web page draws it."""
+    declaration cards, the jokers of the kitty flips, the trick (the play winning it so far
+    marked ``winning``), points, tribute, 扣王 and the cards taken back, the dealt kitty's cards
+    turned face up (until the burial is over: then they are no longer the kitty), and results.
+    ``hand`` is sorted by card kind; ``hand_groups`` is the same cards as players hold them.
+    ``render_view`` prints it; the web page draws it."""
     v = state.v
     seats = []
     for s in range(4):
@@ -72,6 +135,7 @@ def seat_view(state, seat: int) -> dict:
         })
     return {
         "game": "dabang", "seat": seat, "team": seat % 2, "hand": _cards(v["hand"][seat]),
+        "hand_groups": hand_groups(v["hand"][seat], state.trump, state.level),
         "selection": _cards(v["selection"][seat]),
         "hand_number": len(state.results) + (0 if state.is_over else 1),
         "phase": str(state.phase.value if hasattr(state.phase, "value") else state.phase),
@@ -82,9 +146,9 @@ def seat_view(state, seat: int) -> dict:
         "tribute": len(state.tribute.cards), "gangguo": bool(state.gangguo),
         "flip_jokers": {"SJ": int(v["flip_jokers"][0]), "BJ": int(v["flip_jokers"][1])},
         "seats": seats,
-        "trick": [{"seat": s, "cards": [card_str(k) for k, c in p.items() for _ in range(c)]}
-                  for s, p, _, _ in state.trick.plays],
-        "kitty_revealed": _cards(v["kitty_revealed"]),
+        "trick": _trick_plays(state),
+        "kitty_revealed": _cards(v["kitty_revealed"])
+        if state.phase in KITTY_FACE_UP_PHASES else [],
         "kitty_known": _cards(v["kitty_known"][seat]),
         "tribute_known": _cards(v["tribute_known"][seat]),
         "returned_known": _cards(v["returned_known"][seat]),
@@ -125,15 +189,15 @@ def render_view(state, seat: int) -> str:
     if any(flips.values()):
         lines.append(f"Jokers turned over in the kitty flips: {flips['SJ']} SJ, {flips['BJ']} BJ")
     if view["trick"]:
-        lines.append("Trick: " + "; ".join(f"player_{p['seat']}: {' '.join(p['cards'])}"
-                                           for p in view["trick"]))
+        lines.append(f"Trick: {_plays_text(view['trick'])}")
     for key, label in (("kitty_revealed", "Kitty cards turned face up"),
                        ("kitty_known", "Kitty (known to you)"),
                        ("tribute_known", "Tribute you saw"),
                        ("returned_known", "Given back for the tribute")):
         if view[key]:
             lines.append(f"{label}: {' '.join(view[key])}")
-    lines.append(f"Your hand ({len(view['hand'])}): {' '.join(view['hand']) or 'none'}")
+    lines.append(f"Your hand ({len(view['hand'])}):" + ("".join(
+        f"\n  {g['label']}: {' '.join(g['cards'])}" for g in view["hand_groups"]) or " none"))
     if view["selection"]:
         lines.append(f"Your follow so far: {' '.join(view['selection'])}")
     for i, r in enumerate(state.results):

@@ -176,8 +176,15 @@ def _end(state, t: Trick) -> None:
         start(state, winner)
 
 
+def winning_seat(state) -> int | None:
+    """The seat whose play takes the trick as played so far (``_winner`` on the plays made: the
+    taker once the trick is complete); ``None`` before the lead. For the text views."""
+    t = state.trick
+    return _winner(state, t) if t.plays else None
+
+
 def _winner(state, t: Trick) -> int:
-    """The seat that takes the complete trick ``t``."""
+    """The seat that takes the trick ``t`` (complete, or as played so far)."""
     strength = _STRENGTH[state.trump][state.level - 3]
     cls = _SUIT_CLASS[state.trump][state.level - 3]
     led_cls = cls[t.led_kind]
