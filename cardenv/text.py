@@ -49,9 +49,12 @@ def move_text(state, action: int, viewer: int | None = None, lang: str = "zh") -
     return text
 
 
-def explain(state, result, seat: int, lang: str = "zh") -> str:
-    """A finished hand's ``result`` in words for ``seat``'s player."""
-    text = _module(state).explain_result(result, seat)
+def explain(state, result, seat: int | None, lang: str = "zh") -> str:
+    """A finished hand's ``result`` in words for ``seat``'s player, or (``seat=None``) for
+    someone watching every seat: who won, by seat and team, with no "you"."""
+    module = _module(state)
+    text = module.explain_result(result, seat) if seat is not None else \
+        module.explain_watched(result)
     if lang != "zh":
         from cardenv.core.lang import translate
         text = translate(text, lang)

@@ -71,6 +71,41 @@ def _plays_text(plays: list[dict]) -> str:
                      + (f" {WINNING}" if p["winning"] else "") for p in plays)
 
 
+def _team(team: int) -> str:
+    return f"team {team} (player_{team} and player_{team + 2})"
+
+
+def explain_watched(result) -> str:
+    """A finished hand's result in words for someone watching every seat (no "you"): which
+    team attacked, the score and outcome, each team's levels, and which team won the hand (its
+    reward) or the match."""
+    att, dfd = result.attackers, result.defenders
+    lines = [
+        f"{_team(att).capitalize()} attacked, {_team(dfd)} defended. The attackers' score: "
+        f"{result.score} (tricks {result.trick_points[att]}"
+        + (f", kitty {result.kitty_points} x2" if result.koudi else "")
+        + f"): {OUTCOMES.get(result.outcome, result.outcome)}.",
+        "Levels: " + ", ".join(f"team {t} {result.levels_before[t]} -> {result.levels_after[t]}"
+                               for t in (0, 1))
+        + (f" | blood for the next hand: {result.blood}" if result.blood else ""),
+    ]
+    team_rewards = [result.rewards[t] for t in (0, 1)]
+    if result.match_winner is not None:
+        lines.append(f"The match is over: {_team(result.match_winner)} won "
+                     f"({result.match_end}).")
+    elif any(team_rewards):
+        won = 0 if team_rewards[0] > team_rewards[1] else 1
+        lines.append(f"{_team(won).capitalize()} won the hand.")
+    else:
+        gained = [t for t in (0, 1) if result.gained[t]]
+        lines.append(f"{_team(gained[0]).capitalize()} went up {result.gained[gained[0]]} "
+                     f"level(s); the match goes on." if gained
+                     else "Neither team went up a level; the match goes on.")
+    lines.append("Rewards: " + ", ".join(f"player_{s} {r:+g}"
+                                         for s, r in enumerate(result.rewards)))
+    return "\n".join(lines)
+
+
 def render_text(state) -> str:
     trump = "?" if state.trump is None else SUIT_SYMBOLS[state.trump]
     dealer = "?" if state.dealer is None else f"player_{state.dealer}"

@@ -9,6 +9,21 @@ from cardenv.dagong import catalogue as cat
 PLACE_NAMES = ("一游", "二游", "三游", "末游")
 
 
+def explain_watched(result) -> str:
+    """A finished hand's result in words for someone watching every seat (no "you"): who won
+    and why, the places, points and each seat's reward."""
+    winners = " and ".join(f"player_{s}" for s in result.winners)
+    places = ", ".join(f"{PLACE_NAMES[i]} player_{s}" for i, s in enumerate(result.places))
+    return "\n".join([
+        f"{winners} won: {REASONS.get(result.reason, result.reason)}.",
+        f"Places: {places or '-'} | points after the end-of-hand transfers: "
+        + ", ".join(f"player_{s} {p}" for s, p in enumerate(result.points)),
+        f"Multiplier x{result.multiplier}"
+        + (" (doubled: a winner played a 摇摆)" if result.yaobai_doubled else "")
+        + " | rewards: " + ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.rewards)),
+    ])
+
+
 def render_text(state) -> str:
     hands = state.game.options["hands"]
     if state.partner is None:

@@ -12,7 +12,9 @@ from cardenv.core.cards import parse_cards
 from cardenv.dabang import DabangGame
 from cardenv.dabang.phases.trick import Trick, winning_seat
 from cardenv.dabang.render import WINNING, hand_groups, render_text, render_view, seat_view
+from cardenv.dabang.scoring import settle
 from cardenv.dabang.strength import is_trump_row
+from cardenv.text import explain
 from tests.dabang.positions import random_step
 from tests.dabang.scripted import D, H, S, counts
 
@@ -180,3 +182,33 @@ def test_kitty_face_up_only_until_the_burial_is_over():
         if shown.get("bury"):
             break
     assert shown.get("bury")
+
+
+def settled(trick_points, rewards, koudi=False, dealer=0, levels=(3, 3)):
+    result = settle(dealer=dealer, level=levels[dealer % 2], trump=H, levels=list(levels),
+                    trick_points=list(trick_points), kitty_points=400 - sum(trick_points),
+                    kitty_jokers=(0, 0), koudi=koudi, gangguo=False, joker_levels=True,
+                    keep_dealer="partner", four_joker_win="big_or_small")
+    result.rewards = list(rewards)
+    return result
+
+
+# (result, a line the watcher's text holds): which team won, named with its players
+WATCHED = [
+    (settled([200, 140], [1, -1, 1, -1]), "Team 0 (player_0 and player_2) won the hand."),
+    (settled([100, 300], [-.5, .5, -.5, .5]), "Team 1 (player_1 and player_3) won the hand."),
+    (settled([400, 0], [0, 0, 0, 0]),
+     "The match is over: team 0 (player_0 and player_2) won (zero)."),
+    (settled([100, 260], [0, 0, 0, 0], dealer=1),  # the defenders kept the attackers under 160
+     "Team 1 (player_1 and player_3) went up 1 level(s); the match goes on."),
+    (settled([300, 100], [0, 0, 0, 0], dealer=1),  # 160 or more, the kitty kept: nobody goes up
+     "Neither team went up a level; the match goes on."),
+]
+
+
+@pytest.mark.parametrize("result, line", WATCHED)
+def test_explain_for_a_watcher_names_the_winners(result, line):
+    state = DabangGame().new_state(0)
+    text = explain(state, result, None, "en")
+    assert line in text.splitlines() and "you" not in text.lower()
+    assert explain(state, result, 0, "en") != text  # a seat's player is still told as "you"
