@@ -5,13 +5,13 @@
     python -m cardenv.play dagong --agents heuristic,random,heuristic,random --delay 0.5
     python -m cardenv.play dabang                   # watch one random game, tally 200 more
 
-Playing a seat (``--seat``), you see only what that seat may know: your hand sorted by rank and
-suit, the other seats' card counts, the moves since your last turn, and everything public. On
-your turn, type the number of a move from the list, or the move itself ("pair 7", "bomb 5x9",
-"pass", "single ♠4" or "single 4s"; a unique beginning is enough). In Dabang, type a whole
-follow or burial as cards ("♠4 ♠4 ♥5", or "4s 4s 5h"): it is played step by step for you, and
-refused whole if any step is not legal. Other commands: ``?`` help, ``moves`` the list again,
-``view`` the table again, ``quit``.
+Playing a seat (``--seat``), you see only what that seat may know: your hand (Dagong: sorted by
+rank and suit; Dabang: grouped by suit, the trump apart), the other seats' card counts, the moves
+since your last turn, and everything public. On your turn, type the number of a move from the
+list, or the move itself ("pair 7", "bomb 5x9", "pass", "single ♠4" or "single 4s"; a unique
+beginning is enough). In Dabang, type a whole follow or burial as cards ("♠4 ♠4 ♥5", or "4s 4s
+5h"): it is played step by step for you, and refused whole if any step is not legal. Other
+commands: "?" this help, "moves" the list again, "view" the table again, "quit".
 
 ``--agents`` with four agents watches a game with every hand shown, pausing ``--delay``
 seconds between moves, or waiting for Enter with ``--step``. Without ``--seat`` or ``--agents``,
@@ -40,6 +40,9 @@ from cardenv.games import make_game
 from cardenv.moves import moves_text, parse_move
 from cardenv.players import load_player, player_name
 from cardenv.text import explain, move_text, render
+
+
+HELP = __doc__.split("\n\n")[2].replace("``", "")  # ``?``: that paragraph, as plain text
 
 
 class Quit(Exception):
@@ -80,10 +83,9 @@ class Table:
             self.write("Last moves: " + "; ".join(self.log))
             self.log = []
         for result in self.state.results[before:]:
-            seat = 0 if self.human is None else self.human
             self.write("\n=== Hand over ===")
             self.write(render(self.state, seat=self.human, lang=self.lang))
-            self.write(explain(self.state, result, seat, self.lang))
+            self.write(explain(self.state, result, self.human, self.lang))  # None: watching
 
     def play(self) -> None:
         state = self.state
@@ -133,7 +135,7 @@ class Table:
             if word in ("q", "quit", "exit"):
                 raise Quit
             if word in ("?", "help"):
-                self.write(__doc__.split("\n\n")[2])
+                self.write(HELP)
                 continue
             if word in ("moves", "m", "list"):
                 self.write(moves_text(self.game, legal, self.translate))

@@ -149,12 +149,22 @@ def test_seat_view_shows_no_other_hand(game):
         state.apply(int(rng.choice(state.legal_actions())))
 
 
-def test_watch_four_agents(tmp_path):
-    text, script = run(["dabang", "--agents", "heuristic,random,heuristic,random", "--delay", "0",
+@pytest.mark.parametrize("game, shows", [("dabang", ["Kitty:", "won the hand.", "Rewards: "]),
+                                         ("dagong", [" won: ", "Places: "])])
+def test_watch_four_agents(game, shows, tmp_path):
+    text, script = run([game, "--agents", "heuristic,random,heuristic,random", "--delay", "0",
                         "--record", str(tmp_path)])
     assert script.prompts == 0  # --delay 0: nothing asked
-    assert "=== Hand over ===" in text and "Kitty:" in text  # the spectator table: all hands
+    assert "=== Hand over ===" in text and all(s in text for s in shows), text[-2000:]
+    # the result names who won; nobody watching is "you"
+    end = text[text.index("=== Hand over ==="):]
+    assert "You " not in end and "Your " not in end and "player_" in end
     assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_help_is_plain_text():
+    text, _ = run(["dabang", "--seat", "0", "--no-record"], ["?", "quit"])
+    assert "the table again" in text and "(--seat)" in text and "``" not in text
 
 
 def test_bad_arguments():
