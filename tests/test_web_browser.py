@@ -1,7 +1,9 @@
 """The web page in a real browser: headless Chromium driven by Selenium plays a whole Dagong hand
 and a whole Dabang hand by clicking (cards then "Play selected cards", or a move of the list),
 sees an illegal selection refused with its reason, and steps through game records in the viewer
-(buttons and arrow keys; a corrupted upload shows the RecordError message).
+(buttons and arrow keys; a corrupted upload shows the RecordError message). A Dabang hand is
+drawn grouped as players hold it (side suits, the trump apart in strength order), the play
+winning the trick is marked, and a refused selection shows the server's own error text.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them) and selenium
 (``pip install -e ".[browser]"``); skipped, saying so, where they are absent. Screenshots go to a
@@ -166,7 +168,7 @@ def play_turn(driver, move, use_cards, selected=lambda: None):
 
 
 def test_play_a_whole_dagong_hand_by_clicking(site, browser, shots):
-    app, url, _ = site
+    app, url, folder = site
     now = start(browser, url, "dagong", 0, ["random", "heuristic", "random"])
     browser.save_screenshot(str(shots / "dagong-start.png"))
     session = app.games.get(now["game"])
@@ -206,6 +208,10 @@ def test_play_a_whole_dagong_hand_by_clicking(site, browser, shots):
     WebDriverWait(browser, WAIT).until(
         lambda d: d.find_element(By.ID, "replay").get_attribute("data-k") == "0")
     assert len(browser.find_elements(By.CSS_SELECTOR, "#replay-seats .seat-column")) == 4
+    # opened from the game, the viewer still names the records folder, and shows no "null"
+    assert browser.find_element(By.ID, "records-dir").text == str(folder)
+    viewer = browser.find_element(By.ID, "viewer").text
+    assert "null" not in viewer and "undefined" not in viewer, viewer
 
 
 def whole_turn_cards(session):
@@ -262,10 +268,27 @@ def test_play_a_whole_dabang_hand_by_clicking_in_english(site, browser, shots):
         ready(browser)
 
 
+def contrast(color, background) -> float:
+    """WCAG contrast ratio of two CSS ``rgb(...)`` / ``rgba(...)`` colours (opaque)."""
+    def luminance(css):
+        channels = [int(x) / 255 for x in css[css.index("(") + 1:-1].split(",")[:3]]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    hi, lo = sorted((luminance(color), luminance(background)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
 def test_step_through_records_in_the_viewer(site, browser, shots, tmp_path):
     _, url, folder = site
     browser.get(url)
     ready(browser)
+    # a hovered tab stays readable (it was white on pale yellow)
+    webdriver.ActionChains(browser).move_to_element(
+        browser.find_element(By.ID, "tab-viewer")).perform()
+    color, background = browser.execute_script(
+        "const s = getComputedStyle(document.getElementById('tab-viewer'));"
+        "return [s.color, s.backgroundColor]")
+    assert contrast(color, background) >= 4.5, (color, background)
     click(browser, browser.find_element(By.ID, "tab-viewer"))
     ready(browser)
     name = sorted(p.name for p in folder.glob("*.json"))[0]
@@ -308,3 +331,110 @@ def test_step_through_records_in_the_viewer(site, browser, shots, tmp_path):
     browser.find_element(By.ID, "upload").send_keys(str(foreign))
     WebDriverWait(browser, WAIT).until(
         lambda d: "foreign.json: not a cardenv game record" in d.find_element(By.ID, "error").text)
+
+
+def api_get(app, path):
+    status, _, body = app.handle("GET", path, b"")
+    assert status == 200, body
+    return json.loads(body)
+
+
+def shown_groups(driver):
+    """The hand's groups as the page draws them: label, trump or not, cards in order."""
+    return driver.execute_script("""
+        return Array.from(document.querySelectorAll('#hand .hand-group')).map((g) => ({
+          label: g.dataset.label, trump: g.dataset.trump === 'true',
+          cards: Array.from(g.querySelectorAll('.card')).map((c) => c.dataset.card)}));""")
+
+
+def check_groups(driver, app, game_id):
+    """The page shows the hand in the groups the server's view gives, and they are as players
+    hold them: side suits in ♦♣♥♠ order, then one trump group whose cards are trump by the
+    engine's tables, in trump strength order."""
+    from cardenv.core.cards import parse_cards
+    from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
+    view = api_get(app, f"/api/games/{game_id}")["view"]
+    groups = shown_groups(driver)
+    assert groups == [{"label": g["label"], "trump": g["trump"], "cards": g["cards"]}
+                      for g in view["hand_groups"]]
+    assert sorted(c for g in groups for c in g["cards"]) == sorted(view["hand"])
+    assert [g["trump"] for g in groups].count(True) <= 1 and not any(
+        g["trump"] for g in groups[:-1])
+    suits = [g["label"] for g in groups if not g["trump"]]
+    assert suits == [s for s in "♦♣♥♠" if s in suits]
+    state = app.games.get(game_id).state
+    level = state.level
+    trump_groups = [g for g in groups if g["trump"]]
+    for g in groups:
+        kinds = parse_cards(" ".join(g["cards"]))
+        if state.trump is None:  # trump whatever the suit
+            cls = [int(SUIT_CLASS[:, level - 3, k].max() == TRUMP and
+                       SUIT_CLASS[:, level - 3, k].min() == TRUMP) for k in kinds]
+            assert cls == [int(g["trump"])] * len(kinds)
+        else:
+            assert all((SUIT_CLASS[state.trump, level - 3, k] == TRUMP) == g["trump"]
+                       for k in kinds)
+            assert all(c[0] == g["label"] for c in g["cards"]) or g["trump"]
+    if trump_groups and state.trump is not None:
+        kinds = parse_cards(" ".join(trump_groups[0]["cards"]))
+        strength = [int(STRENGTH[state.trump, level - 3, k]) for k in kinds]
+        assert strength == sorted(strength) and trump_groups[0]["label"].startswith("trump")
+    return groups
+
+
+def test_dabang_hand_grouped_winner_marked_and_refusal_shown(site, browser, shots):
+    """A Dabang hand on the page: grouped by suit with the trump apart (before and after the
+    trump is known), the play winning the trick marked as the server says, and cards that are
+    no legal move refused with the server's own error text shown."""
+    from cardenv.moves import card_moves
+    app, url, _ = site
+    now = start(browser, url, "dabang", 0, ["heuristic", "heuristic", "heuristic"])
+    game_id = now["game"]
+    session = app.games.get(game_id)
+    check_groups(browser, app, game_id)
+    checked_after = marked = 0
+    refused = False
+    while not now["over"] and not (refused and checked_after and marked):
+        state = session.state
+        if state.trump is not None and not checked_after:
+            groups = check_groups(browser, app, game_id)
+            checked_after = int(any(g["trump"] for g in groups))
+        view = api_get(app, f"/api/games/{game_id}")["view"]
+        winning = [p["seat"] for p in view["trick"] if p["winning"]]
+        shown = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#center .play.winning'))"
+            ".map((p) => Number(p.dataset.seat))")
+        assert shown == winning
+        marked += bool(winning)
+        if state.phase == "play" and not state.v["selection"][0].any() and not refused:
+            hand = view["hand"]
+            candidates = [hand[:2], hand[:state.trick.k + 1]] if state.trick.k else \
+                [[a, b] for a, b in zip(hand, hand[1:]) if a != b][:1]
+            bad = None
+            for cards in candidates:
+                try:
+                    card_moves(state, cards)
+                except ValueError:
+                    bad = cards
+                    break
+            if bad:
+                # the page sends the selected cards in the order it shows them
+                shown_order = [c for g in view["hand_groups"] for c in g["cards"]]
+                bad = sorted(bad, key=shown_order.index)
+                status, _, body = app.handle(
+                    "POST", f"/api/games/{game_id}/cards?lang=zh",
+                    json.dumps({"cards": bad, "version": int(now["version"])}).encode())
+                error = json.loads(body)["error"]
+                assert status == 400 and error
+                version = now["version"]
+                click_cards(browser, bad)
+                click(browser, browser.find_element(By.ID, "play-cards"))
+                now = wait_change(browser, version)
+                box = browser.find_element(By.ID, "error")
+                assert box.is_displayed() and box.text.strip() and now["error"] == error
+                assert now["version"] == version
+                browser.save_screenshot(str(shots / "dabang-refused.png"))
+                click(browser, browser.find_element(By.ID, "clear-cards"))
+                refused = True
+        now = play_turn(browser, now["moves"][0], use_cards=False)
+    assert refused and checked_after and marked

@@ -31,6 +31,7 @@ const page = {
   replay: null,        // the record being watched (its header)
   step: null,          // the step shown
   closed: {},          // game id -> the last hand whose result the person closed
+  listed: false,       // the records folder's files have been listed
 };
 
 // --- talking to the server ------------------------------------------------------------------
@@ -95,6 +96,29 @@ function smallCards(cards) {
 function backs(count) {
   return el("span", { class: "backs", title: `${count} cards` }, el("span", { class: "back" }),
     `× ${count}`);
+}
+
+// The hand as groups to draw: Dabang's view groups it as players hold it (side suits, then the
+// trump in strength order); a Dagong hand is one group.
+function handGroups(v) {
+  return v.hand_groups || [{ label: null, trump: false, suit: null, cards: v.hand }];
+}
+
+function drawGroups(v, card) {
+  let i = 0;
+  return handGroups(v).map((g) => el("span", {
+    class: "hand-group" + (g.trump ? " trump" : ""),
+    dataset: { label: g.label || "", trump: g.trump ? "true" : "false" },
+  }, g.label ? el("span", { class: "group-label", text: g.label }) : null,
+  g.cards.map((c) => card(c, i++))));
+}
+
+// the seat whose play is the one to beat: Dabang's play winning the trick so far, Dagong's
+// standing play
+function winningSeat(v) {
+  if (v.game === "dagong") return v.standing ? v.standing.seat : null;
+  const p = v.trick.find((play) => play.winning);
+  return p ? p.seat : null;
 }
 
 function player(message, seat) {
@@ -217,11 +241,15 @@ function seatBox(message, row, lastEntry) {
     }
     if (row.taken_back.length) facts.push("took back " + row.taken_back.join(" "));
   }
+  const winning = winningSeat(v) === row.seat;
   const box = el("div", {
-    class: "seat" + (v.to_act === row.seat ? " to-act" : ""), dataset: { seat: row.seat },
+    class: "seat" + (v.to_act === row.seat ? " to-act" : "") + (winning ? " winning" : ""),
+    dataset: { seat: row.seat },
   },
   el("div", {}, el("span", { class: "name", text: player(message, row.seat) }),
-    row.role ? el("span", { class: "badge", text: row.role }) : null),
+    row.role ? el("span", { class: "badge", text: row.role }) : null,
+    winning ? el("span", { class: "badge winning", text: v.game === "dagong" ? "to beat" : "winning" })
+      : null),
   el("div", { class: "facts" }, backs(row.cards), " ", facts.join(" · ")),
   lastEntry ? el("div", { class: "last" }, "last: " + lastEntry.text + " ",
     smallCards(lastEntry.cards)) : null);
@@ -260,11 +288,13 @@ function centerParts(v, name) {
     if (v.trick.length) {
       parts.push(el("div", { text: "Trick:" }));
       for (const p of v.trick) {
-        parts.push(el("div", { class: "play" }, `${name(p.seat)}: `, smallCards(p.cards)));
+        parts.push(el("div", { class: "play" + (p.winning ? " winning" : ""), dataset: { seat: p.seat } },
+          `${name(p.seat)}: `, smallCards(p.cards),
+          p.winning ? el("span", { class: "badge winning", text: "winning" }) : null));
       }
     } else if (v.phase === "play") {
       parts.push(el("div", { text: `${name(v.to_act)} leads.` }));
-    } else if (v.to_act >= 0) {
+    } else if (v.to_act !== null && v.to_act >= 0) {
       parts.push(el("div", { text: `${name(v.to_act)}: ${v.phase}` }));
     }
     if (v.kitty_revealed.length) {
@@ -278,7 +308,7 @@ function centerParts(v, name) {
 function drawHand(message) {
   const v = message.view;
   const hand = $("#hand");
-  hand.replaceChildren(...v.hand.map((card, i) => cardEl(card, { dataset: { card, index: i } })));
+  hand.replaceChildren(...drawGroups(v, (card, i) => cardEl(card, { dataset: { card, index: i } })));
   $$(".card", hand).forEach((node) => {
     if (page.selected.has(Number(node.dataset.index))) node.classList.add("selected");
     node.addEventListener("click", () => toggleCard(Number(node.dataset.index), node));
@@ -312,7 +342,7 @@ function toggleCard(index, node) {
 }
 
 function selectedCards() {
-  const hand = page.game.view.hand;
+  const hand = handGroups(page.game.view).flatMap((g) => g.cards); // the cards' indices, in order
   return Array.from(page.selected).sort((a, b) => a - b).map((i) => hand[i]);
 }
 
@@ -416,6 +446,7 @@ function drawResults(message) {
 
 async function listRecords() {
   const data = await api("GET", "/api/records");
+  page.listed = true;
   $("#records-dir").textContent = data.folder;
   const list = $("#record-files");
   list.replaceChildren();
@@ -441,17 +472,20 @@ async function openReplay(body, path = "/api/replays") {
 async function showReplay(header) {
   page.replay = header;
   showTab("viewer");
+  if (!page.listed) await listRecords(); // opened from a game or a link: the folder's files too
   location.hash = "replay=" + header.id;
   $("#replay").hidden = false;
   const slider = $("#slider");
   slider.max = header.moves;
   const meta = Object.entries(header.meta || {}).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
-  $("#replay-head").replaceChildren(
+  // (the DOM's replaceChildren writes a null as the text "null": leave the missing parts out)
+  $("#replay-head").replaceChildren(...[
     el("span", {}, el("b", { text: header.game }), ` seed ${header.seed}`),
     el("span", { text: header.players.map((p, s) => `player_${s} ${p}`).join(", ") }),
     el("span", { text: `${header.moves} moves` + (header.finished ? "" : " (unfinished)") }),
     header.source ? el("span", { class: "hint", text: header.source }) : null,
-    meta.length ? el("span", { class: "hint", text: meta.join(" · ") }) : null);
+    meta.length ? el("span", { class: "hint", text: meta.join(" · ") }) : null,
+  ].filter((part) => part !== null));
   $("#replay-moves").replaceChildren(...header.move_list.map((m, i) => el("li", {
     dataset: { k: i + 1 }, onclick: () => busy(() => goTo(i + 1)),
   }, `player_${m.seat}: ${m.text}`)));
@@ -518,7 +552,7 @@ function drawStep(header, step) {
       class: "seat-column" + (step.to_act === s && !step.over ? " to-act" : ""), dataset: { seat: s },
     }, el("div", {}, el("b", { text: name(s) }), row.role ? el("span", { class: "badge", text: row.role }) : null),
     el("div", { class: "hint-light", text: facts.join(" · ") }),
-    el("div", { class: "hand" }, v.hand.map((c) => cardEl(c))),
+    el("div", { class: "hand" }, drawGroups(v, (c) => cardEl(c))),
     extra.map(([label, cards]) => el("div", {}, label + ": ", smallCards(cards))),
     lastResult ? el("div", { class: "result", text: `Hand ${lastResult.hand}: ${lastResult.texts[s]}` }) : null);
   }));
@@ -591,6 +625,7 @@ async function main() {
   } else {
     page.lang = "zh";
   }
+  $("#records-dir").textContent = page.info.records_dir || "";
   fillSetup();
   $("#game").addEventListener("change", fillSetup);
   $("#seat").addEventListener("change", fillSetup);
