@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenv.core.cards import NUM_SUITS, SUIT_SYMBOLS, card_str, hand_str, kinds_of, suit_of
+from cardenv.core.cards import NUM_SUITS, SUIT_SYMBOLS, card_str, hand_str, kinds_of
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.trick import winning_seat
