@@ -242,6 +242,7 @@ def test_a_busy_server_refuses_new_games_rather_than_drop_games_in_play():
     ("dagong", {"hands": 100000}, "options.hands is at most 20 on the web page, got 100000"),
     ("dagong", {"hands": 21}, "options.hands is at most 20"),
     ("dagong", {"solo_multiplier": 10 ** 400}, "options.solo_multiplier is at most 1000"),
+    ("dabang", {"deal_value": 1e308}, "options.deal_value is at most 1000"),
     ("dabang", {"episode": "match", "max_hands": 101}, "options.max_hands is at most 100"),
 ])
 def test_games_are_bounded(game, options, words):

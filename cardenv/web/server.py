@@ -67,11 +67,11 @@ STATIC = pathlib.Path(__file__).resolve().parent / "static"
 BUILT_IN_PLAYERS = ("random", "heuristic")
 MAX_BODY = 8 * 1024 * 1024  # bytes: a request body larger than this is refused (413)
 MAX_RECORDS_LISTED = 500
-# Integer rules options a game on the page may ask for, at most: stricter than the games' own
+# Rules options a game on the page may ask for, at most: stricter than the games' own
 # bounds, since each game is kept in memory and played move by move through requests. A Dabang
 # match given no max_hands gets MAX_OPTION["max_hands"], so that every game on the page ends.
 MAX_OPTION = {"hands": 20, "max_hands": 100}
-MAX_OTHER_OPTION = 1000  # any other integer option (solo_multiplier, blood)
+MAX_OTHER_OPTION = 1000  # any other number (solo_multiplier, blood, deal_value)
 
 
 class LockedPlayer:
@@ -110,7 +110,8 @@ class App:
         self.games = Store("game", max_games, ttl, keep_busy)
         self.replays = Store("replay", max_replays, ttl, keep_busy)
         self.warn = warn or (lambda line: print(f"warning: {line}", file=sys.stderr, flush=True))
-        # path -> ((mtime, size), game or None, LockedPlayer or None): each file version once
+        # path -> ((mtime, size), game, LockedPlayer, "") or (..., None, None, reason): each
+        # version of each file is loaded once
         self._checked: dict[str, tuple] = {}
         self._load_lock = threading.Lock()
 
@@ -165,7 +166,10 @@ class App:
         if offered[spec] != game:
             raise WebError(400, f"player {spec!r} cannot play {game}: checkpoint {spec} plays "
                                 f"{offered[spec]}, not {game}")
-        return self._checked[spec][2]
+        player = self._checked[spec][2]
+        if player is None:  # the file changed since it was offered, and no longer loads
+            raise WebError(400, f"checkpoint {spec} no longer loads: {self._checked[spec][3]}")
+        return player
 
     # --- requests ------------------------------------------------------------------------------
 
@@ -369,11 +373,11 @@ def _bounded(game: str, options: dict) -> dict:
     """``options`` within the page's limits (``MAX_OPTION``; ``WebError`` 400 naming the option
     and its bound), a Dabang match given ``max_hands``."""
     for key, value in options.items():
-        if isinstance(value, int) and not isinstance(value, bool):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
             bound = MAX_OPTION.get(key, MAX_OTHER_OPTION)
             if value > bound:
                 raise WebError(400, f"options.{key} is at most {bound} on the web page, got "
-                                    f"{value}")
+                                    f"{str(value)[:40]}")
     if game == "dabang" and options.get("episode") == "match" and \
             options.get("max_hands") is None:
         options = dict(options, max_hands=MAX_OPTION["max_hands"])
@@ -582,8 +586,12 @@ class Server(ThreadingHTTPServer):
         else:
             self.shutdown_request(request)
             return
-        threading.Thread(target=self._serve_connection, daemon=True,
-                         args=(request, client_address, handler, slot)).start()
+        try:
+            threading.Thread(target=self._serve_connection, daemon=True,
+                             args=(request, client_address, handler, slot)).start()
+        except RuntimeError:  # no thread to be had: the connection is closed, its slot freed
+            slot.release()
+            self.shutdown_request(request)
 
     def _serve_connection(self, request, client_address, handler, slot) -> None:
         try:
