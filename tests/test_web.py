@@ -351,7 +351,9 @@ def test_a_finished_game_refuses_moves_and_opens_in_the_viewer():
 
 
 def test_games_are_kept_up_to_a_cap_and_never_mixed():
-    app = App(checkpoint_dir=None, max_games=2)
+    """Once idle (here at once: keep_busy=0), the least recently used game makes room for a new
+    one (a busy one is not pushed out: tests/test_web_hardening.py)."""
+    app = App(checkpoint_dir=None, max_games=2, keep_busy=0)
     first = new_game(app, "dagong", 0, seed=1)
     second = new_game(app, "dagong", 1, seed=1)
     third = new_game(app, "dabang", 2, seed=1)

@@ -1,5 +1,11 @@
 """Command line of the web page: ``python -m cardenv.web [--port N] [--host H] [--checkpoint PATH
-...] [--checkpoints DIR] [--records DIR]`` serves the page until Ctrl-C."""
+...] [--checkpoints DIR] [--records DIR]`` serves the page until Ctrl-C.
+
+It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise, with a warning,
+since the page has no login. Checkpoints are loaded before it starts serving: a ``--checkpoint``
+that does not load stops it (exit 2, naming the file and the reason), since it was asked for by
+name; a file of the ``--checkpoints`` folder that does not load is only left out of the page's
+menu, with a one-line warning."""
 
 from __future__ import annotations
 
@@ -28,18 +34,35 @@ def main(argv=None) -> int:
     parser.add_argument("--no-save", action="store_true",
                         help="do not save finished games as records in --records")
     parser.add_argument("--max-games", type=int, default=64,
-                        help="games kept in memory; the least recently used goes first (64)")
+                        help="games kept in memory; the least recently used goes first, unless "
+                             "it was used in the last 10 minutes (64)")
+    parser.add_argument("--max-connections", type=int, default=32,
+                        help="connections served at once; the next ones are answered 503 (32)")
+    parser.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                        help="time a client has for each request, and for each read and write "
+                             "(20)")
     parser.add_argument("--verbose", action="store_true", help="log every request")
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be in 0..65535, got {args.port}")
     if args.max_games < 1:
-        parser.error("--max-games must be >= 1")
+        parser.error(f"--max-games must be >= 1, got {args.max_games}")
+    if args.max_connections < 1:
+        parser.error(f"--max-connections must be >= 1, got {args.max_connections}")
+    if not 0 < args.timeout < float("inf"):
+        parser.error(f"--timeout must be a number of seconds > 0, got {args.timeout}")
     app = App(checkpoints=args.checkpoint, checkpoint_dir=args.checkpoints,
               records_dir=args.records, max_games=args.max_games,
               save_records=not args.no_save)
+    for path in args.checkpoint:  # named by the user: one that does not load is a mistake
+        game, reason = app.check_checkpoint(path, warn=False)
+        if game is None:
+            print(f"error: --checkpoint {path}: {reason}", file=sys.stderr)
+            return 2
+    app.checkpoints()  # loads the folder's now, each that does not load warned once
     try:
-        server = make_server(app, args.host, args.port, verbose=args.verbose)
+        server = make_server(app, args.host, args.port, verbose=args.verbose,
+                             timeout=args.timeout, max_connections=args.max_connections)
     except OSError as exc:
         parser.error(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
     host, port = server.server_address[:2]

@@ -2,10 +2,25 @@
 on Python's standard library alone (``http.server``; see ``docs/web.md``).
 
 ``App.handle(method, path, body)`` answers one request as ``(status, content type, bytes)``
-without any socket, so tests call it directly; ``make_server`` puts it behind a
-``ThreadingHTTPServer`` (one thread per request, so several tabs are served at once; each game
-has its own lock). Every error is a JSON object ``{"error": message}`` with a 4xx status (5xx
-only for a failing agent or a bug), and leaves every game as it was.
+without any socket, so tests call it directly; ``make_server`` puts it behind a ``Server`` (a
+``ThreadingHTTPServer``: one thread per connection, so several tabs are served at once; each
+game has its own lock). Every error is a JSON object ``{"error": message}`` with a 4xx status
+(5xx only for a busy server, a failing agent or a bug), and leaves every game as it was.
+
+The server is meant for this machine (it listens on 127.0.0.1 unless told otherwise, and has no
+login), yet it holds up against a client that misbehaves (``tests/test_web_hardening.py``):
+
+- a connection has ``timeout`` seconds for each read and write and for receiving each whole
+  request (a watchdog in the serving loop cuts one that trickles in): 408;
+- at most ``max_connections`` connections are served at once; the next few are answered 503
+  at once, any beyond those closed unanswered, so no client makes the server hang;
+- bodies over ``max_body`` bytes are refused (413), unreadable lengths and chunked bodies too;
+- http.server's own errors (a garbage request line, an unknown method, too many headers) are
+  JSON as well, and a client that disconnects leaves no traceback;
+- at most ``max_games`` games are kept, and a new one does not push out a game used in the last
+  ``keep_busy`` seconds (503); a game has at most ``MAX_OPTION["hands"]`` Dagong hands, a Dabang
+  match at most ``MAX_OPTION["max_hands"]`` (the default for a match on the page);
+- only checkpoints that load are offered, each loaded once when first found.
 
 API (JSON bodies; ``lang`` is ``zh`` or ``en`` on every request that returns texts)::
 
@@ -23,7 +38,8 @@ API (JSON bodies; ``lang`` is ``zh`` or ``en`` on every request that returns tex
 A game's message is ``GameSession.message`` (see ``cardenv.web.sessions``): only what the
 person's seat may know. Players act server-side: ``random``, ``heuristic`` (through
 ``cardenv.players``, so the ``agents`` package is never imported here) and the checkpoints found
-in the checkpoints folder or named on the command line, each loaded when first chosen and kept.
+in the checkpoints folder or named on the command line that load (a file that does not is
+skipped with a one-line warning).
 """
 
 from __future__ import annotations
@@ -33,7 +49,10 @@ import mimetypes
 import os
 import pathlib
 import secrets
+import socket
+import sys
 import threading
+import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -48,6 +67,11 @@ STATIC = pathlib.Path(__file__).resolve().parent / "static"
 BUILT_IN_PLAYERS = ("random", "heuristic")
 MAX_BODY = 8 * 1024 * 1024  # bytes: a request body larger than this is refused (413)
 MAX_RECORDS_LISTED = 500
+# Rules options a game on the page may ask for, at most: stricter than the games' own
+# bounds, since each game is kept in memory and played move by move through requests. A Dabang
+# match given no max_hands gets MAX_OPTION["max_hands"], so that every game on the page ends.
+MAX_OPTION = {"hands": 20, "max_hands": 100}
+MAX_OTHER_OPTION = 1000  # any other number (solo_multiplier, blood, deal_value)
 
 
 class LockedPlayer:
@@ -69,36 +93,62 @@ class App:
     ``checkpoints``: checkpoint paths offered besides those found in ``checkpoint_dir``
     (``*.pt``, searched at each ``/api/info``); ``records_dir``: the folder the viewer lists;
     ``max_games`` / ``max_replays``: how many of each are kept in memory; ``ttl``: seconds an
-    idle one is kept; ``save_records``: write each finished game into ``records_dir`` as a game
-    record (the message then names the file), as terminal play does."""
+    idle one is kept; ``keep_busy``: seconds after its last request during which a game or
+    replay is not pushed out by a new one (the new one is refused, 503); ``save_records``: write
+    each finished game into ``records_dir`` as a game record (the message then names the file),
+    as terminal play does; ``warn``: called with a line for each checkpoint that is not offered
+    (a warning on stderr by default)."""
 
     def __init__(self, checkpoints=(), checkpoint_dir: str | None = "checkpoints",
                  records_dir: str = "records", max_games: int = 64, max_replays: int = 16,
-                 ttl: float = 6 * 3600, save_records: bool = False):
+                 ttl: float = 6 * 3600, keep_busy: float = 600.0, save_records: bool = False,
+                 warn=None):
         self.extra_checkpoints = [os.fspath(p) for p in checkpoints]
         self.checkpoint_dir = checkpoint_dir
         self.records_dir = records_dir
         self.save_records = save_records
-        self.games = Store("game", max_games, ttl)
-        self.replays = Store("replay", max_replays, ttl)
-        self._loaded: dict[tuple[str, str], LockedPlayer] = {}
+        self.games = Store("game", max_games, ttl, keep_busy)
+        self.replays = Store("replay", max_replays, ttl, keep_busy)
+        self.warn = warn or (lambda line: print(f"warning: {line}", file=sys.stderr, flush=True))
+        # path -> ((mtime, size), game, LockedPlayer, "") or (..., None, None, reason): each
+        # version of each file is loaded once
+        self._checked: dict[str, tuple] = {}
         self._load_lock = threading.Lock()
 
     # --- players -------------------------------------------------------------------------------
 
     def checkpoints(self) -> list[dict]:
-        """The checkpoints offered: ``[{"path", "game"}]``, ``game`` guessed from the file name
-        (``None`` if it names neither game; the file itself decides when it is loaded)."""
+        """The checkpoints offered: ``[{"path", "game"}]``, the ``--checkpoint`` paths and the
+        ``*.pt`` files of ``checkpoint_dir``, each loaded when first found (and again when the
+        file changes) for the game it plays; one that does not load is left out, with one
+        ``warn`` line saying why."""
         paths = list(self.extra_checkpoints)
         if self.checkpoint_dir and os.path.isdir(self.checkpoint_dir):
             found = sorted(pathlib.Path(self.checkpoint_dir).rglob("*.pt"))
             paths += [os.fspath(p) for p in found if os.fspath(p) not in paths]
         out = []
         for path in paths:
-            stem = os.path.basename(path).lower()
-            guess = [g for g in game_names() if g in stem]
-            out.append({"path": path, "game": guess[0] if len(guess) == 1 else None})
+            game, _ = self.check_checkpoint(path)
+            if game is not None:
+                out.append({"path": path, "game": game})
         return out
+
+    def check_checkpoint(self, path: str, warn: bool = True) -> tuple[str | None, str]:
+        """``(game, "")`` if checkpoint ``path`` loads (kept loaded), else ``(None, reason)``
+        (with ``warn``, warned once per version of the file)."""
+        try:
+            stat = os.stat(path)
+            version = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            version = None
+        with self._load_lock:
+            known = self._checked.get(path)
+            if known is None or known[0] != version:
+                game, player, reason = _load_checkpoint(path)
+                self._checked[path] = known = (version, game, player, reason)
+                if game is None and warn:
+                    self.warn(f"checkpoint {path} is not offered: {reason}")
+            return known[1], known[3]
 
     def player(self, spec, game: str, seed: int):
         """The player ``spec`` names for ``game``: a built-in one, new for each game, or one of
@@ -108,18 +158,18 @@ class App:
                 return load_player(spec, game, seed)
             except ValueError as exc:
                 raise WebError(400, f"player {spec!r}: {exc}") from None
-        offered = [c["path"] for c in self.checkpoints()]
+        offered = {c["path"]: c["game"] for c in self.checkpoints()}
         if not isinstance(spec, str) or spec not in offered:
             raise WebError(400, f"unknown player {spec!r}: choose {', '.join(BUILT_IN_PLAYERS)} "
-                                f"or one of the checkpoints offered ({', '.join(offered) or 'none'})")
-        with self._load_lock:
-            key = (spec, game)
-            if key not in self._loaded:
-                try:
-                    self._loaded[key] = LockedPlayer(load_player(spec, game, seed))
-                except ValueError as exc:
-                    raise WebError(400, f"player {spec!r} cannot play {game}: {exc}") from None
-            return self._loaded[key]
+                                f"or one of the checkpoints offered "
+                                f"({', '.join(offered) or 'none'})")
+        if offered[spec] != game:
+            raise WebError(400, f"player {spec!r} cannot play {game}: checkpoint {spec} plays "
+                                f"{offered[spec]}, not {game}")
+        player = self._checked[spec][2]
+        if player is None:  # the file changed since it was offered, and no longer loads
+            raise WebError(400, f"checkpoint {spec} no longer loads: {self._checked[spec][3]}")
+        return player
 
     # --- requests ------------------------------------------------------------------------------
 
@@ -129,6 +179,8 @@ class App:
         query = dict(urllib.parse.parse_qsl(url.query))
         parts = [urllib.parse.unquote(p) for p in url.path.split("/") if p]
         try:
+            if any("\0" in text for text in [*parts, *query, *query.values()]):
+                raise WebError(400, f"the address {path[:200]!r} holds a null byte (%00)")
             if not parts or parts[0] != "api":
                 if method not in ("GET", "HEAD"):
                     raise WebError(405, f"{method} is not allowed on {url.path}")
@@ -199,6 +251,8 @@ class App:
         options = data.get("options") or {}
         if not isinstance(options, dict):
             raise WebError(400, f"'options' must be an object of rules options, got {options!r}")
+        options = _bounded(name, options)
+        self.games.check_room()
         try:
             game = make_game(name, **options)
         except (ConfigError, TypeError, ValueError) as exc:
@@ -315,6 +369,39 @@ class App:
         return dict(replay.summary(lang), id=ident)
 
 
+def _bounded(game: str, options: dict) -> dict:
+    """``options`` within the page's limits (``MAX_OPTION``; ``WebError`` 400 naming the option
+    and its bound), a Dabang match given ``max_hands``."""
+    for key, value in options.items():
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            bound = MAX_OPTION.get(key, MAX_OTHER_OPTION)
+            if value > bound:
+                raise WebError(400, f"options.{key} is at most {bound} on the web page, got "
+                                    f"{str(value)[:40]}")
+    if game == "dabang" and options.get("episode") == "match" and \
+            options.get("max_hands") is None:
+        options = dict(options, max_hands=MAX_OPTION["max_hands"])
+    return options
+
+
+def _load_checkpoint(path: str):
+    """``(game, player, "")`` for a checkpoint that loads (through ``cardenv.players``, whose
+    factory reads it with the agents' safe loader: tensors and plain data only), else
+    ``(None, None, reason)``; the game named by the file name is tried first."""
+    if not os.path.isfile(path):
+        return None, None, "no such file"
+    stem = os.path.basename(path).lower()
+    games = sorted(game_names(), key=lambda g: g not in stem)
+    reasons = []
+    for game in games:
+        try:
+            return game, LockedPlayer(load_player(path, game, 0)), ""
+        except Exception as exc:  # noqa: BLE001 -- any file must leave the server running
+            reasons.append(str(exc) if isinstance(exc, ValueError)
+                           else f"{type(exc).__name__}: {exc}")
+    return None, None, reasons[0]
+
+
 def _json(data) -> bytes:
     return json.dumps(data, ensure_ascii=False).encode("utf-8")
 
@@ -340,32 +427,107 @@ def _int(text: str, what: str) -> int:
 
 # --- HTTP ----------------------------------------------------------------------------------------
 
+JSON = "application/json; charset=utf-8"
+REFUSAL_TIMEOUT = 2.0  # seconds a refused connection has to send its request before it is closed
+
+
 class Handler(BaseHTTPRequestHandler):
-    """Hands each request to the server's ``App``."""
+    """Hands each request to the server's ``App``; every answer it makes itself (a refused,
+    late, malformed or oversized request) is JSON too."""
 
     server_version = "cardenv-web"
     protocol_version = "HTTP/1.1"
+    # http.server answers a request line it cannot read as HTTP/0.9, the body alone with no
+    # status line or headers: answer it as HTTP/1.0 instead, so the client sees the JSON error.
+    default_request_version = "HTTP/1.0"
+    refused = False  # the server is full: answer 503 to whatever this connection asks
+    expired = False  # set by the server's watchdog: the request did not arrive in time
+
+    def setup(self):
+        # StreamRequestHandler.setup applies self.timeout to each read and write of the socket
+        self.timeout = min(self.server.request_timeout, REFUSAL_TIMEOUT) if self.refused \
+            else self.server.request_timeout
+        super().setup()
+
+    def handle_one_request(self):
+        self.server.watch(self)  # the whole request must arrive within the timeout
+        try:
+            super().handle_one_request()
+        finally:
+            self.server.unwatch(self)
+
+    def parse_request(self) -> bool:
+        try:
+            if not super().parse_request():  # reads the headers too
+                return False
+        except TimeoutError:  # (http.server would close the connection without a word)
+            self.send_error(408)
+            return False
+        if self.expired:
+            self.send_error(408)
+            return False
+        if len(self.requestline.split()) < 3:  # "GET /path": HTTP/0.9, no headers, no status
+            self.send_error(400, f"not an HTTP/1.x request line: {self.requestline[:200]!r}")
+            return False
+        return True
 
     def _serve(self, method: str) -> None:
-        length = self.headers.get("Content-Length")
+        if self.refused:
+            return self._reply(503, f"the server is busy (it serves "
+                                    f"{self.server.max_connections} connections at once): try "
+                                    f"again in a moment")
+        if self.headers.get("Transfer-Encoding"):
+            return self._reply(501, "a request body must come with a Content-Length, not a "
+                                    "Transfer-Encoding")
+        length = self.headers.get("Content-Length", "0").strip() or "0"
+        if not (length.isascii() and length.isdigit()):
+            return self._reply(400, f"Content-Length must be a number of bytes, got "
+                                    f"{length[:40]!r}")
+        size, limit = int(length), self.server.max_body
+        if size > limit:
+            return self._reply(413, f"request body of {size} bytes refused: at most {limit}")
         try:
-            size = int(length) if length else 0
-        except ValueError:
-            size = -1
-        if size < 0 or size > MAX_BODY:
-            status, kind, data = 413, "application/json; charset=utf-8", _json(
-                {"error": f"request body too large or unreadable (at most {MAX_BODY} bytes)"})
-            self.close_connection = True
-        else:
             body = self.rfile.read(size) if size else b""
-            status, kind, data = self.server.app.handle(method, self.path, body)
-        self.send_response(status)
+        except TimeoutError:
+            body = None
+        self.server.unwatch(self)  # from here on the server works, the client waits
+        if body is None or len(body) < size or self.expired:
+            return self._reply(408, f"the request body did not arrive within "
+                                    f"{self.timeout:g} s ({size} bytes announced)")
+        status, kind, data = self.server.app.handle(method, self.path, body)
+        self._send(status, kind, data)
+
+    def _reply(self, status: int, message: str) -> None:
+        """Answer ``{"error": message}`` and close the connection (what follows on it, such as
+        the rest of a refused body, is not read)."""
+        self.log_error("code %d, message %s", status, message)
+        self._send(status, JSON, _json({"error": message}), close=True)
+
+    def _send(self, status: int, kind: str, data: bytes, close: bool = False) -> None:
+        # the status line carries the standard phrase only, never text from the request
+        self.send_response(status, self.responses.get(status, ("Error",))[0])
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
+        if status == 503:
+            self.send_header("Retry-After", "5")
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
         self.end_headers()
-        if method != "HEAD":
+        if getattr(self, "command", None) != "HEAD":
             self.wfile.write(data)
+
+    def send_error(self, code, message=None, explain=None):
+        """http.server's own errors (a malformed request line or header, an unknown method, a
+        request line too long) as the API's: ``{"error": message}``."""
+        if self.expired:
+            code, message = 408, None
+        if code == 408 and message is None:
+            message = f"the request did not arrive within {self.timeout:g} s"
+        message = message or self.responses.get(code, ("error",))[0]
+        self.log_error("code %d, message %s", code, message)
+        self._send(code, JSON, _json({"error": message}), close=True)
 
     def do_GET(self):  # noqa: N802 (http.server's names)
         self._serve("GET")
@@ -387,12 +549,100 @@ class Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
 
-def make_server(app: App, host: str = "127.0.0.1", port: int = 8000,
-                verbose: bool = False) -> ThreadingHTTPServer:
-    """An HTTP server for ``app`` (not yet serving: call ``serve_forever``); ``port=0`` picks a
-    free port (``server.server_address[1]``)."""
-    server = ThreadingHTTPServer((host, port), Handler)
-    server.daemon_threads = True
-    server.app = app
-    server.verbose = verbose
-    return server
+class Server(ThreadingHTTPServer):
+    """A ``ThreadingHTTPServer`` with bounds (see the module docstring): ``request_timeout``
+    seconds per read, write and whole request, ``max_connections`` served at once (a few more
+    answered 503), bodies of at most ``max_body`` bytes; a client that goes away is not an
+    error worth a traceback."""
+
+    daemon_threads = True
+    request_queue_size = 64  # connections the OS holds until accepted (5 by default)
+
+    def __init__(self, address, app: App, verbose: bool = False, timeout: float = 20.0,
+                 max_connections: int = 32, max_body: int = MAX_BODY):
+        if not timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds, got {timeout!r}")
+        if max_connections < 1 or max_body < 0:
+            raise ValueError(f"max_connections must be >= 1 and max_body >= 0, got "
+                             f"{max_connections!r} and {max_body!r}")
+        self.app, self.verbose = app, verbose
+        self.request_timeout, self.max_connections, self.max_body = \
+            timeout, max_connections, max_body
+        self._slots = threading.BoundedSemaphore(max_connections)
+        # connections answered 503 at once; any beyond are closed unanswered
+        self._refusals = threading.BoundedSemaphore(max(4, max_connections // 4))
+        self._refusing = type("Refusing" + Handler.__name__, (Handler,), {"refused": True})
+        self._deadlines: dict[Handler, float] = {}
+        self._deadline_lock = threading.Lock()
+        super().__init__(address, Handler)
+
+    # connections
+
+    def process_request(self, request, client_address):
+        if self._slots.acquire(blocking=False):
+            handler, slot = self.RequestHandlerClass, self._slots
+        elif self._refusals.acquire(blocking=False):
+            handler, slot = self._refusing, self._refusals
+        else:
+            self.shutdown_request(request)
+            return
+        try:
+            threading.Thread(target=self._serve_connection, daemon=True,
+                             args=(request, client_address, handler, slot)).start()
+        except RuntimeError:  # no thread to be had: the connection is closed, its slot freed
+            slot.release()
+            self.shutdown_request(request)
+
+    def _serve_connection(self, request, client_address, handler, slot) -> None:
+        try:
+            handler(request, client_address, self)
+        except Exception:  # noqa: BLE001 -- reported by handle_error, as socketserver does
+            self.handle_error(request, client_address)
+        finally:
+            self.shutdown_request(request)
+            slot.release()
+
+    def handle_error(self, request, client_address):
+        error = sys.exc_info()[1]
+        if isinstance(error, OSError):  # the client went away or stalled: nothing to report
+            if self.verbose:
+                print(f"{client_address[0]}: connection ended: {type(error).__name__}: {error}",
+                      file=sys.stderr)
+            return
+        super().handle_error(request, client_address)  # a bug: its traceback
+
+    # the watchdog: the per-read timeout alone lets a client keep a connection by sending one
+    # byte at a time, so each request must also arrive whole before its deadline
+
+    def watch(self, handler: Handler) -> None:
+        with self._deadline_lock:
+            self._deadlines[handler] = time.monotonic() + handler.timeout
+
+    def unwatch(self, handler: Handler) -> None:
+        with self._deadline_lock:
+            self._deadlines.pop(handler, None)
+
+    def service_actions(self):
+        """Called by ``serve_forever`` about every half second: end the reading of each request
+        past its deadline (its handler then answers 408 and closes)."""
+        now = time.monotonic()
+        with self._deadline_lock:
+            late = [h for h, deadline in self._deadlines.items() if deadline <= now]
+            for handler in late:
+                del self._deadlines[handler]
+        for handler in late:
+            handler.expired = True
+            try:
+                handler.connection.shutdown(socket.SHUT_RD)
+            except OSError:
+                pass
+
+
+def make_server(app: App, host: str = "127.0.0.1", port: int = 8000, verbose: bool = False,
+                timeout: float = 20.0, max_connections: int = 32,
+                max_body: int = MAX_BODY) -> Server:
+    """An HTTP server for ``app`` (not yet serving: call ``serve_forever``) on ``host`` (this
+    machine only by default); ``port=0`` picks a free port (``server.server_address[1]``);
+    ``timeout``, ``max_connections``, ``max_body``: see ``Server``."""
+    return Server((host, port), app, verbose=verbose, timeout=timeout,
+                  max_connections=max_connections, max_body=max_body)

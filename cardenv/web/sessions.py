@@ -18,9 +18,12 @@ The deal's seed, the other hands and the kitty are never sent while the game run
 would give them all away. A finished game can be opened in the viewer (``ReplaySession``), which
 shows every hand.
 
-``Store`` keeps sessions by random id, at most ``cap`` of them (the least recently used goes
-first) and none idle longer than ``ttl`` seconds; a request for any other id is answered "unknown
-or expired". Each session has a lock, so requests from several tabs never interleave in one game.
+``Store`` keeps sessions by random id, at most ``cap`` of them and none idle longer than ``ttl``
+seconds; a request for any other id is answered "unknown or expired". When it is full, a new one
+takes the place of the least recently used, unless that one was used in the last ``keep_busy``
+seconds: then the new one is refused (503), so that a burst of new games cannot push out the
+games people are playing. Each session has a lock, so requests from several tabs never
+interleave in one game.
 """
 
 from __future__ import annotations
@@ -84,18 +87,35 @@ def translate_all(value, translate):
 
 
 class Store:
-    """Sessions by random id, at most ``cap``, each dropped after ``ttl`` idle seconds."""
+    """Sessions by random id, at most ``cap``, each dropped after ``ttl`` idle seconds; when full,
+    the least recently used makes room unless it was used in the last ``keep_busy`` seconds
+    (``WebError`` 503 then)."""
 
-    def __init__(self, kind: str, cap: int, ttl: float):
-        self.kind, self.cap, self.ttl = kind, cap, ttl
+    def __init__(self, kind: str, cap: int, ttl: float, keep_busy: float = 0.0):
+        self.kind, self.cap, self.ttl, self.keep_busy = kind, cap, ttl, keep_busy
         self._items: collections.OrderedDict[str, tuple[float, object]] = \
             collections.OrderedDict()
         self._lock = threading.Lock()
+
+    def check_room(self) -> None:
+        """``WebError`` 503 if a new session would be refused now (checked before building one,
+        so a refused game costs no agent moves; ``add`` checks again)."""
+        with self._lock:
+            self._expire()
+            self._check_room()
+
+    def _check_room(self) -> None:
+        if len(self._items) >= self.cap:
+            seen = next(iter(self._items.values()))[0]  # the least recently used
+            if time.monotonic() - seen < self.keep_busy:
+                raise WebError(503, f"the server holds {self.cap} {self.kind}s, all used in the "
+                                    f"last {self.keep_busy / 60:g} minutes: try again later")
 
     def add(self, item) -> str:
         ident = secrets.token_urlsafe(9)
         with self._lock:
             self._expire()
+            self._check_room()
             self._items[ident] = (time.monotonic(), item)
             while len(self._items) > self.cap:
                 self._items.popitem(last=False)
