@@ -189,3 +189,19 @@ def move_text(state, action: int, viewer: int | None = None) -> str:
     if info.type == "return" and viewer != (actor - 1) % 4:
         return "gives a card back for the tribute"
     return info.text
+
+
+#: Move types (``action_info(a).type``) -> the name people read: the game's term where it has
+#: one, else plain words (``lang="en"`` translates the terms, ``core.lang.TERMS``); a phase
+#: may name a type its own way (a joker buried in the 扣王 phase).
+MOVE_LABELS = {
+    "pass": "pass", "grab": "抢亮大王", "declare": "亮主", "return": "give back (喝血)",
+    "bury": "bury into the 底牌", "take": "take back", "play": "play",
+}
+PHASE_MOVE_LABELS = {("koujoker", "bury"): "扣王", ("koujoker", "pass"): "stop (扣王)"}
+
+
+def move_label(kind: str, phase: str | None = None) -> str:
+    """The name of move type ``kind`` in ``phase`` (``PHASE_MOVE_LABELS``, ``MOVE_LABELS``;
+    the id itself if it has none)."""
+    return PHASE_MOVE_LABELS.get((str(phase), kind)) or MOVE_LABELS.get(kind, kind)

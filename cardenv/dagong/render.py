@@ -164,3 +164,18 @@ def move_text(state, action: int, viewer: int | None = None) -> str:
     """The text of ``action`` about to be played in ``state``, as ``viewer`` sees it: every
     Dagong move is public."""
     return cat.ACTIONS[action].text
+
+
+#: Move types (``action_info(a).type``) -> the name people read: the game's term where it has
+#: one, else plain words (``lang="en"`` translates the terms, ``core.lang.TERMS``).
+MOVE_LABELS = {
+    "pass": "pass", "solo_decline": "decline 硬牌", "solo_declare": "declare 硬牌",
+    cat.SINGLE: "single", cat.PAIR: "pair", cat.TRIPLE: "三条", cat.PAIR_RUN: "连对",
+    cat.TRIPLE_RUN: "飞机", cat.BOMB: "bomb", cat.K510: "510K", cat.TIANZHA: "天炸",
+    cat.XI7: "7喜", cat.XI8: "8喜", cat.YAOBAI: "摇摆",
+}
+
+
+def move_label(kind: str, phase: str | None = None) -> str:
+    """The name of move type ``kind`` (``MOVE_LABELS``; the id itself if it has none)."""
+    return MOVE_LABELS.get(kind, kind)
