@@ -64,7 +64,7 @@ def move_text(state, action: int, viewer: int | None = None, lang: str = "zh") -
 
 def explain(state, result, seat: int, lang: str = "zh") -> str:
     """A finished hand's ``result`` in words for ``seat``'s player."""
-    text = _module(state).explain_result(result, seat)
+    text = _module(state).explain_result(result, seat, state.game.options)
     if lang != "zh":
         from cardenv.core.lang import translate
         text = translate(text, lang)

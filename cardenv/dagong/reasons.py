@@ -142,14 +142,13 @@ def _jokers(n: int) -> str:
 
 def _no_beat(state, info) -> Refusal:
     standing = cat.ACTIONS[state.standing]
-    by = f"{standing.text} by player_{state.standing_seat}"
+    by = f"it does not beat {standing.text} by player_{state.standing_seat}"
     mine = cat.BOMB_STRENGTH[info.combo]
     theirs = cat.BOMB_STRENGTH[standing.combo]
     if theirs:
-        what = "not a higher bomb" if mine else "not a bomb"
-        return Refusal("beat", f"{info.text} does not beat {by}: a bomb is beaten only by a "
-                               f"higher bomb, and {info.text} is {what}")
+        what = "not a higher one" if mine else "not a bomb"
+        return Refusal("beat", f"{by}: only a higher bomb beats a bomb, and this is {what}")
     if (info.type, info.length) != (standing.type, standing.length):
-        return Refusal("beat", f"{info.text} does not beat {by}: only the same kind of play of "
-                               f"{standing.length} cards with a higher rank, or a bomb, beats it")
-    return Refusal("beat", f"{info.text} does not beat {by}: it is not higher")
+        return Refusal("beat", f"{by}: only the same kind of play of {standing.length} cards "
+                               f"with a higher rank, or a bomb, beats it")
+    return Refusal("beat", f"{by} (not higher)")

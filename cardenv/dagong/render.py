@@ -13,6 +13,8 @@ def render_text(state) -> str:
     hands = state.game.options["hands"]
     if state.partner is None:
         partner = "none (dealer alone)"
+    elif state.solo is not None:  # one against three: nobody is anyone's partner
+        partner = "none (硬牌)"
     elif state.revealed:
         partner = f"player_{state.partner} (明鸡)"
     else:
@@ -28,7 +30,7 @@ def render_text(state) -> str:
         role = "D" if seat == state.dealer else ""
         if state.solo == seat:
             role += "硬"
-        elif seat == state.partner and state.revealed:
+        elif seat == state.partner and state.revealed and state.solo is None:
             role += "P"
         arrow = "> " if seat == state.current_player else "  "
         lines.append(f"{arrow}{'player_' + str(seat):<10}{role:<6}{state.cards_left[seat]:>5}"
@@ -45,8 +47,7 @@ def render_text(state) -> str:
     elif state.phase == "solo":
         lines.append(f"player_{state.current} decides on 硬牌.")
     for i, result in enumerate(state.results):
-        lines.append(f"Hand {i + 1} result: {result.reason}, winners "
-                     f"{', '.join(f'player_{s}' for s in result.winners)}, rewards {result.rewards}")
+        lines.append(result_line(i + 1, result))
     return "\n".join(lines)
 
 
@@ -128,32 +129,84 @@ def render_view(state, seat: int) -> str:
         lines.append(f"player_{view['to_act']} decides on 硬牌.")
     lines.append(f"Your hand ({len(view['hand'])}): {' '.join(view['hand'])}")
     for i, result in enumerate(state.results):
-        lines.append(f"Hand {i + 1} result: {result.reason}, winners "
-                     f"{', '.join(f'player_{s}' for s in result.winners)}, rewards {result.rewards}")
+        lines.append(result_line(i + 1, result))
     return "\n".join(lines)
 
 
-REASONS = {
+REASONS = {  # rules section 4: result reason -> what decided the hand
     "score": "the winning side took more of the 200 points",
     "tie": "100 points each: the side holding 末游 (the last place) loses",
     "qing": "清: one side took all 200 points",
     "bang": "绑: one side went out first and second",
-    "guangtou": "光头: one side took no points",
+    "guangtou": "光头: one side went out first and second (绑) while the other won no points",
     "solo": "the 硬牌 player played one against three",
 }
+SHORT_REASONS = {"score": "more points", "tie": "100:100, the side of 末游 (the last place) loses", "qing": "清",
+                 "bang": "绑", "guangtou": "光头", "solo": "硬牌"}
+TRANSFERS = ("score", "tie", "qing")  # hands decided on points: three players out
 
 
-def explain_result(result, seat: int) -> str:
-    """A finished hand's result in words, for ``seat``'s player."""
+def _seats(seats) -> str:
+    seats = [f"player_{s}" for s in seats]
+    return " and ".join(seats) if len(seats) < 3 else ", ".join(seats[:-1]) + " and " + seats[-1]
+
+
+def result_words(result) -> str:
+    """What decided the hand and what it pays (rules section 4): the winning side, why, and
+    the multiplier with its reasons."""
+    winners = _seats(result.winners)
+    if result.reason == "solo":
+        solo = result.solo
+        forced = " (the dealer held both called cards)" if result.forced_solo else ""
+        first = f"player_{result.places[0]}" if result.places else "nobody"
+        what = (f"player_{solo} played 硬牌, one against three{forced}, and "
+                + ("went out first (一游): it wins" if solo in result.winners
+                   else f"did not go out first ({first} did): the other three win")
+                + f"; it settles x{result.multiplier} with each of them")
+    else:
+        team = sorted({result.dealer, result.partner} - {None})
+        side = _seats(team)
+        points = sum(result.points[s] for s in result.winners)
+        decided = {
+            "score": f"{winners} took {points} of the 200 points",
+            "tie": f"100 points each, and the side holding 末游 (the last place), "
+                   f"player_{result.places[-1]}, loses: {winners} win",
+            "qing": f"清: {winners} took all 200 points",
+            "bang": f"绑: {winners} went out first and second and win at once, whatever the "
+                    f"points",
+            "guangtou": f"光头: {winners} went out first and second (绑) and the others won "
+                        f"no points",
+        }[result.reason]
+        what = (f"{decided} (the dealer's side: {side}); each winner gets "
+                f"x{result.multiplier} from one loser")
+    if result.yaobai_doubled:
+        what += f" (x{result.base_multiplier} doubled: a winner played a 摇摆)"
+    return what
+
+
+def result_line(number: int, result) -> str:
+    """One line for a finished hand in the renders."""
+    return (f"Hand {number} result: {SHORT_REASONS.get(result.reason, result.reason)}, x"
+            f"{result.multiplier}, winners {', '.join(f'player_{s}' for s in result.winners)}, "
+            f"rewards {result.rewards}")
+
+
+def explain_result(result, seat: int, options: dict | None = None) -> str:
+    """A finished hand's result in words, for ``seat``'s player: who won and why
+    (``result_words``), the places, the points (after the end-of-hand transfers where there
+    were any), the multiplier and the reward."""
     won = seat in result.winners
     places = ", ".join(f"{PLACE_NAMES[i]} player_{s}" for i, s in enumerate(result.places))
+    if result.reason in TRANSFERS:
+        points = ("Points after the end-of-hand transfers (the trick points of 末游 (the last "
+                  "place) go to 一游, the points left in its hand to 三游): ")
+    else:
+        points = (f"Points won in tricks (no end-of-hand transfer after "
+                  f"{'硬牌' if result.reason == 'solo' else '绑'}): ")
     lines = [
-        f"You {'won' if won else 'lost'}: {REASONS.get(result.reason, result.reason)}.",
+        f"You {'won' if won else 'lost'}: {result_words(result)}.",
         f"Winners: {', '.join(f'player_{s}' for s in result.winners)} | places: {places or '-'}",
-        "Points after the end-of-hand transfers: "
-        + ", ".join(f"player_{s} {p}" for s, p in enumerate(result.points)),
-        f"Multiplier x{result.multiplier}"
-        + (" (doubled: a winner played a 摇摆)" if result.yaobai_doubled else ""),
+        points + ", ".join(f"player_{s} {p}" for s, p in enumerate(result.points)),
         f"Your reward: {result.rewards[seat]:+g} (win/loss {result.payoff[seat]:+g}, "
         f"喜钱 {result.xiqian[seat]:+g})",
     ]
