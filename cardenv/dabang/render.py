@@ -149,8 +149,8 @@ MATCH_ENDS = {
     "pass_10": "the defenders went up from level 10: they pass 10 and win the match",
     "zero": "the attackers scored 0: the defenders win the match at once",
     "400": "the attackers scored 400 or more: they win the match at once",
-    "four_jokers": "four jokers of a kind lay in the 底牌 and its owners went up: they win the "
-                   "match at once",
+    "four_jokers": "four jokers of a kind lay in the 底牌 and a team went up (outcome 1 or 4): "
+                   "it wins the match at once",
 }
 
 
@@ -160,7 +160,7 @@ def _levels(n: int) -> str:
 
 def outcome_words(result, options: dict | None = None) -> str:
     """What the hand's outcome means (rules section 5): who keeps or takes the deal, who goes
-    up and by how many levels and why, the blood owed and a match end."""
+    up and by how many levels and why, and the blood owed (a match end: ``MATCH_ENDS``)."""
     options = options or {}
     keep = result.outcome in (1, 2)
     up = result.defenders if result.outcome == 1 else \
@@ -192,8 +192,6 @@ def outcome_words(result, options: dict | None = None) -> str:
                  + (f"; {result.blood - from_score} from the jokers in the 底牌"
                     if result.blood > from_score else "")
                  + "): the next dealer's 上家 pays it as 喝血.")
-    if result.match_end:
-        line += f" {MATCH_ENDS[result.match_end][0].upper()}{MATCH_ENDS[result.match_end][1:]}."
     return line
 
 

@@ -149,6 +149,7 @@ def _no_beat(state, info) -> Refusal:
         what = "not a higher one" if mine else "not a bomb"
         return Refusal("beat", f"{by}: only a higher bomb beats a bomb, and this is {what}")
     if (info.type, info.length) != (standing.type, standing.length):
-        return Refusal("beat", f"{by}: only the same kind of play of {standing.length} cards "
-                               f"with a higher rank, or a bomb, beats it")
+        cards = f"{standing.length} card" + ("s" if standing.length > 1 else "")
+        return Refusal("beat", f"{by}: only the same kind of play of {cards} with a higher "
+                               f"rank, or a bomb, beats it")
     return Refusal("beat", f"{by} (not higher)")

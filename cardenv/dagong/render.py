@@ -141,8 +141,8 @@ REASONS = {  # rules section 4: result reason -> what decided the hand
     "guangtou": "光头: one side went out first and second (绑) while the other won no points",
     "solo": "the 硬牌 player played one against three",
 }
-SHORT_REASONS = {"score": "more points", "tie": "100:100, the side of 末游 (the last place) loses", "qing": "清",
-                 "bang": "绑", "guangtou": "光头", "solo": "硬牌"}
+SHORT_REASONS = {"score": "more points", "tie": "100:100, the side of 末游 (the last place) loses",
+                 "qing": "清", "bang": "绑", "guangtou": "光头", "solo": "硬牌"}
 TRANSFERS = ("score", "tie", "qing")  # hands decided on points: three players out
 
 
