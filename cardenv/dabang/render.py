@@ -16,7 +16,7 @@ def render_text(state) -> str:
     lines = [
         f"Dabang hand {len(state.results) + (0 if state.is_over else 1)} | levels team0 {state.levels[0]} : team1 "
         f"{state.levels[1]} | playing level {state.level} | trump {trump} | dealer {dealer} | "
-        f"phase {state.phase}",
+        f"phase {phase_label(state.phase)}",
         f"declaration: {decl}"
         + (f" | tribute {len(state.tribute.cards)}" if state.tribute.cards else "")
         + (" | 干锅" if state.gangguo else ""),
@@ -100,7 +100,7 @@ def render_view(state, seat: int) -> str:
     lines = [
         f"Dabang hand {view['hand_number']} | you are player_{seat} (team {team}) | levels: "
         f"yours {view['levels'][team]}, theirs {view['levels'][1 - team]} | playing level "
-        f"{view['level']} | trump {trump} | dealer {dealer} | phase {view['phase']}",
+        f"{view['level']} | trump {trump} | dealer {dealer} | phase {phase_label(view['phase'])}",
         f"declaration: {'none' if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
         + (f" | tribute {view['tribute']}" if view["tribute"] else "")
         + (" | 干锅" if view["gangguo"] else ""),
@@ -264,3 +264,15 @@ def move_label(kind: str, phase: str | None = None) -> str:
     """The name of move type ``kind`` in ``phase`` (``PHASE_MOVE_LABELS``, ``MOVE_LABELS``;
     the id itself if it has none)."""
     return PHASE_MOVE_LABELS.get((str(phase), kind)) or MOVE_LABELS.get(kind, kind)
+
+
+#: Decision phases (``state.phase``) -> the name people read in the renders' headers (the
+#: seat view and programs keep the id).
+PHASE_LABELS = {"declare": "亮主", "return": "giving back (喝血)", "bury": "burial",
+                "koujoker": "扣王", "takeback": "taking back (扣王)", "play": "play",
+                "over": "over"}
+
+
+def phase_label(phase) -> str:
+    """The name of decision phase ``phase`` (``PHASE_LABELS``; the id if it has none)."""
+    return PHASE_LABELS.get(str(phase), str(phase))

@@ -21,7 +21,7 @@ def render_text(state) -> str:
         partner = "hidden"
     solo = "" if state.solo is None else f" | 硬牌: player_{state.solo}"
     lines = [
-        f"Dagong hand {state.hand_index + 1}/{hands} | phase {state.phase} | dealer "
+        f"Dagong hand {state.hand_index + 1}/{hands} | phase {phase_label(state.phase)} | dealer "
         f"player_{state.dealer} | called {card_str(state.called)} | partner {partner}{solo}",
         f"{'':2}{'seat':<10}{'role':<6}{'cards':>5}{'points':>7}  {'place':<5} hand",
     ]
@@ -232,3 +232,13 @@ MOVE_LABELS = {
 def move_label(kind: str, phase: str | None = None) -> str:
     """The name of move type ``kind`` (``MOVE_LABELS``; the id itself if it has none)."""
     return MOVE_LABELS.get(kind, kind)
+
+
+#: Phases (``state.phase``) -> the name people read in the renders' headers (programs keep
+#: the id).
+PHASE_LABELS = {"solo": "硬牌 decision", "play": "play", "over": "over"}
+
+
+def phase_label(phase) -> str:
+    """The name of phase ``phase`` (``PHASE_LABELS``; the id if it has none)."""
+    return PHASE_LABELS.get(str(phase), str(phase))
