@@ -9,7 +9,7 @@ import collections
 import itertools
 
 from cardenv.core.cards import card_str, parse_cards
-from cardenv.text import move_label, why_illegal
+from cardenv.text import move_label, phase_label, why_illegal
 
 LIST_PER_TYPE = 12  # moves shown per type before "more TYPE" is needed
 CARD_PHASES = {"play": "play", "bury": "bury"}  # Dabang phases where cards may be typed
@@ -310,7 +310,8 @@ def card_moves(state, cards, translate=lambda text: text) -> list[list[int]]:
                    if getattr(game.action_info(a), "kind", None) == kinds[0]]
         if len(kinds) == 1 and singles:
             return [singles[:1]]
-        raise ValueError(f"{shown} cannot be played now ({phase}): choose a move from the list")
+        raise ValueError(f"{shown} cannot be played now ({translate(phase_label(game, phase))}): "
+                         f"choose a move from the list")
     raise ValueError(f"no card selection for game {game.name!r}: choose a move from the list")
 
 

@@ -79,6 +79,13 @@ def why_illegal(state, action, lang: str = "zh", seat: int | None = None) -> str
     return None if reason is None else _in(reason, lang)
 
 
+def phase_label(game, phase, lang: str = "zh") -> str:
+    """The name people read for ``game``'s decision phase ``phase`` (``扣王`` for Dabang's
+    ``koujoker``); programs keep the id."""
+    name = game if isinstance(game, str) else game.name
+    return _in(_game_module(name).phase_label(phase), lang)
+
+
 def move_label(game, kind: str, lang: str = "zh", phase: str | None = None) -> str:
     """The name people read for a move type ``kind`` (an ``action_info(a).type`` such as
     ``"pair_run"``) of ``game`` (a game or its name): the game's own term where it has one
