@@ -212,7 +212,10 @@ class CardState:
         legal = self.legal_actions()
         shown = ", ".join(f"{a} ({actions[a].text})" for a in legal[:12])
         more = f", ... and {len(legal) - 12} more: {legal[12:]}" if len(legal) > 12 else ""
-        reason = self.why_illegal(action) if 0 <= action < len(actions) else None
+        try:
+            reason = self.why_illegal(action) if 0 <= action < len(actions) else None
+        except Exception:  # noqa: BLE001 - the words must never hide the IllegalActionError
+            reason = None
         return (f"illegal action {action} ({what}) for player_{self.current} in the "
                 f"{self.phase} phase" + (f": {reason}" if reason else "")
                 + f"; legal actions: {shown}{more}")

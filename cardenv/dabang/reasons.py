@@ -204,7 +204,7 @@ def trump_note(kind: int, trump: int, level: int) -> str:
         return f"{card_str(kind)} is 主牌"
     if int(suit_row(trump, level)[kind]) != TRUMP or kind % 4 == trump:
         return ""
-    what = "a 混牌 (the level card)" if kind // 4 == level_rank(level) else \
+    what = "of the level rank (a 混牌)" if kind // 4 == level_rank(level) else \
         "a 2 (常主)" if kind // 4 == RANK_2 else ""
     return f"{card_str(kind)} is {what} and counts as 主牌, not as {SUIT_SYMBOLS[kind % 4]}"
 

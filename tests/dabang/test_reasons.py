@@ -61,7 +61,7 @@ ROWS = [
     Row(SUIT, "♥4 ♣4 ♣5", "1 x ♥K", "", "♣4x1", "suit",
         ("you must follow the led suit, ♥", "1 ♥ card (♥4)", "♣4 is not ♥")),
     Row(LEVEL + "; " + SUIT, "♦6 ♦4 ♣5", "1 x ♦K", "", "♦6x1", "suit",
-        ("♦6 is a 混牌 (the level card) and counts as 主牌, not as ♦",)),
+        ("♦6 is of the level rank (a 混牌) and counts as 主牌, not as ♦",)),
     Row(LEVEL + "; " + SUIT, "♦2 ♦4", "1 x ♦K", "", "♦2x1", "suit",
         ("♦2 is a 2 (常主) and counts as 主牌, not as ♦",)),
     Row(LEVEL + "; " + SUIT, "♥6 ♥4", "1 x ♠9", "", "♥4x1", "suit",
