@@ -9,6 +9,7 @@ import collections
 import itertools
 
 from cardenv.core.cards import card_str, parse_cards
+from cardenv.text import move_label, phase_label, why_illegal
 
 LIST_PER_TYPE = 12  # moves shown per type before "more TYPE" is needed
 CARD_PHASES = {"play": "play", "bury": "bury"}  # Dabang phases where cards may be typed
@@ -41,17 +42,36 @@ def numbered(game, legal: list[int]) -> list[int]:
     return [a for actions in group_moves(game, legal).values() for a in actions]
 
 
-def moves_text(game, legal: list[int], translate, expand: str | None = None) -> str:
+def label(game, kind: str, translate=lambda text: text, phase: str | None = None) -> str:
+    """The name people read for move type ``kind`` (``cardenv.text.move_label``: ``连对`` for
+    ``pair_run``, ``扣王`` for a Dabang joker burial), through ``translate``."""
+    return translate(move_label(game, kind, phase=phase))
+
+
+def is_type(game, kind: str, typed: str, translate=lambda text: text,
+            phase: str | None = None) -> bool:
+    """Whether ``typed`` names move type ``kind``: its label (in Chinese or English) or its id,
+    in any case."""
+    typed = " ".join(typed.split()).lower()
+    return typed in (kind.lower(), label(game, kind, phase=phase).lower(),
+                     label(game, kind, translate, phase).lower())
+
+
+def moves_text(game, legal: list[int], translate, expand: str | None = None,
+               phase: str | None = None) -> str:
     """The numbered list of legal moves (numbers count from 1 in ``numbered`` order), grouped
-    by type; long groups are cut to ``LIST_PER_TYPE`` unless named by ``expand``."""
+    by type under its label; long groups are cut to ``LIST_PER_TYPE`` unless named by
+    ``expand`` (a type's label or id)."""
     number = {a: i + 1 for i, a in enumerate(numbered(game, legal))}
     lines = [f"Your legal moves ({len(legal)}):"]
     for kind, actions in group_moves(game, legal).items():
-        shown = actions if kind == expand else actions[:LIST_PER_TYPE]
+        name = label(game, kind, translate, phase)
+        whole = expand is not None and is_type(game, kind, expand, translate, phase)
+        shown = actions if whole else actions[:LIST_PER_TYPE]
         items = "  ".join(f"[{number[a]}] {translate(game.action_info(a).text)}" for a in shown)
         more = "" if len(shown) == len(actions) else \
-            f"  ... {len(actions) - len(shown)} more: type 'more {kind}'"
-        lines.append(f"  {kind}: {items}{more}")
+            f"  ... {len(actions) - len(shown)} more: type 'more {name}'"
+        lines.append(f"  {name}: {items}{more}")
     return "\n".join(lines)
 
 
@@ -75,7 +95,7 @@ def parse_move(state, typed: str, translate) -> list[int]:
         return exact[:1]
     cards = _cards_typed(typed)
     if cards and game.name == "dabang" and state.phase in CARD_PHASES:
-        return _card_plan(state, cards, CARD_PHASES[state.phase])
+        return _card_plan(state, cards, CARD_PHASES[state.phase], translate)
     starts = [a for a in legal if texts[a].startswith(want) or texts_en[a].startswith(want)]
     if len(starts) == 1:
         return starts
@@ -83,6 +103,13 @@ def parse_move(state, typed: str, translate) -> list[int]:
         options = ", ".join(translate(game.action_info(a).text) for a in starts[:8])
         raise ValueError(f"'{typed}' could be {len(starts)} moves: {options}"
                          + (", ..." if len(starts) > 8 else "") + "; type more of it or a number")
+    named = [a for a in range(game.num_actions)
+             if want in (_normal(game.action_info(a).text),
+                         _normal(translate(game.action_info(a).text)))]
+    if named:  # a move of the game, not legal here: say why
+        reason = why_illegal(state, named[0])
+        raise ValueError(f"{translate(game.action_info(named[0]).text)} is not legal now: "
+                         f"{translate(reason)}")
     raise ValueError(f"'{typed}' is not a legal move here; type a number from the list, a move "
                      f"such as '{translate(game.action_info(legal[-1]).text)}', or 'moves'")
 
@@ -94,7 +121,7 @@ def _cards_typed(typed: str) -> list[int]:
         return []
 
 
-def _card_plan(state, cards: list[int], phase: str) -> list[int]:
+def _card_plan(state, cards: list[int], phase: str, translate=lambda text: text) -> list[int]:
     """Dabang: the actions that play (or bury) ``cards``: one per group of identical cards in
     a follow, one per card in a burial; the first order of the groups that is legal step by
     step on a copy of ``state``."""
@@ -120,6 +147,9 @@ def _card_plan(state, cards: list[int], phase: str) -> list[int]:
             for action in order:
                 if trial.current_player != state.current_player:
                     raise ValueError("more cards than this turn takes")
+                why = why_illegal(trial, action)
+                if why:
+                    raise ValueError(f"{game.action_info(action).text}: {why}")
                 trial.apply(action)
         except ValueError as exc:
             reason = reason or str(exc)
@@ -129,7 +159,8 @@ def _card_plan(state, cards: list[int], phase: str) -> list[int]:
             reason = reason or f"{len(cards)} cards do not finish your follow: add more"
             continue
         return order
-    raise ValueError(f"cannot {phase} {' '.join(card_str(k) for k in cards)}: {reason}")
+    raise ValueError(f"cannot {phase} {' '.join(card_str(k) for k in cards)}: "
+                     f"{translate(reason)}")
 
 
 # --- cards selected on a page (cardenv.web) ------------------------------------------------------
@@ -240,11 +271,8 @@ def _dagong_refusal(state, kinds, translate) -> str:
     if not fitting:
         return f"{shown} is not a Dagong combination"
     text = translate(game.action_info(fitting[0]).text)
-    if state.standing >= 0:
-        beat = translate(game.action_info(int(state.standing)).text)
-        return (f"{text} is not legal now: it does not beat {beat} by "
-                f"player_{int(state.standing_seat)}")
-    return f"{text} is not legal now"
+    reason = why_illegal(state, fitting[0])
+    return f"{text} is not legal now" + (f": {translate(reason)}" if reason else "")
 
 
 def card_moves(state, cards, translate=lambda text: text) -> list[list[int]]:
@@ -277,12 +305,13 @@ def card_moves(state, cards, translate=lambda text: text) -> list[list[int]]:
     if game.name == "dabang":
         phase = str(state.phase)
         if phase in CARD_PHASES:
-            return [_card_plan(state, kinds, CARD_PHASES[phase])]
+            return [_card_plan(state, kinds, CARD_PHASES[phase], translate)]
         singles = [a for a in state.legal_actions()
                    if getattr(game.action_info(a), "kind", None) == kinds[0]]
         if len(kinds) == 1 and singles:
             return [singles[:1]]
-        raise ValueError(f"{shown} cannot be played now ({phase}): choose a move from the list")
+        raise ValueError(f"{shown} cannot be played now ({translate(phase_label(game, phase))}): "
+                         f"choose a move from the list")
     raise ValueError(f"no card selection for game {game.name!r}: choose a move from the list")
 
 

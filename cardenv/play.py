@@ -125,7 +125,7 @@ class Table:
             self.write("Since your last move: " + "; ".join(self.log))
             self.log = []
         legal = state.legal_actions()
-        self.write(moves_text(self.game, legal, self.translate))
+        self.write(moves_text(self.game, legal, self.translate, phase=state.phase))
         while True:
             try:
                 typed = self.read_line(f"player_{seat}> ")
@@ -138,13 +138,14 @@ class Table:
                 self.write(HELP)
                 continue
             if word in ("moves", "m", "list"):
-                self.write(moves_text(self.game, legal, self.translate))
+                self.write(moves_text(self.game, legal, self.translate, phase=state.phase))
                 continue
             if word in ("view", "v"):
                 self.write(render(state, seat=seat, lang=self.lang))
                 continue
             if word.startswith("more "):
-                self.write(moves_text(self.game, legal, self.translate, expand=word[5:].strip()))
+                self.write(moves_text(self.game, legal, self.translate, expand=word[5:].strip(),
+                                           phase=state.phase))
                 continue
             if not word:
                 continue

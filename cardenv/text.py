@@ -1,7 +1,10 @@
 """Text views of a game state for people, by game name: ``render(state)`` shows the whole table
 (every hand: for spectators, replays and debugging), ``render(state, seat=s)`` only what seat
 ``s`` may know (its own hand, counts of the others, everything played in public), and
-``seat_view(state, s)`` the same as a JSON-ready dict (for the web page).
+``seat_view(state, s)`` the same as a JSON-ready dict (for the web page). Beside them: a move
+about to be played (``move_text``), a finished hand's result (``explain``), why a move is illegal
+(``why_illegal``) and the names of a move type and a phase (``move_label``, ``phase_label``),
+each in the chosen language.
 
 Programs (terminal play, replay) call this module and never a game's package, so that a game
 is reached through its name alone.
@@ -12,13 +15,24 @@ from __future__ import annotations
 import importlib
 
 _RENDERERS = {"dagong": "cardenv.dagong.render", "dabang": "cardenv.dabang.render"}
+_REASONS = {"dagong": "cardenv.dagong.reasons", "dabang": "cardenv.dabang.reasons"}
 
 
 def _module(state):
-    name = state.game.name
+    return _game_module(state.game.name)
+
+
+def _game_module(name: str):
     if name not in _RENDERERS:
         raise ValueError(f"no text view for game {name!r}")
     return importlib.import_module(_RENDERERS[name])
+
+
+def _in(text: str, lang: str) -> str:
+    if lang == "zh":
+        return text
+    from cardenv.core.lang import translate
+    return translate(text, lang)
 
 
 def render(state, seat: int | None = None, lang: str = "zh") -> str:
@@ -53,9 +67,33 @@ def explain(state, result, seat: int | None, lang: str = "zh") -> str:
     """A finished hand's ``result`` in words for ``seat``'s player, or (``seat=None``) for
     someone watching every seat: who won, by seat and team, with no "you"."""
     module = _module(state)
-    text = module.explain_result(result, seat) if seat is not None else \
-        module.explain_watched(result)
+    text = module.explain_result(result, seat, state.game.options) if seat is not None else \
+        module.explain_watched(result, state.game.options)
     if lang != "zh":
         from cardenv.core.lang import translate
         text = translate(text, lang)
     return text
+
+
+def why_illegal(state, action, lang: str = "zh", seat: int | None = None) -> str | None:
+    """Why ``action`` is illegal in ``state`` for ``seat`` (the seat to act by default), in
+    words: the rule it breaks, read from the game's own rules code (``cardenv.<game>.reasons``);
+    ``None`` if the action is legal."""
+    reason = importlib.import_module(_REASONS[state.game.name]).why_illegal(state, action, seat)
+    return None if reason is None else _in(reason, lang)
+
+
+def phase_label(game, phase, lang: str = "zh") -> str:
+    """The name people read for ``game``'s decision phase ``phase`` (``扣王`` for Dabang's
+    ``koujoker``); programs keep the id."""
+    name = game if isinstance(game, str) else game.name
+    return _in(_game_module(name).phase_label(phase), lang)
+
+
+def move_label(game, kind: str, lang: str = "zh", phase: str | None = None) -> str:
+    """The name people read for a move type ``kind`` (an ``action_info(a).type`` such as
+    ``"pair_run"``) of ``game`` (a game or its name): the game's own term where it has one
+    (``连对``, ``扣王``), plain English under ``lang="en"``; ``phase`` where the game names a
+    type by its phase (Dabang's ``bury`` in the 扣王 phase). Programs keep using ``kind``."""
+    name = game if isinstance(game, str) else game.name
+    return _in(_game_module(name).move_label(kind, phase), lang)

@@ -151,3 +151,22 @@ def test_english_seat_tables_line_up(game):
         end = lines[header].index("points") + len("points")
         for row in lines[header + 1:header + 5]:
             assert re.fullmatch(r"[> ] player_\d +\S* +\d+ +\d+", row[:end]), (row, lines[header])
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_move_type_has_a_readable_label_in_both_languages(game):
+    """The move types people read (terminal list, web groups) are the games' terms or plain
+    words, never code identifiers; every English label is free of Chinese and they differ."""
+    from cardenv.text import move_label
+    actions = GAMES[game][1]
+    kinds = {a.type for a in actions.ACTIONS}
+    for lang in LANGS:
+        labels = {kind: move_label(game, kind, lang) for kind in kinds}
+        assert len(set(labels.values())) == len(kinds), labels
+        for kind, label in labels.items():
+            assert "_" not in label and label != "510k", (kind, label)
+            assert lang == "zh" or not CJK.search(label), (kind, label)
+    assert move_label("dagong", "pair_run") == "连对"
+    assert move_label("dagong", "pair_run", "en") == "pair run"
+    assert move_label("dabang", "bury", phase="koujoker") == "扣王"
+    assert move_label("dabang", "bury", "en", "koujoker") == "joker burial"

@@ -150,7 +150,7 @@ def test_seat_view_shows_no_other_hand(game):
 
 
 @pytest.mark.parametrize("game, shows", [("dabang", ["Kitty:", "won the hand.", "Rewards: "]),
-                                         ("dagong", [" won: ", "Places: "])])
+                                         ("dagong", [" won: ", "| places: "])])
 def test_watch_four_agents(game, shows, tmp_path):
     text, script = run([game, "--agents", "heuristic,random,heuristic,random", "--delay", "0",
                         "--record", str(tmp_path)])
@@ -213,3 +213,40 @@ def test_private_moves_of_others_stay_hidden():
         assert not re.search(r"player_[23]: return ", text)
         seen_hidden += text.count("buries a card")
     assert seen_hidden > 0
+
+
+def test_move_types_are_listed_by_label_and_more_takes_the_label_or_the_id():
+    """The move list names types as people do (连对, not pair_run; pair run in English);
+    'more TYPE' takes the label in either language or the type id."""
+    from cardenv.core.lang import translate
+    game = make_game("dagong")
+    state = game.new_state(0)
+    while state.phase == "solo":
+        state.apply(state.legal_actions()[0])
+    legal = state.legal_actions()
+    ident = lambda t: t  # noqa: E731
+    english = lambda t: translate(t, "en")  # noqa: E731
+    zh, en = moves.moves_text(game, legal, ident), moves.moves_text(game, legal, english)
+    assert "\n  连对: [" in zh and "\n  pair run: [" in en and "pair_run" not in zh + en
+    assert "type 'more 连对'" in zh and "type 'more pair run'" in en
+    runs = [a for a in legal if game.action_info(a).type == "pair_run"]
+    assert len(runs) > moves.LIST_PER_TYPE
+    last = game.action_info(runs[-1]).text
+    for typed in ("连对", "pair run", "PAIR_RUN"):
+        assert last in moves.moves_text(game, legal, english, expand=typed) or \
+            translate(last, "en") in moves.moves_text(game, legal, english, expand=typed)
+    assert last not in zh
+
+
+def test_a_typed_move_that_is_not_legal_says_why():
+    """A move of the game typed where it is illegal: the rule it breaks (cardenv.text
+    .why_illegal), in the player's language."""
+    game = make_game("dagong")
+    state = game.new_state(0)
+    while state.phase == "solo":
+        state.apply(state.legal_actions()[0])
+    with pytest.raises(ValueError, match="pass is not legal now: you lead this trick"):
+        moves.parse_move(state, "pass", lambda t: t)
+    text, _ = run(["dagong", "--seat", "0", "--seed", "0", "--opponents", "random",
+                   "--no-record", "--lang", "en"], ["decline solo", "8-joy 8x3"] + ["1"] * 3)
+    assert "Not played: 8-joy 8x3 is not legal now: your hand cannot make 8-joy 8x3" in text

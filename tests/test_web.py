@@ -17,7 +17,7 @@ import pytest
 from cardenv import moves, records
 from cardenv.core.cards import card_str
 from cardenv.games import make_game
-from cardenv.text import seat_view
+from cardenv.text import move_label, seat_view, why_illegal
 from cardenv.web import App, make_server
 from cardenv.web.sessions import translate_all, translator
 
@@ -170,6 +170,8 @@ def check_message(app, message, lang="zh"):
     if message["your_turn"]:
         listed = [m["id"] for g in message["moves"] for m in g["moves"]]
         assert sorted(listed) == state.legal_actions()
+        for group in message["moves"]:  # a readable label beside the type id programs use
+            assert group["label"] == move_label(state.game, group["type"], lang, state.phase)
     else:
         assert message["moves"] == []
     assert "seed" not in json.dumps(message)
@@ -335,6 +337,11 @@ def test_bad_requests_get_a_clear_4xx_and_leave_the_game_unchanged():
     got, answer = call(app, "POST", f"/api/games/{gid}/cards", {"cards": ["BJ"] * 5})
     assert got == 400 and answer["error"].startswith("not played: you do not hold BJ")
     assert unchanged(app, message) == before
+    # an illegal action id: refused with the rule it breaks (cardenv.text.why_illegal)
+    state = session_of(app, message).state
+    got, answer = call(app, "POST", f"/api/games/{gid}/move", {"action": illegal})
+    text = state.game.action_info(illegal).text
+    assert got == 400 and answer["error"] == f"illegal move: {text}: {why_illegal(state, illegal)}"
 
 
 def test_a_finished_game_refuses_moves_and_opens_in_the_viewer():

@@ -212,8 +212,19 @@ class CardState:
         legal = self.legal_actions()
         shown = ", ".join(f"{a} ({actions[a].text})" for a in legal[:12])
         more = f", ... and {len(legal) - 12} more: {legal[12:]}" if len(legal) > 12 else ""
+        try:
+            reason = self.why_illegal(action) if 0 <= action < len(actions) else None
+        except Exception:  # noqa: BLE001 - the words must never hide the IllegalActionError
+            reason = None
         return (f"illegal action {action} ({what}) for player_{self.current} in the "
-                f"{self.phase} phase; legal actions: {shown}{more}")
+                f"{self.phase} phase" + (f": {reason}" if reason else "")
+                + f"; legal actions: {shown}{more}")
+
+    def why_illegal(self, action: int) -> str | None:
+        """Why ``action`` is illegal for the player to act, in words (``None`` if legal or if
+        the game gives no reasons); a game's state class overrides it with its rules' reasons
+        (``cardenv.text.why_illegal`` is the language-aware entry point)."""
+        return None
 
     # --- copies and saved states (see the module docstring for the hooks) -----------------------
 

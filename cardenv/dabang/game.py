@@ -40,7 +40,7 @@ from cardenv.core.options import (Option, boolean, either, int_pair, non_negativ
                                   non_negative_number, one_of, optional_seat, positive_int,
                                   resolve)
 from cardenv.core.state import CardGame, CardState
-from cardenv.dabang import batch
+from cardenv.dabang import batch, reasons
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import DECISIONS, Phase, enter
@@ -270,6 +270,11 @@ class DabangState(CardState):
                 return 0 <= action < cat.NUM_ACTIONS and bool(given[action])
             self._legal = self._compute_legal()
         return action in self._legal
+
+    def why_illegal(self, action: int) -> str | None:
+        """Why ``action`` is illegal for the player to act (``reasons.why_illegal``), or
+        ``None`` if it is legal."""
+        return reasons.why_illegal(self, action)
 
     def _play(self, action: int) -> None:
         self.last_rewards = [0.0] * 4

@@ -16,6 +16,7 @@ from cardenv.core.cards import NUM_SUITS, SUIT_SYMBOLS, card_str, hand_str, kind
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.trick import winning_seat
+from cardenv.dabang.scoring import score_blood
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
 
 WINNING = "(winning)"  # after the play that takes the trick so far
@@ -75,31 +76,31 @@ def _team(team: int) -> str:
     return f"team {team} (player_{team} and player_{team + 2})"
 
 
-def explain_watched(result) -> str:
+def explain_watched(result, options: dict | None = None) -> str:
     """A finished hand's result in words for someone watching every seat (no "you"): which
-    team attacked, the score and outcome, each team's levels, and which team won the hand (its
-    reward) or the match."""
+    team attacked, the score, what the outcome means (``outcome_words``), each team's levels,
+    and which team won the match."""
     att, dfd = result.attackers, result.defenders
     lines = [
         f"{_team(att).capitalize()} attacked, {_team(dfd)} defended. The attackers' score: "
         f"{result.score} (tricks {result.trick_points[att]}"
-        + (f", kitty {result.kitty_points} x2" if result.koudi else "")
-        + f"): {OUTCOMES.get(result.outcome, result.outcome)}.",
+        + (f", plus the 底牌's {result.kitty_points} points x2 for 抠底" if result.koudi else "")
+        + ").",
+        outcome_words(result, options),
         "Levels: " + ", ".join(f"team {t} {result.levels_before[t]} -> {result.levels_after[t]}"
-                               for t in (0, 1))
-        + (f" | blood for the next hand: {result.blood}" if result.blood else ""),
+                               for t in (0, 1)),
     ]
     team_rewards = [result.rewards[t] for t in (0, 1)]
     if result.match_winner is not None:
         lines.append(f"The match is over: {_team(result.match_winner)} won "
-                     f"({result.match_end}).")
+                     f"({MATCH_ENDS[result.match_end]}).")
     elif any(team_rewards):
         won = 0 if team_rewards[0] > team_rewards[1] else 1
         lines.append(f"{_team(won).capitalize()} won the hand.")
     else:
         gained = [t for t in (0, 1) if result.gained[t]]
-        lines.append(f"{_team(gained[0]).capitalize()} went up {result.gained[gained[0]]} "
-                     f"level(s); the match goes on." if gained
+        lines.append(f"{_team(gained[0]).capitalize()} went up {_levels(result.gained[gained[0]])}"
+                     f"; the match goes on." if gained
                      else "Neither team went up a level; the match goes on.")
     lines.append("Rewards: " + ", ".join(f"player_{s} {r:+g}"
                                          for s, r in enumerate(result.rewards)))
@@ -114,7 +115,7 @@ def render_text(state) -> str:
     lines = [
         f"Dabang hand {len(state.results) + (0 if state.is_over else 1)} | levels team0 {state.levels[0]} : team1 "
         f"{state.levels[1]} | playing level {state.level} | trump {trump} | dealer {dealer} | "
-        f"phase {state.phase}",
+        f"phase {phase_label(state.phase)}",
         f"declaration: {decl}"
         + (f" | tribute {len(state.tribute.cards)}" if state.tribute.cards else "")
         + (" | 干锅" if state.gangguo else ""),
@@ -134,10 +135,7 @@ def render_text(state) -> str:
                                              for _ in range(c)))
     lines.append(f"Kitty: {hand_str(state.v['kitty'])}")
     for i, r in enumerate(state.results):
-        lines.append(f"Hand {i + 1}: score {r.score} (outcome {r.outcome}), levels "
-                     f"{r.levels_before} -> {r.levels_after}, blood {r.blood}"
-                     + (f", match won by team {r.match_winner} ({r.match_end})"
-                        if r.match_winner is not None else "") + f", rewards {r.rewards}")
+        lines.append(result_line(i + 1, r))
     return "\n".join(lines)
 
 
@@ -201,7 +199,7 @@ def render_view(state, seat: int) -> str:
     lines = [
         f"Dabang hand {view['hand_number']} | you are player_{seat} (team {team}) | levels: "
         f"yours {view['levels'][team]}, theirs {view['levels'][1 - team]} | playing level "
-        f"{view['level']} | trump {trump} | dealer {dealer} | phase {view['phase']}",
+        f"{view['level']} | trump {trump} | dealer {dealer} | phase {phase_label(view['phase'])}",
         f"declaration: {'none' if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
         + (f" | tribute {view['tribute']}" if view["tribute"] else "")
         + (" | 干锅" if view["gangguo"] else ""),
@@ -236,40 +234,101 @@ def render_view(state, seat: int) -> str:
     if view["selection"]:
         lines.append(f"Your follow so far: {' '.join(view['selection'])}")
     for i, r in enumerate(state.results):
-        lines.append(f"Hand {i + 1}: score {r.score} (outcome {r.outcome}), levels "
-                     f"{r.levels_before} -> {r.levels_after}, blood {r.blood}, kitty points "
-                     f"{r.kitty_points}" + (" (抠底: the attackers took the last trick)"
-                                            if r.koudi else "")
-                     + (f", match won by team {r.match_winner} ({r.match_end})"
-                        if r.match_winner is not None else "") + f", rewards {r.rewards}")
+        lines.append(result_line(i + 1, r))
     return "\n".join(lines)
 
 
-OUTCOMES = {
-    1: "the attackers scored under 160 and the defenders kept the kitty (保底)",
-    2: "the attackers scored under 160 but took the last trick (抠底)",
-    3: "the attackers scored 160 or more; the defenders kept the kitty (保底)",
-    4: "the attackers scored 160 or more and took the last trick (抠底)",
+OUTCOMES = {  # the table of rules section 5: outcome -> (S >= 160, 抠底)
+    1: "the attackers scored under 160 and the defenders won the last trick (保底)",
+    2: "the attackers scored under 160 but won the last trick (抠底)",
+    3: "the attackers scored 160 or more; the defenders won the last trick (保底)",
+    4: "the attackers scored 160 or more and won the last trick (抠底)",
+}
+MATCH_ENDS = {
+    "pass_10": "the defenders went up from level 10: they pass 10 and win the match",
+    "zero": "the attackers scored 0: the defenders win the match at once",
+    "400": "the attackers scored 400 or more: they win the match at once",
+    "four_jokers": "four jokers of a kind lay in the 底牌 and a team went up (outcome 1 or 4): "
+                   "it wins the match at once",
 }
 
 
-def explain_result(result, seat: int) -> str:
-    """A finished hand's result in words, for ``seat``'s player (team ``seat % 2``)."""
+def _levels(n: int) -> str:
+    return f"{n} level" + ("" if n == 1 else "s")
+
+
+def outcome_words(result, options: dict | None = None) -> str:
+    """What the hand's outcome means (rules section 5): who keeps or takes the deal, who goes
+    up and by how many levels and why, and the blood owed (a match end: ``MATCH_ENDS``)."""
+    options = options or {}
+    keep = result.outcome in (1, 2)
+    up = result.defenders if result.outcome == 1 else \
+        result.attackers if result.outcome == 4 else None
+    deal = f"the {'defenders keep' if keep else 'attackers take'} the deal"
+    if result.next_dealer is not None:
+        deal += f" (player_{result.next_dealer} deals next)"
+    if up is None:
+        climb = "nobody goes up" + (": 抠底 spoils the defenders' going up" if keep
+                                    else ": the attackers go up only with 抠底")
+    elif result.match_end == "pass_10":
+        climb = f"the defenders (team {up}) go up from level 10"
+    else:
+        gained = result.gained[up]
+        big, small = result.kitty_jokers
+        why = [f"1, plus {gained - 1} for the jokers in the 底牌 (2 per BJ, 1 per SJ)"] \
+            if gained > 1 else []
+        if result.levels_after[up] == 10 and result.levels_before[up] + 1 + \
+                (2 * big + small if options.get("joker_levels", True) else 0) > 10:
+            why.append("stopping at 10 (逢10必打)")
+        climb = (f"the {'defenders' if keep else 'attackers'} (team {up}) go up "
+                 f"{_levels(gained)}, to level {result.levels_after[up]}"
+                 + (f": {'; '.join(why)}" if why else ""))
+    line = f"Outcome {result.outcome}: {OUTCOMES[result.outcome]}, so {deal} and {climb}."
+    if result.blood:
+        from_score = score_blood(result.score)
+        line += (f" Blood {result.blood} for the next hand ({from_score} from the score: 1 per "
+                 f"10 points under 120 or over 200"
+                 + (f"; {result.blood - from_score} from the jokers in the 底牌"
+                    if result.blood > from_score else "")
+                 + "): the next dealer's 上家 pays it as 喝血.")
+    return line
+
+
+def result_line(number: int, result) -> str:
+    """One line for a finished hand in the renders: the score and what its outcome did."""
+    up = [t for t in (0, 1) if result.gained[t]]
+    moved = ", ".join(f"team {t} up {_levels(result.gained[t])}" for t in up) or "nobody up"
+    return (f"Hand {number}: the attackers (team {result.attackers}) scored {result.score}: "
+            f"outcome {result.outcome} ({'保底' if not result.koudi else '抠底'}, "
+            f"{'under 160' if result.score < 160 else '160 or more'}: "
+            f"{'the defenders keep' if result.outcome in (1, 2) else 'the attackers take'} the "
+            f"deal, {moved}), kitty points {result.kitty_points}, levels "
+            f"{result.levels_before} -> {result.levels_after}, blood {result.blood}"
+            + (f", match won by team {result.match_winner} ({result.match_end})"
+               if result.match_winner is not None else "") + f", rewards {result.rewards}")
+
+
+def explain_result(result, seat: int, options: dict | None = None) -> str:
+    """A finished hand's result in words, for ``seat``'s player (team ``seat % 2``): the
+    attackers' score and how it was made, what the outcome means (``outcome_words``), the
+    levels and the reward. ``options``: the game's (``joker_levels``)."""
     team = seat % 2
-    side = "attacked" if team == result.attackers else "defended"
+    side = "attacked (the team without the deal)" if team == result.attackers else \
+        "defended (the dealer's team)"
     lines = [
-        f"Your team {side}. The attackers' score: {result.score} (tricks "
+        f"Your team (team {team}) {side}. The attackers' score: {result.score} (tricks "
         f"{result.trick_points[result.attackers]}"
-        + (f", kitty {result.kitty_points} x2" if result.koudi else "")
-        + f"): {OUTCOMES.get(result.outcome, result.outcome)}.",
+        + (f", plus the 底牌's {result.kitty_points} points x2 for 抠底" if result.koudi else "")
+        + ").",
+        outcome_words(result, options),
         f"Levels: yours {result.levels_before[team]} -> {result.levels_after[team]}, theirs "
         f"{result.levels_before[1 - team]} -> {result.levels_after[1 - team]}"
-        + (f" | blood for the next hand: {result.blood}" if result.blood else "")
-        + (" | 干锅 kitty" if result.gangguo else ""),
+        + (" | 干锅: the 底牌 was not exchanged and its jokers count for nothing"
+           if result.gangguo else ""),
     ]
     if result.match_winner is not None:
         lines.append(f"The match is over: {'your' if result.match_winner == team else 'their'}"
-                     f" team won ({result.match_end}).")
+                     f" team won ({MATCH_ENDS[result.match_end]}).")
     lines.append(f"Your reward: {result.rewards[seat]:+g}")
     return "\n".join(lines)
 
@@ -288,3 +347,31 @@ def move_text(state, action: int, viewer: int | None = None) -> str:
     if info.type == "return" and viewer != (actor - 1) % 4:
         return "gives a card back for the tribute"
     return info.text
+
+
+#: Move types (``action_info(a).type``) -> the name people read: the game's term where it has
+#: one, else plain words (``lang="en"`` translates the terms, ``core.lang.TERMS``); a phase
+#: may name a type its own way (a joker buried in the 扣王 phase).
+MOVE_LABELS = {
+    "pass": "pass", "grab": "抢亮大王", "declare": "亮主", "return": "give back (喝血)",
+    "bury": "bury into the 底牌", "take": "take back", "play": "play",
+}
+PHASE_MOVE_LABELS = {("koujoker", "bury"): "扣王", ("koujoker", "pass"): "stop (扣王)"}
+
+
+def move_label(kind: str, phase: str | None = None) -> str:
+    """The name of move type ``kind`` in ``phase`` (``PHASE_MOVE_LABELS``, ``MOVE_LABELS``;
+    the id itself if it has none)."""
+    return PHASE_MOVE_LABELS.get((str(phase), kind)) or MOVE_LABELS.get(kind, kind)
+
+
+#: Decision phases (``state.phase``) -> the name people read in the renders' headers (the
+#: seat view and programs keep the id).
+PHASE_LABELS = {"declare": "亮主", "return": "giving back (喝血)", "bury": "burial",
+                "koujoker": "扣王", "takeback": "taking back (扣王)", "play": "play",
+                "over": "over"}
+
+
+def phase_label(phase) -> str:
+    """The name of decision phase ``phase`` (``PHASE_LABELS``; the id if it has none)."""
+    return PHASE_LABELS.get(str(phase), str(phase))

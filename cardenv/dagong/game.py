@@ -27,7 +27,7 @@ from cardenv.core.checks import check_seat
 from cardenv.core.options import Option, boolean, positive_int, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
-from cardenv.dagong import batch, legality, saved
+from cardenv.dagong import batch, legality, reasons, saved
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_calls
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.scoring import HandResult, result_from_dict, settle
@@ -176,6 +176,11 @@ class DagongState(CardState):
 
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_mask()).tolist()
+
+    def why_illegal(self, action: int) -> str | None:
+        """Why ``action`` is illegal for the player to act (``reasons.why_illegal``), or
+        ``None`` if it is legal."""
+        return reasons.why_illegal(self, action)
 
     def team_of(self, seat: int) -> frozenset[int]:
         """The seats on ``seat``'s side this hand (true sides, hidden or not)."""

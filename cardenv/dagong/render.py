@@ -9,32 +9,19 @@ from cardenv.dagong import catalogue as cat
 PLACE_NAMES = ("一游", "二游", "三游", "末游")
 
 
-def explain_watched(result) -> str:
-    """A finished hand's result in words for someone watching every seat (no "you"): who won
-    and why, the places, points and each seat's reward."""
-    winners = " and ".join(f"player_{s}" for s in result.winners)
-    places = ", ".join(f"{PLACE_NAMES[i]} player_{s}" for i, s in enumerate(result.places))
-    return "\n".join([
-        f"{winners} won: {REASONS.get(result.reason, result.reason)}.",
-        f"Places: {places or '-'} | points after the end-of-hand transfers: "
-        + ", ".join(f"player_{s} {p}" for s, p in enumerate(result.points)),
-        f"Multiplier x{result.multiplier}"
-        + (" (doubled: a winner played a 摇摆)" if result.yaobai_doubled else "")
-        + " | rewards: " + ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.rewards)),
-    ])
-
-
 def render_text(state) -> str:
     hands = state.game.options["hands"]
     if state.partner is None:
         partner = "none (dealer alone)"
+    elif state.solo is not None:  # one against three: nobody is anyone's partner
+        partner = "none (硬牌)"
     elif state.revealed:
         partner = f"player_{state.partner} (明鸡)"
     else:
         partner = "hidden"
     solo = "" if state.solo is None else f" | 硬牌: player_{state.solo}"
     lines = [
-        f"Dagong hand {state.hand_index + 1}/{hands} | phase {state.phase} | dealer "
+        f"Dagong hand {state.hand_index + 1}/{hands} | phase {phase_label(state.phase)} | dealer "
         f"player_{state.dealer} | called {card_str(state.called)} | partner {partner}{solo}",
         f"{'':2}{'seat':<10}{'role':<6}{'cards':>5}{'points':>7}  {'place':<5} hand",
     ]
@@ -43,7 +30,7 @@ def render_text(state) -> str:
         role = "D" if seat == state.dealer else ""
         if state.solo == seat:
             role += "硬"
-        elif seat == state.partner and state.revealed:
+        elif seat == state.partner and state.revealed and state.solo is None:
             role += "P"
         arrow = "> " if seat == state.current_player else "  "
         lines.append(f"{arrow}{'player_' + str(seat):<10}{role:<6}{state.cards_left[seat]:>5}"
@@ -60,8 +47,7 @@ def render_text(state) -> str:
     elif state.phase == "solo":
         lines.append(f"player_{state.current} decides on 硬牌.")
     for i, result in enumerate(state.results):
-        lines.append(f"Hand {i + 1} result: {result.reason}, winners "
-                     f"{', '.join(f'player_{s}' for s in result.winners)}, rewards {result.rewards}")
+        lines.append(result_line(i + 1, result))
     return "\n".join(lines)
 
 
@@ -143,39 +129,131 @@ def render_view(state, seat: int) -> str:
         lines.append(f"player_{view['to_act']} decides on 硬牌.")
     lines.append(f"Your hand ({len(view['hand'])}): {' '.join(view['hand'])}")
     for i, result in enumerate(state.results):
-        lines.append(f"Hand {i + 1} result: {result.reason}, winners "
-                     f"{', '.join(f'player_{s}' for s in result.winners)}, rewards {result.rewards}")
+        lines.append(result_line(i + 1, result))
     return "\n".join(lines)
 
 
-REASONS = {
+REASONS = {  # rules section 4: result reason -> what decided the hand
     "score": "the winning side took more of the 200 points",
     "tie": "100 points each: the side holding 末游 (the last place) loses",
     "qing": "清: one side took all 200 points",
     "bang": "绑: one side went out first and second",
-    "guangtou": "光头: one side took no points",
+    "guangtou": "光头: one side went out first and second (绑) while the other won no points",
     "solo": "the 硬牌 player played one against three",
 }
+SHORT_REASONS = {"score": "more points", "tie": "100:100, the side of 末游 (the last place) loses",
+                 "qing": "清", "bang": "绑", "guangtou": "光头", "solo": "硬牌"}
+TRANSFERS = ("score", "tie", "qing")  # hands decided on points: three players out
 
 
-def explain_result(result, seat: int) -> str:
-    """A finished hand's result in words, for ``seat``'s player."""
-    won = seat in result.winners
+def _seats(seats) -> str:
+    seats = [f"player_{s}" for s in seats]
+    return " and ".join(seats) if len(seats) < 3 else ", ".join(seats[:-1]) + " and " + seats[-1]
+
+
+def result_words(result) -> str:
+    """What decided the hand and what it pays (rules section 4): the winning side, why, and
+    the multiplier with its reasons."""
+    winners = _seats(result.winners)
+    if result.reason == "solo":
+        solo = result.solo
+        forced = " (the dealer held both called cards)" if result.forced_solo else ""
+        first = f"player_{result.places[0]}" if result.places else "nobody"
+        what = (f"player_{solo} played 硬牌, one against three{forced}, and "
+                + ("went out first (一游): it wins" if solo in result.winners
+                   else f"did not go out first ({first} did): the other three win")
+                + f"; it settles x{result.multiplier} with each of them")
+    else:
+        team = sorted({result.dealer, result.partner} - {None})
+        side = _seats(team)
+        points = sum(result.points[s] for s in result.winners)
+        decided = {
+            "score": f"{winners} took {points} of the 200 points",
+            "tie": f"100 points each, and the side holding 末游 (the last place), "
+                   f"player_{result.places[-1]}, loses: {winners} win",
+            "qing": f"清: {winners} took all 200 points",
+            "bang": f"绑: {winners} went out first and second and win at once, whatever the "
+                    f"points",
+            "guangtou": f"光头: {winners} went out first and second (绑) and the others won "
+                        f"no points",
+        }[result.reason]
+        what = (f"{decided} (the dealer's side: {side}); each winner gets "
+                f"x{result.multiplier} from one loser")
+    if result.yaobai_doubled:
+        what += f" (x{result.base_multiplier} doubled: a winner played a 摇摆)"
+    return what
+
+
+def result_line(number: int, result) -> str:
+    """One line for a finished hand in the renders."""
+    return (f"Hand {number} result: {SHORT_REASONS.get(result.reason, result.reason)}, x"
+            f"{result.multiplier}, winners {', '.join(f'player_{s}' for s in result.winners)}, "
+            f"rewards {result.rewards}")
+
+
+def _result_lines(result) -> list[str]:
+    """The lines every reader of a finished hand gets: winners and places, then the points
+    (after the end-of-hand transfers where there were any)."""
     places = ", ".join(f"{PLACE_NAMES[i]} player_{s}" for i, s in enumerate(result.places))
-    lines = [
-        f"You {'won' if won else 'lost'}: {REASONS.get(result.reason, result.reason)}.",
-        f"Winners: {', '.join(f'player_{s}' for s in result.winners)} | places: {places or '-'}",
-        "Points after the end-of-hand transfers: "
-        + ", ".join(f"player_{s} {p}" for s, p in enumerate(result.points)),
-        f"Multiplier x{result.multiplier}"
-        + (" (doubled: a winner played a 摇摆)" if result.yaobai_doubled else ""),
+    if result.reason in TRANSFERS:
+        points = ("Points after the end-of-hand transfers (the trick points of 末游 (the last "
+                  "place) go to 一游, the points left in its hand to 三游): ")
+    else:
+        points = (f"Points won in tricks (no end-of-hand transfer after "
+                  f"{'硬牌' if result.reason == 'solo' else '绑'}): ")
+    return [f"Winners: {', '.join(f'player_{s}' for s in result.winners)} | places: "
+            f"{places or '-'}",
+            points + ", ".join(f"player_{s} {p}" for s, p in enumerate(result.points))]
+
+
+def explain_result(result, seat: int, options: dict | None = None) -> str:
+    """A finished hand's result in words, for ``seat``'s player: who won and why
+    (``result_words``), the places, the points, the multiplier and the reward."""
+    won = seat in result.winners
+    return "\n".join([
+        f"You {'won' if won else 'lost'}: {result_words(result)}.",
+        *_result_lines(result),
         f"Your reward: {result.rewards[seat]:+g} (win/loss {result.payoff[seat]:+g}, "
         f"喜钱 {result.xiqian[seat]:+g})",
-    ]
-    return "\n".join(lines)
+    ])
+
+
+def explain_watched(result, options: dict | None = None) -> str:
+    """A finished hand's result in words for someone watching every seat (no "you"): who won
+    and why, the places, points and each seat's reward."""
+    return "\n".join([
+        f"{_seats(result.winners)} won: {result_words(result)}.",
+        *_result_lines(result),
+        "Rewards: " + ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.rewards)),
+    ])
 
 
 def move_text(state, action: int, viewer: int | None = None) -> str:
     """The text of ``action`` about to be played in ``state``, as ``viewer`` sees it: every
     Dagong move is public."""
     return cat.ACTIONS[action].text
+
+
+#: Move types (``action_info(a).type``) -> the name people read: the game's term where it has
+#: one, else plain words (``lang="en"`` translates the terms, ``core.lang.TERMS``).
+MOVE_LABELS = {
+    "pass": "pass", "solo_decline": "decline 硬牌", "solo_declare": "declare 硬牌",
+    cat.SINGLE: "single", cat.PAIR: "pair", cat.TRIPLE: "三条", cat.PAIR_RUN: "连对",
+    cat.TRIPLE_RUN: "飞机", cat.BOMB: "bomb", cat.K510: "510K", cat.TIANZHA: "天炸",
+    cat.XI7: "7喜", cat.XI8: "8喜", cat.YAOBAI: "摇摆",
+}
+
+
+def move_label(kind: str, phase: str | None = None) -> str:
+    """The name of move type ``kind`` (``MOVE_LABELS``; the id itself if it has none)."""
+    return MOVE_LABELS.get(kind, kind)
+
+
+#: Phases (``state.phase``) -> the name people read in the renders' headers (programs keep
+#: the id).
+PHASE_LABELS = {"solo": "硬牌 decision", "play": "play", "over": "over"}
+
+
+def phase_label(phase) -> str:
+    """The name of phase ``phase`` (``PHASE_LABELS``; the id if it has none)."""
+    return PHASE_LABELS.get(str(phase), str(phase))

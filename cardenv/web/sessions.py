@@ -40,7 +40,7 @@ from cardenv import moves as moves_mod
 from cardenv import records
 from cardenv.core.cards import parse_cards
 from cardenv.core.errors import IllegalActionError
-from cardenv.text import explain, seat_view
+from cardenv.text import explain, move_label, seat_view, why_illegal
 
 LOG_SHOWN = 400  # log entries a message carries (the most recent); the count says how many more
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -230,9 +230,13 @@ class GameSession:
         for action in actions:
             if trial.is_over or trial.current_player != self.seat:
                 raise WebError(400, "more moves than this turn takes")
+            reason = why_illegal(trial, action)  # the rule it breaks, in words
+            if reason:
+                raise WebError(400, f"illegal move: {self.game.action_info(action).text}: "
+                                    f"{reason}")
             try:
                 trial.apply(action)
-            except IllegalActionError as exc:
+            except IllegalActionError as exc:  # pragma: no cover - why_illegal names every one
                 raise WebError(400, f"illegal move: {exc}") from None
         for action in actions:
             self._apply(action)
@@ -298,8 +302,9 @@ class GameSession:
         groups = []
         if your_turn:
             for kind, actions in moves_mod.group_moves(self.game, state.legal_actions()).items():
-                groups.append({"type": kind, "moves": [self.describe(a, translate)
-                                                       for a in actions]})
+                groups.append({"type": kind, "label": move_label(self.game, kind, lang,
+                                                                 str(state.phase)),
+                               "moves": [self.describe(a, translate) for a in actions]})
         message = {
             "id": None, "game": self.game.name, "seat": seat, "version": self.version,
             "players": list(self.names), "options": _plain(_options(self.game)),

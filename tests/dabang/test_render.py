@@ -198,9 +198,10 @@ WATCHED = [
     (settled([200, 140], [1, -1, 1, -1]), "Team 0 (player_0 and player_2) won the hand."),
     (settled([100, 300], [-.5, .5, -.5, .5]), "Team 1 (player_1 and player_3) won the hand."),
     (settled([400, 0], [0, 0, 0, 0]),
-     "The match is over: team 0 (player_0 and player_2) won (zero)."),
+     "The match is over: team 0 (player_0 and player_2) won (the attackers scored 0: the "
+     "defenders win the match at once)."),
     (settled([100, 260], [0, 0, 0, 0], dealer=1),  # the defenders kept the attackers under 160
-     "Team 1 (player_1 and player_3) went up 1 level(s); the match goes on."),
+     "Team 1 (player_1 and player_3) went up 1 level; the match goes on."),
     (settled([300, 100], [0, 0, 0, 0], dealer=1),  # 160 or more, the kitty kept: nobody goes up
      "Neither team went up a level; the match goes on."),
 ]

@@ -384,7 +384,7 @@ function drawMoves(message) {
   box.replaceChildren();
   $("#moves-box").hidden = !message.your_turn;
   for (const group of message.moves) {
-    box.append(el("div", { class: "group" }, el("h4", { text: group.type }),
+    box.append(el("div", { class: "group" }, el("h4", { text: group.label || group.type }),
       group.moves.map((m) => el("button", {
         class: "move", type: "button", dataset: { id: m.id, cards: JSON.stringify(m.cards) },
         onclick: () => playMove(m.id),
