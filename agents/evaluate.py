@@ -58,6 +58,7 @@ from cardenv.games import names
 Z95 = 1.959963984540054
 MAX_HANDS = 40  # --match: a match is truncated after this many hands
 AGENT_NAMES = ("random", "heuristic")  # besides checkpoint paths
+MAX_SEED = 2 ** 32 - 1  # --seed: the deals are seeds seed, seed + 1, ... (at most 2**63 - 1)
 
 
 def wilson(successes: float, n: int) -> tuple[float, float]:
@@ -280,6 +281,8 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be >= 1")
+    if not 0 <= args.seed <= MAX_SEED:  # (as in train.py and cardenv.play)
+        parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
     if args.workers < 0:
         parser.error("--workers must be >= 0")
     if args.threads < 1:

@@ -157,6 +157,8 @@ CLI = [
     ("3 evaluate --records a file", "agents.evaluate",
      ["dagong", "heuristic", "random", "--deals", "1", "--records", "{file}"],
      ": not a folder"),
+    ("evaluate --seed -1", "agents.evaluate", ["dagong", "heuristic", "random", "--seed", "-1"],
+     "--seed must be in 0..4294967295, got -1"),
     ("3 play --record a file", "cardenv.play",
      ["dagong", "--agents", "random,random,random,random", "--record", "{file}"],
      "--record {file}: not a folder"),
