@@ -12,7 +12,9 @@ both games; A wins the pair if its score beats B's (ties are counted apart and a
 Reported, with 95% confidence intervals: the win rate (Wilson interval) and the mean payoff
 per game (A's reward per game, normal interval). Dabang is measured per hand (hand episodes:
 the level-change reward) and, with ``--match``, per match (+1 / -1). Results are printed and,
-with ``--out``, written as JSON.
+with ``--out``, written as JSON. Every argument is checked before the first game -- the ``--out``
+file's folder must exist and be writable, ``--records`` must be a folder or creatable, an
+``--address`` must answer -- and a bad one is one line on standard error, exit status 2.
 
 Agents: ``random``, ``heuristic``, or a PPO checkpoint path (``runs/.../final.pt``).
 
