@@ -182,7 +182,7 @@ def test_command_lines_exit_2_with_one_line(files, capsys, case, module, argv, f
     fragment = fragment.format(**names)
     if module == "train":
         pytest.importorskip("torch")
-        argv = ["--config", "configs/smoke.yaml", *argv]
+        argv = ["--config", str(ROOT / "configs" / "smoke.yaml"), *argv]
     main = _main(module)
     capsys.readouterr()
     start = time.perf_counter()
@@ -210,6 +210,20 @@ def test_evaluate_unreachable_ray_address_fails_within_30_s(capsys):
     assert time.perf_counter() - start < 30
     import ray
     assert not ray.is_initialized()
+
+
+def test_train_unreachable_ray_address_fails_within_30_s(capsys, tmp_path):
+    pytest.importorskip("ray")
+    pytest.importorskip("torch")
+    main = _main("train")
+    start = time.perf_counter()
+    with pytest.raises(SystemExit) as info:
+        main(["--config", str(ROOT / "configs" / "smoke.yaml"), "workers=1",
+              "ray_address=127.0.0.1:1", f"run_dir={tmp_path}"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1, err
+    assert "ray_address: cannot join the Ray cluster at '127.0.0.1:1'" in err
+    assert time.perf_counter() - start < 30
 
 
 # --- processes: python -m ... -------------------------------------------------------------------
