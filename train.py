@@ -9,11 +9,11 @@ Every field of ``Config`` below can be set in the YAML file or on the command li
 ``key=value`` (values are read as YAML: ``hidden=[512,256]``, ``options.follow=live``); a
 resumed run starts from the config it saved, overlaid with ``--config`` and the overrides. A bad
 config, override, run folder or ``ray_address`` is one line on standard error (exit status 2)
-before anything is trained. The run
-writes TensorBoard logs, ``checkpoint.pt`` (latest, for ``--resume``), ``final.pt`` and
-``agent.pt`` (the final weights alone, for ``python -m agents.evaluate`` and sharing) to
-``run_dir/run_name``, and ends by printing its evaluation against the random player and against
-the heuristic in duplicate format (``result.json`` holds both).
+before anything is trained. The run writes TensorBoard logs, ``checkpoint.pt`` (latest, for
+``--resume``), ``final.pt`` and ``agent.pt`` (the final weights alone, for
+``python -m agents.evaluate`` and sharing) to ``run_dir/run_name``, and ends by printing its
+evaluation against the random player and against the heuristic in duplicate format
+(``result.json`` holds both).
 
 Warm start (``imitation_samples > 0``): before PPO, the network is trained to imitate the
 heuristic players (cross-entropy on their decisions in heuristic-only games, the value head on

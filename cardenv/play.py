@@ -265,15 +265,20 @@ def main(argv=None, read_line=input, write=print) -> int:
     if args.record and not args.no_record and (args.seat is not None or args.agents) and \
             (problem := cli.output_folder_problem(args.record)):
         parser.error(f"--record {args.record}: {problem}")  # now, not after the game
-    if args.seed is None:  # a fresh deal each time, said so that it can be played again
+    drawn = args.seed is None  # a fresh deal each time, said so that it can be played again
+    if drawn:
         args.seed = int(np.random.default_rng().integers(MAX_SEED + 1))
-        write(f"seed {args.seed} (replay with --seed {args.seed})")
     elif not 0 <= args.seed <= MAX_SEED:
         parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
+
+    def say_seed():
+        if drawn:
+            write(f"seed {args.seed} (replay with --seed {args.seed})")
 
     if args.seat is None and args.agents is None:
         if args.games < 0:
             parser.error("--games must be >= 0")
+        say_seed()
         tally(args.game, args.games, args.seed, args.quiet, options)
         return 0
 
@@ -310,6 +315,7 @@ def main(argv=None, read_line=input, write=print) -> int:
     table = Table(game, players, args.seed, human, args.lang, read_line, write,
                   delay=args.delay, step=args.step)
     names = [player_name(s) for s in specs]
+    say_seed()
     write(f"{args.game}, seed {args.seed}: " + ", ".join(
         f"player_{i} {'you' if i == human else n}" for i, n in enumerate(names)))
     finished = True
