@@ -7,7 +7,6 @@ confidence intervals, and the wall time.
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from agents.evaluate import MAX_HANDS

@@ -31,12 +31,6 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {text} (--help for usage)\n")
 
 
-def fail(prog: str, message: str) -> int:
-    """Write ``prog: message`` as one line on standard error; the bad-input exit status (2)."""
-    print(f"{prog}: " + " ".join(str(message).split()), file=sys.stderr)
-    return EXIT_BAD_INPUT
-
-
 def _quiet(fd_stream) -> None:
     """Point ``fd_stream``'s file descriptor at /dev/null, so that Python's final flush of a
     stream whose reader left raises nothing more (the recipe of the ``signal`` module docs)."""
