@@ -7,11 +7,13 @@
 
 Every field of ``Config`` below can be set in the YAML file or on the command line as
 ``key=value`` (values are read as YAML: ``hidden=[512,256]``, ``options.follow=live``); a
-resumed run starts from the config it saved, overlaid with ``--config`` and the overrides. The run
-writes TensorBoard logs, ``checkpoint.pt`` (latest, for ``--resume``), ``final.pt`` and
-``agent.pt`` (the final weights alone, for ``python -m agents.evaluate`` and sharing) to
-``run_dir/run_name``, and ends by printing its evaluation against the random player and against
-the heuristic in duplicate format (``result.json`` holds both).
+resumed run starts from the config it saved, overlaid with ``--config`` and the overrides. A bad
+config, override, run folder or ``ray_address`` is one line on standard error (exit status 2)
+before anything is trained. The run writes TensorBoard logs, ``checkpoint.pt`` (latest, for
+``--resume``), ``final.pt`` and ``agent.pt`` (the final weights alone, for
+``python -m agents.evaluate`` and sharing) to ``run_dir/run_name``, and ends by printing its
+evaluation against the random player and against the heuristic in duplicate format
+(``result.json`` holds both).
 
 Warm start (``imitation_samples > 0``): before PPO, the network is trained to imitate the
 heuristic players (cross-entropy on their decisions in heuristic-only games, the value head on
@@ -72,6 +74,7 @@ from agents.random_agent import RandomAgent
 from agents.rollout import game_variants
 from agents import schedules
 from agents.shaping import SHAPING, shaping_for
+from cardenv import cli
 from cardenv.core.checks import is_int, is_number
 from cardenv.core.errors import ConfigError
 from cardenv.games import names as game_names
@@ -232,6 +235,11 @@ def _check(cfg: Config) -> Config:
                  "snapshot_every", "pool_size", "checkpoint_every", "log_every"):
         value = getattr(cfg, name)
         need(is_int(value) and value >= 1, f"{name} must be an int >= 1, got {value!r}")
+    need(is_int(cfg.seed) and 0 <= cfg.seed < 2 ** 32, f"seed must be an int in 0..2**32-1, "
+                                                       f"got {cfg.seed!r}")
+    need(isinstance(cfg.run_dir, str) and cfg.run_dir, f"run_dir must be a folder name, got "
+                                                       f"{cfg.run_dir!r}")
+    need(isinstance(cfg.run_name, str), f"run_name must be a string, got {cfg.run_name!r}")
     need(is_int(cfg.eval_deals) and cfg.eval_deals >= 0, "eval_deals must be an int >= 0")
     need(is_int(cfg.workers) and cfg.workers >= 0, "workers must be an int >= 0")
     need(cfg.ray_address is None or (isinstance(cfg.ray_address, str) and cfg.ray_address),
@@ -355,22 +363,34 @@ def load_config(path: str | None, overrides: list[str], base: dict | None = None
         except FileNotFoundError:
             raise ConfigError(f"config file {path!r} not found") from None
         except yaml.YAMLError as exc:
-            raise ConfigError(f"config file {path!r} is not valid YAML: {exc}") from None
+            raise ConfigError(f"config file {path!r} is not valid YAML: "
+                              f"{_yaml_problem(exc)}") from None
+        except (OSError, UnicodeDecodeError) as exc:  # a folder, unreadable, not text
+            raise ConfigError(f"config file {path!r} cannot be read "
+                              f"({getattr(exc, 'strerror', None) or exc})") from None
         if not isinstance(loaded, dict):
             raise ConfigError(f"config file {path!r} must hold a mapping")
         _upgrade(loaded)
         data.update(loaded)
     for item in overrides:
-        if "=" not in item:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
             raise ConfigError(f"override {item!r} must look like key=value")
-        key, raw = item.split("=", 1)
-        value = yaml.safe_load(raw)
-        if key.startswith("options."):
-            if isinstance(data.get("options"), list):
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:  # hidden=[64, : one line, not the parser's report
+            raise ConfigError(f"override {item!r}: {raw!r} is not a YAML value "
+                              f"({_yaml_problem(exc)})") from None
+        if key.startswith(("options.", "opponents.")):
+            group, name = key.split(".", 1)
+            if not name:
+                raise ConfigError(f"override {item!r}: {group}.<name>=value needs a name")
+            if group == "options" and isinstance(data.get("options"), list):
                 raise ConfigError("options.<name>=... cannot change a list of options")
-            data.setdefault("options", {})[key[len("options."):]] = value
-        elif key.startswith("opponents."):
-            data.setdefault("opponents", {})[key[len("opponents."):]] = value
+            if not isinstance(data.setdefault(group, {}), dict):
+                raise ConfigError(f"override {item!r}: {group} is not a mapping "
+                                  f"({data[group]!r})")
+            data[group] = {**data[group], name: value}  # the base config's dict stays as it was
         else:
             data[key] = value
             _upgrade(data)
@@ -381,6 +401,14 @@ def load_config(path: str | None, overrides: list[str], base: dict | None = None
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ConfigError(f"config: unknown field {key!r}{hint}")
     return _check(Config(**data))
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """PyYAML's error as one short line: its problem and where (``line L, column C``)."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return " ".join(f"{problem}{where}".split())
 
 
 def on_cpu(value):
@@ -849,8 +877,8 @@ class Trainer:
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(prog="train.py", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config (default: the built-in short run)")
     parser.add_argument("--resume", help="checkpoint.pt of a run to continue (its saved config, "
                         "overlaid with --config and the overrides)")
@@ -877,8 +905,12 @@ def main(argv=None) -> dict:
             cfg = load_config(args.config, args.overrides, base=saved)
         else:
             cfg = load_config(args.config, args.overrides)
-    except ConfigError as exc:
+    except (ValueError, TypeError) as exc:  # ConfigError, or a value no check foresaw
         parser.error(str(exc))
+    # the run folder is made and written before any training: checked now, not at the end
+    run_path = os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}")
+    if problem := cli.output_folder_problem(run_path):
+        parser.error(f"run_dir/run_name {run_path}: {problem}")
     if cfg.workers:
         try:
             import ray  # noqa: F401
@@ -890,6 +922,8 @@ def main(argv=None) -> dict:
         trainer = Trainer(cfg, resume)
     except ConfigError as exc:
         parser.error(str(exc))
+    except ConnectionError as exc:  # agents.distributed.Unreachable: ray_address
+        parser.error(f"ray_address: {exc}")
     result = trainer.train()
     with open(os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}",
                            "result.json"), "w", encoding="utf-8") as f:
@@ -898,4 +932,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

@@ -48,6 +48,8 @@ import time
 
 import numpy as np
 
+from cardenv import cli
+
 GAMES = ("dagong", "dabang")  # the games with a PettingZoo env to compare against
 
 
@@ -350,8 +352,9 @@ def bench_ray(seconds: float, workers=(0, 1, 2)) -> dict:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(prog="python -m agents.bench",
+                                description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=(*GAMES, "ray", "train"), nargs="?",
                         help="time one game's batched engine against one env per game; "
                              "'ray': train.py's collection with 0, 1 and 2 Ray workers; "
@@ -400,10 +403,17 @@ def main(argv=None) -> None:
     except ImportError:
         print("torch is not installed (pip install -e '.[train]'): PPO is not timed",
               file=sys.stderr)
+    try:  # the checkpoint is read before anything is timed
+        measured = players(args.game, args.checkpoint)
+    except ValueError as exc:  # CheckpointError: one line naming the file
+        parser.error(f"--checkpoint: {exc}")
+    if getattr(measured.get("ppo"), "game", args.game) != args.game:
+        parser.error(f"--checkpoint {args.checkpoint} plays {measured['ppo'].game}, not "
+                     f"{args.game}")
     print(f"{args.game}: decisions/s, {args.seconds:g} s per figure, batched = {args.envs} "
           f"games in lockstep")
     print(f"{'player':<10} {'batched':>12} {'one env per game':>18} {'ratio':>7}")
-    for name, agent in players(args.game, args.checkpoint).items():
+    for name, agent in measured.items():
         batched = batched_decisions_per_second(args.game, agent, args.envs, args.seconds)
         single = aec_decisions_per_second(args.game, agent, args.seconds)
         print(f"{name:<10} {batched:>12,.0f} {single:>18,.0f} {batched / single:>6.1f}x",
@@ -411,4 +421,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

@@ -18,6 +18,8 @@ import json
 import os
 import sys
 
+from cardenv import cli
+
 
 def read_metrics(path: str) -> list[dict]:
     """The records of a run folder's ``metrics.jsonl`` (or of that file itself)."""
@@ -29,7 +31,9 @@ def read_metrics(path: str) -> list[dict]:
     except FileNotFoundError:
         raise SystemExit(f"{path}: no such file (train.py writes metrics.jsonl into its run "
                          f"folder)") from None
-    except json.JSONDecodeError as exc:
+    except OSError as exc:
+        raise SystemExit(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    except (ValueError, RecursionError) as exc:  # not JSON lines, not UTF-8, nested too deep
         raise SystemExit(f"{path}: not a metrics log ({exc})") from None
     if not records or not all(isinstance(r, dict) and "phase" in r for r in records):
         raise SystemExit(f"{path}: not a metrics log (records with a 'phase' expected)")
@@ -116,12 +120,14 @@ def plot(runs: list[tuple[str, list[dict]]], out: str, title: str | None = None)
 
 
 def main(argv=None) -> str:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(prog="python -m agents.curves", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("runs", nargs="+", help="run folders (or their metrics.jsonl)")
     parser.add_argument("--out", required=True, help="PNG file to write")
     parser.add_argument("--title", help="figure title (default: the run names)")
     args = parser.parse_args(argv)
+    if problem := cli.output_file_problem(args.out, create_folder=True):
+        parser.error(f"--out {args.out}: {problem}")
     try:
         import matplotlib  # noqa: F401
     except ImportError:
@@ -133,4 +139,4 @@ def main(argv=None) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

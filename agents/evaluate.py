@@ -12,7 +12,9 @@ both games; A wins the pair if its score beats B's (ties are counted apart and a
 Reported, with 95% confidence intervals: the win rate (Wilson interval) and the mean payoff
 per game (A's reward per game, normal interval). Dabang is measured per hand (hand episodes:
 the level-change reward) and, with ``--match``, per match (+1 / -1). Results are printed and,
-with ``--out``, written as JSON.
+with ``--out``, written as JSON. Every argument is checked before the first game -- the ``--out``
+file's folder must exist and be writable, ``--records`` must be a folder or creatable, an
+``--address`` must answer -- and a bad one is one line on standard error, exit status 2.
 
 Agents: ``random``, ``heuristic``, or a PPO checkpoint path (``runs/.../final.pt``).
 
@@ -51,12 +53,14 @@ import numpy as np
 
 from agents.progress import Progress
 from agents.rollout import game_variants, play_batched
+from cardenv import cli
 from cardenv.core.options import parse_assignments
 from cardenv.games import names
 
 Z95 = 1.959963984540054
 MAX_HANDS = 40  # --match: a match is truncated after this many hands
 AGENT_NAMES = ("random", "heuristic")  # besides checkpoint paths
+MAX_SEED = 2 ** 32 - 1  # --seed: the deals are seeds seed, seed + 1, ... (at most 2**63 - 1)
 
 
 def wilson(successes: float, n: int) -> tuple[float, float]:
@@ -248,8 +252,8 @@ def record_writer(folder: str, game: str, options: dict, spec_a: str, spec_b: st
 
 
 def main(argv=None) -> dict:
-    parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(prog="python -m agents.evaluate", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=names())
     parser.add_argument("agent_a", help="random, heuristic, or a PPO checkpoint path")
     parser.add_argument("agent_b", help="random, heuristic, or a PPO checkpoint path")
@@ -279,6 +283,8 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error("--deals must be >= 1")
+    if not 0 <= args.seed <= MAX_SEED:  # (as in train.py and cardenv.play)
+        parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
     if args.workers < 0:
         parser.error("--workers must be >= 0")
     if args.threads < 1:
@@ -290,6 +296,11 @@ def main(argv=None) -> dict:
             import ray  # noqa: F401
         except ImportError:
             parser.error('--workers needs Ray: pip install -e ".[dist]"')
+    # every path written at the end is checked now: a result is never lost after the games
+    if args.out and (problem := cli.output_file_problem(args.out)):
+        parser.error(f"--out {args.out}: {problem}")
+    if args.records and (problem := cli.output_folder_problem(args.records)):
+        parser.error(f"--records {args.records}: {problem}")
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
     try:
         options.update(parse_assignments(args.set))
@@ -301,11 +312,19 @@ def main(argv=None) -> dict:
         b = make_agent(args.agent_b, args.game, args.seed + 1)
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
+    if args.workers:  # join (or start) Ray now: an unreachable --address fails before the games
+        from agents.distributed import Unreachable, connect
+        try:
+            connect(args.address, args.workers)
+        except Unreachable as exc:
+            parser.error(f"--address: {exc}")
     records = None
     if args.records:
-        if os.path.exists(args.records) and not os.path.isdir(args.records):
-            parser.error(f"--records {args.records}: not a folder")
-        os.makedirs(args.records, exist_ok=True)
+        try:
+            os.makedirs(args.records, exist_ok=True)
+        except OSError as exc:
+            parser.error(f"--records {args.records}: cannot create the folder "
+                         f"({exc.strerror or exc})")
         records = record_writer(args.records, args.game, options, args.agent_a, args.agent_b,
                                 {"seed": args.seed, "deals": args.deals})
     if "torch" in sys.modules and sys.modules["torch"] is not None:  # a PPO agent was loaded
@@ -336,4 +355,4 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

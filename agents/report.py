@@ -7,10 +7,10 @@ confidence intervals, and the wall time.
 
 from __future__ import annotations
 
-import argparse
 import json
 
 from agents.evaluate import MAX_HANDS
+from cardenv import cli
 
 
 def command(result: dict) -> str:
@@ -54,7 +54,7 @@ def load(path: str) -> dict:
             result = json.load(f)
     except OSError as e:
         raise SystemExit(f"agents.report: cannot read {path}: {e.strerror}")
-    except ValueError as e:
+    except (ValueError, RecursionError) as e:  # not UTF-8, not JSON, nested too deep
         raise SystemExit(f"agents.report: {path} is not JSON ({e})")
     missing = [k for k in ("game", "agent_a", "agent_b", "pairs", "win_rate", "win_rate_ci95",
                            "mean_payoff_per_game", "mean_payoff_ci95", "wins", "ties", "losses",
@@ -66,7 +66,7 @@ def load(path: str) -> dict:
 
 
 def main(argv=None) -> str:
-    parser = argparse.ArgumentParser(
+    parser = cli.ArgumentParser(
         prog="python -m agents.report",
         description="Print a markdown table of agents.evaluate --out JSON files, with the "
                     "command that reproduces each.")
@@ -80,4 +80,4 @@ def main(argv=None) -> str:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

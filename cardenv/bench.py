@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+from cardenv import cli
 from cardenv.vector import legal_indices
 
 GAMES = ("dagong", "dabang")
@@ -286,8 +287,8 @@ def bench_vector(seconds: float) -> dict:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m cardenv.bench", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(prog="python -m cardenv.bench", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=(*GAMES, "vector"),
                         help="a game's engine and env, or the batched engine for both games")
     parser.add_argument("--seconds", type=float, default=5.0,
@@ -302,4 +303,4 @@ def main(argv=None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run(main)

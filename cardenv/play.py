@@ -15,7 +15,9 @@ commands: "?" this help, "moves" the list again, "view" the table again, "quit".
 
 ``--agents`` with four agents watches a game with every hand shown, pausing ``--delay``
 seconds between moves, or waiting for Enter with ``--step``. Without ``--seat`` or ``--agents``,
-one random game is shown and ``--games`` more are tallied silently.
+one random game is shown and ``--games`` more are tallied silently. Rules options (``--set``)
+are checked, and apply, in every mode. Without ``--seed`` the deal is drawn at random and its
+seed printed first (``seed N (replay with --seed N)``), so that a game can be played again.
 
 Players are ``human`` (at ``--seat``), ``random``, and whatever installed packages provide
 through ``cardenv.players`` (this repository's ``agents``: ``heuristic`` or a PPO checkpoint
@@ -34,6 +36,7 @@ import time
 
 import numpy as np
 
+from cardenv import cli
 from cardenv.bench import GAMES
 from cardenv.core.options import parse_assignments
 from cardenv.games import make_game
@@ -43,6 +46,7 @@ from cardenv.text import explain, move_text, render
 
 
 HELP = __doc__.split("\n\n")[2].replace("``", "")  # ``?``: that paragraph, as plain text
+MAX_SEED = 2 ** 32 - 1  # --seed (player seeds are 4 * seed + seat)
 
 
 class Quit(Exception):
@@ -192,12 +196,13 @@ def random_episode(env, seed: int, rng: np.random.Generator, show: bool) -> None
             print(env.render())
 
 
-def tally(game: str, games: int, seed: int, quiet: bool) -> None:
+def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = None) -> None:
     module = importlib.import_module(f"cardenv.{game}_v0")
+    options = options or {}
     rng = np.random.default_rng(seed)
     if not quiet:
-        random_episode(module.raw_env(render_mode="ansi"), seed, rng, show=True)
-    env = module.raw_env()
+        random_episode(module.raw_env(render_mode="ansi", **options), seed, rng, show=True)
+    env = module.raw_env(**options)
     reasons, steps = collections.Counter(), 0
     start = time.perf_counter()
     for i in range(games):
@@ -216,15 +221,16 @@ def tally(game: str, games: int, seed: int, quiet: bool) -> None:
 # --- command line ------------------------------------------------------------------------------
 
 def main(argv=None, read_line=input, write=print) -> int:
-    parser = argparse.ArgumentParser(prog="python -m cardenv.play", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(prog="python -m cardenv.play", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=GAMES)
     parser.add_argument("--seat", type=int, help="play this seat (0..3) yourself")
     parser.add_argument("--opponents", default="heuristic",
                         help="the other three seats in seat order, comma-separated, or one "
                              "player for all three (default: heuristic)")
     parser.add_argument("--agents", help="watch: four players, comma-separated, seat order")
-    parser.add_argument("--seed", type=int, default=0, help="the deal's seed (0)")
+    parser.add_argument("--seed", type=int,
+                        help="the deal's seed (default: a random one, printed for a replay)")
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="a rules option, e.g. --set hands=3 or --set dealer=random")
     parser.add_argument("--match", action="store_true",
@@ -242,13 +248,9 @@ def main(argv=None, read_line=input, write=print) -> int:
     parser.add_argument("--quiet", action="store_true", help="random mode: do not show a game")
     args = parser.parse_args(argv)
 
-    if args.seat is None and args.agents is None:
-        if args.games < 0:
-            parser.error("--games must be >= 0")
-        tally(args.game, args.games, args.seed, args.quiet)
-        return 0
     if args.seat is not None and args.agents is not None:
         parser.error("--seat plays a game, --agents watches one: give one of them")
+    # the options are checked in every mode (the random mode plays under them too)
     try:
         options = parse_assignments(args.set)
     except ValueError as exc:
@@ -261,6 +263,25 @@ def main(argv=None, read_line=input, write=print) -> int:
         game = make_game(args.game, **options)
     except ValueError as exc:
         parser.error(str(exc))
+    if args.record and not args.no_record and (args.seat is not None or args.agents) and \
+            (problem := cli.output_folder_problem(args.record)):
+        parser.error(f"--record {args.record}: {problem}")  # now, not after the game
+    drawn = args.seed is None  # a fresh deal each time, said so that it can be played again
+    if drawn:
+        args.seed = int(np.random.default_rng().integers(MAX_SEED + 1))
+    elif not 0 <= args.seed <= MAX_SEED:
+        parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
+
+    def say_seed():
+        if drawn:
+            write(f"seed {args.seed} (replay with --seed {args.seed})")
+
+    if args.seat is None and args.agents is None:
+        if args.games < 0:
+            parser.error("--games must be >= 0")
+        say_seed()
+        tally(args.game, args.games, args.seed, args.quiet, options)
+        return 0
 
     if args.agents is not None:
         specs = [s.strip() for s in args.agents.split(",")]
@@ -295,6 +316,7 @@ def main(argv=None, read_line=input, write=print) -> int:
     table = Table(game, players, args.seed, human, args.lang, read_line, write,
                   delay=args.delay, step=args.step)
     names = [player_name(s) for s in specs]
+    say_seed()
     write(f"{args.game}, seed {args.seed}: " + ", ".join(
         f"player_{i} {'you' if i == human else n}" for i, n in enumerate(names)))
     finished = True
@@ -315,4 +337,4 @@ def main(argv=None, read_line=input, write=print) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

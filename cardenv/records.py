@@ -15,12 +15,18 @@ when, which deal pair) ride along. The format is described in ``docs/records.md`
 
 ``python -m cardenv.replay FILE`` steps through a record on the terminal, and
 ``python -m agents.evaluate ... --records DIR`` writes one per game it plays.
+
+Limits: ``load`` refuses a file larger than ``MAX_BYTES`` (16 MiB; a 1,000-hand record is
+about 1 MiB) and JSON nested deeper than ``MAX_DEPTH`` (64 arrays or objects inside one
+another; the records ``save`` writes nest 4 deep), before parsing it, so that no file makes it
+run out of memory or stack.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
 from cardenv.core.checks import is_int, is_number
@@ -33,6 +39,8 @@ __all__ = ["FORMAT", "VERSION", "GameRecord", "RecordError", "record_of", "dumps
 FORMAT = "cardenv-record"
 VERSION = 1
 MAX_SEED = 2 ** 63 - 1
+MAX_BYTES = 16 * 2 ** 20  # the largest record file load reads
+MAX_DEPTH = 64  # the deepest nesting of arrays and objects load accepts
 FIELDS = ("format", "version", "game", "options", "seed", "players", "actions", "results",
           "returns", "meta")
 REQUIRED = FIELDS[:-1]  # meta is optional
@@ -152,25 +160,55 @@ def load(path, verify: bool = True) -> GameRecord:
     does not give back."""
     source = os.fspath(path)
     try:
-        with open(source, encoding="utf-8") as f:
-            text = f.read()
+        with open(source, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # no more than that, whatever the file is
     except FileNotFoundError:
         raise _error(source, "no such file") from None
     except IsADirectoryError:
         raise _error(source, "is a folder, not a game record file") from None
-    except UnicodeDecodeError:
-        raise _error(source, "not a game record: the file is not UTF-8 text") from None
     except OSError as exc:
         raise _error(source, f"cannot be read ({exc.strerror or exc})") from None
+    if len(raw) > MAX_BYTES:
+        raise _error(source, f"not a game record: the file is larger than {MAX_BYTES:,} bytes "
+                             f"(records.MAX_BYTES)")
     try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _error(source, f"not JSON ({exc.msg} at line {exc.lineno} column "
-                             f"{exc.colno})") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _error(source, "not a game record: the file is not UTF-8 text") from None
+    data = parse_json(text, source)
     record = _parse(data, source)
     if verify:
         check(record)
     return record
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')  # a JSON string, escapes included
+_BRACKET = re.compile(r"[\[\]{}]")
+
+
+def nesting_depth(text: str) -> int:
+    """How deep the arrays and objects of the JSON ``text`` nest (brackets inside strings do
+    not count), found without parsing it: ``json.loads`` recurses once per level."""
+    depth = deepest = 0
+    for match in _BRACKET.finditer(_STRING.sub('""', text)):
+        depth += 1 if match.group() in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
+
+
+def parse_json(text: str, source: str | None = None):
+    """The JSON value of ``text``; ``RecordError`` naming ``source`` if it is not JSON or nests
+    deeper than ``MAX_DEPTH``."""
+    if nesting_depth(text) > MAX_DEPTH:
+        raise _error(source, f"not a game record: its JSON nests deeper than {MAX_DEPTH} "
+                             f"levels (records.MAX_DEPTH)")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _error(source, f"not JSON ({exc.msg} at line {exc.lineno} column "
+                             f"{exc.colno})") from None
+    except (ValueError, RecursionError) as exc:  # a number of over 4,300 digits, say
+        raise _error(source, f"not a game record: {exc}") from None
 
 
 def _describe(value) -> str:

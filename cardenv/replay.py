@@ -15,7 +15,8 @@ Commands, one per line on standard input (so a replay can be scripted)::
 
 ``--print`` writes every move from ``--step K`` (default 0) to the end and the results, with no
 commands. ``--lang en`` writes the Chinese terms in English. A bad file is reported on one line
-(standard error) with exit status 2.
+(standard error) with exit status 2; ``--print | head`` ends quietly when ``head`` has read
+enough.
 
 Example::
 
@@ -29,6 +30,7 @@ import argparse
 import json
 import sys
 
+from cardenv import cli
 from cardenv.records import RecordError, load, replay
 from cardenv.text import move_text, render
 
@@ -145,8 +147,8 @@ def main(argv=None, stdin=None, out=None) -> int:
     """The command line; returns the exit status (2 for a bad record or arguments)."""
     stdin = sys.stdin if stdin is None else stdin
     out = sys.stdout if out is None else out
-    parser = argparse.ArgumentParser(prog="python -m cardenv.replay", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = cli.ArgumentParser(prog="python -m cardenv.replay", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="a game record (JSON)")
     parser.add_argument("--seat", type=int, help="show only what this seat may know")
     parser.add_argument("--lang", choices=("zh", "en"), default="zh",
@@ -177,4 +179,4 @@ def main(argv=None, stdin=None, out=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

@@ -22,9 +22,9 @@ games per game and option set). ``options`` may be one dict or a list: slot ``i`
 uses ``options[i % len(options)]`` (e.g. Dabang first hands and later hands side by side).
 
 Rewards are the env's: each hand's reward when it ends (``Finished.returns`` sums them), zero on
-other steps. ``step`` checks every slot's action before applying any: a wrong shape or type, an
-action out of range or illegal in its slot raises ``ValueError`` naming the slot, and no game
-changes. Any game of ``cardenv.games``' registry works. The games are stepped by the game's own
+other steps. ``step`` checks every slot's action before applying any: a wrong shape or type (an
+action is a Python or numpy int, never a bool), an action out of range or illegal in its slot
+raises ``ValueError`` naming the slot and its value, and no game changes. Any game of ``cardenv.games``' registry works. The games are stepped by the game's own
 batched engine (``Game.batch_engine``: Dagong's and Dabang's step their play phase as numpy over
 all the games in it and hand the rarer phases to the single-game engine) or, for a game without
 one, by ``SlotBatch`` (each state's own ``apply``; ``batched=False`` forces it); both answer the
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cardenv.core.checks import check_int, is_int
+from cardenv.core.checks import check_bool, check_int, is_int
 from cardenv.games import make_game
 
 
@@ -176,7 +176,8 @@ class VectorGame:
         self.variants = game_variants(game, options)
         self.game = self.variants[0]
         self.num_actions = self.game.num_actions
-        self.keep_history = bool(keep_history)
+        self.keep_history = check_bool(keep_history, "keep_history", error=ValueError)
+        batched = check_bool(batched, "batched", error=ValueError)
         if seeds is None:
             check_int(num_envs, "num_envs", 1, error=ValueError)
             check_int(seed, "seed", 0, error=ValueError)
@@ -264,19 +265,31 @@ class VectorGame:
 
     def _checked(self, actions) -> np.ndarray:
         """``actions`` as ``(B,)`` int64 if every slot's is legal, else ``ValueError`` naming
-        the slot (nothing is applied)."""
+        the slot and its value (nothing is applied). An action is a Python or numpy int, never
+        a bool (``True`` is not action 1), as everywhere else."""
         array = np.asarray(actions)
         n = len(self.seeds)
         if array.shape != (n,):
             raise ValueError(f"actions must have shape ({n},), one per slot, got {array.shape}")
-        if array.size and not np.issubdtype(array.dtype, np.integer):
-            bad = next((i for i, a in enumerate(actions) if not is_int(a)), 0)
-            raise ValueError(f"slot {bad}: action must be an int, got {actions[bad]!r}")
-        array = array.astype(np.int64, copy=False)
+        integer = np.issubdtype(array.dtype, np.integer)
+        if not integer or not isinstance(actions, np.ndarray):
+            # a list mixing bools with ints makes an int array, one with ints beyond int64 an
+            # object array: look at each slot's own value
+            for i, action in enumerate(actions):
+                if not is_int(action):
+                    raise ValueError(f"slot {i}: action must be an int, got {action!r}")
+                if not integer and not 0 <= action < self.num_actions:
+                    raise ValueError(f"slot {i}: action {action} is outside "
+                                     f"0..{self.num_actions - 1}")
+            if not integer:
+                array = np.array([int(a) for a in actions], dtype=np.int64)
+        # the range is checked before the cast: uint64 2**64-1 must not become -1
         out = np.flatnonzero((array < 0) | (array >= self.num_actions))
         if out.size:
             i = int(out[0])
-            raise ValueError(f"slot {i}: action {array[i]} is outside 0..{self.num_actions - 1}")
+            raise ValueError(f"slot {i}: action {array[i].item()} is outside "
+                             f"0..{self.num_actions - 1}")
+        array = array.astype(np.int64, copy=False)
         illegal = np.flatnonzero(~self.engine.legal(array))
         if illegal.size:
             i, action = int(illegal[0]), int(array[illegal[0]])

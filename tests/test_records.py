@@ -151,7 +151,8 @@ def changed(good, **fields):
     ("version text", "\"version\" must be an int, got '1'"),
     ("unknown game", "unknown game 'dagongg' (did you mean 'dagong'?); registered games: "
                      "dagong, dabang"),
-    ("bad option value", "bad options: dagong: option hands=0 is invalid; expected an int >= 1"),
+    ("bad option value", "bad options: dagong: option hands=0 is invalid; expected an int in "
+                         "1..1000"),
     ("unknown option", "bad options: dagong: unknown option 'handz' (did you mean 'hands'?)"),
     ("options not a dict", '"options" must be an object of rules options, got [1]'),
     ("missing fields", "missing fields 'seed', 'actions'"),

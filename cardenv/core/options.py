@@ -3,7 +3,9 @@
 A game declares its options as ``Option(default, check, expected, doc)``; ``resolve`` overlays
 the given values on the defaults and refuses unknown names (suggesting the closest) and values
 that fail their check. The checks here are the shared vocabulary: integers never accept bools,
-numbers must be finite, and a value that is not of the expected type (a numpy array where a
+numbers must be finite, counts have an upper bound, numpy scalars count as the Python values
+they stand for (``np.int64`` as an int, ``np.bool_`` as a bool), and a value that is not of the
+expected type (a numpy array where a
 pair is expected, say) fails its check instead of raising numpy's own error. Integer options
 come back as Python ints, so that a game's saved options stay plain JSON.
 """
@@ -41,8 +43,15 @@ def non_negative_number(value) -> bool:
     return is_number(value) and value >= 0
 
 
+def int_in(low: int, high: int) -> Callable[[Any], bool]:
+    """An int in ``low..high`` (counts have an upper bound: ``hands=10**30`` is refused)."""
+    return lambda value: is_int(value) and low <= value <= high
+
+
 def boolean(value) -> bool:
-    return isinstance(value, bool)
+    """``True`` or ``False``, numpy's ``np.bool_`` included (and never an int: numpy scalars
+    are read as the Python values they stand for, bools are never ints)."""
+    return isinstance(value, (bool, np.bool_))
 
 
 def optional_seat(value) -> bool:

@@ -36,9 +36,8 @@ import numpy as np
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL, parse_cards
 from cardenv.core.checks import check_int, check_seat, one_hot_index
 from cardenv.core.errors import ConfigError, StateError
-from cardenv.core.options import (Option, boolean, either, int_pair, non_negative_int,
-                                  non_negative_number, one_of, optional_seat, positive_int,
-                                  resolve)
+from cardenv.core.options import (Option, boolean, either, int_in, int_pair,
+                                  non_negative_number, one_of, optional_seat, resolve)
 from cardenv.core.state import CardGame, CardState
 from cardenv.dabang import batch, reasons
 from cardenv.dabang import catalogue as cat
@@ -49,7 +48,8 @@ from cardenv.dabang.phases.burial import Kitty
 from cardenv.dabang.phases.deal import DEALT, Deal
 from cardenv.dabang.phases.trick import Trick
 from cardenv.dabang.phases.tribute import Tribute
-from cardenv.dabang.scoring import MAX_LEVEL, MIN_LEVEL, HandResult, result_from_dict, score_hand
+from cardenv.dabang.scoring import (MAX_LEVEL, MIN_LEVEL, TOTAL_POINTS, HandResult,
+                                    result_from_dict, score_hand)
 from cardenv.dabang.vector import DabangBatch
 
 DECKS = 4
@@ -58,10 +58,14 @@ _DECLARE, _RETURN, _BURY, _PLAY, _OVER = (Phase.DECLARE, Phase.RETURN, Phase.BUR
                                           Phase.OVER)
 
 
+MAX_HANDS = 1000  # option max_hands: at most this many (a whole match takes about 25)
+MAX_BLOOD = 2 * TOTAL_POINTS  # option blood: as much as a hand's result may owe
+
 OPTIONS = {
     "episode": Option("hand", one_of("hand", "match"), "'hand' or 'match'",
                       "one hand per episode, or a whole match"),
-    "max_hands": Option(None, either(one_of(None), positive_int), "None or an int >= 1",
+    "max_hands": Option(None, either(one_of(None), int_in(1, MAX_HANDS)),
+                        f"None or an int in 1..{MAX_HANDS}",
                         "match mode: truncate the episode after this many hands"),
     "levels": Option((3, 3), either(one_of("random"), int_pair(MIN_LEVEL, MAX_LEVEL)),
                      "two levels in 3..10 (team 0, team 1), or 'random'",
@@ -72,7 +76,8 @@ OPTIONS = {
                      "None: start a fresh match (first-hand rules); a seat: start a later hand "
                      "of a match with this dealer; 'random': a later hand, dealer drawn per "
                      "episode"),
-    "blood": Option(0, either(one_of("random"), non_negative_int), "an int >= 0 or 'random'",
+    "blood": Option(0, either(one_of("random"), int_in(0, MAX_BLOOD)),
+                    f"an int in 0..{MAX_BLOOD} or 'random'",
                     "tribute owed to the starting dealer (with `dealer` only); 'random': drawn "
                     "per episode from the blood met in later hands of heuristic matches "
                     "(BLOOD_COUNTS)"),

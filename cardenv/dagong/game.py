@@ -24,7 +24,7 @@ import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, parse_cards
 from cardenv.core.checks import check_seat
-from cardenv.core.options import Option, boolean, positive_int, resolve
+from cardenv.core.options import Option, boolean, int_in, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import batch, legality, reasons, saved
@@ -34,11 +34,15 @@ from cardenv.dagong.scoring import HandResult, result_from_dict, settle
 from cardenv.dagong.selection import select_cards
 from cardenv.dagong.vector import DagongBatch
 
+MAX_HANDS = 1000  # option hands: at most this many hands per episode
+MAX_SOLO_MULTIPLIER = 100
+
 OPTIONS = {
-    "hands": Option(1, positive_int, "an int >= 1",
+    "hands": Option(1, int_in(1, MAX_HANDS), f"an int in 1..{MAX_HANDS}",
                     "hands per episode; hand 1 uses the first-hand call, later hands the "
                     "later-hand rules (dealer = previous 一游, call = dealer's first card)"),
-    "solo_multiplier": Option(2, positive_int, "an int >= 1",
+    "solo_multiplier": Option(2, int_in(1, MAX_SOLO_MULTIPLIER),
+                              f"an int in 1..{MAX_SOLO_MULTIPLIER}",
                               "硬牌 payoff per opponent [D-B4]"),
     "allow_solo": Option(True, boolean, "True or False",
                          "whether players may declare 硬牌 (a dealer holding both called cards "

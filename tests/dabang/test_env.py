@@ -126,7 +126,7 @@ def test_reset_options_state_resumes():
     ({"levels": (4, 3)}, "fresh match starts at levels \\(3, 3\\)"),
     ({"blood": 2}, "fresh match"),
     ({"blood": "random"}, "fresh match"),
-    ({"blood": "some", "dealer": 0}, "an int >= 0 or 'random'"),
+    ({"blood": "some", "dealer": 0}, "an int in 0..800 or 'random'"),
     ({"dealer": 4}, "dealer=4 is invalid"),
     ({"max_hands": 3}, "episode='match' only"),
     ({"follow": "dead!"}, "follow"),

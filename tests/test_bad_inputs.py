@@ -1,0 +1,283 @@
+"""Bad inputs get one clear line naming them, never a foreign exception (issue 21, item 2).
+
+One row per case the probe found: the input, the entry point, the expected error class (or, for
+a command line, exit status 2 and a single line on standard error without a traceback) and a
+fragment of the message. Commands run in process (``main(argv)``) where they can, in a
+subprocess where the point is the process itself (a closed pipe, ``python -m``). Nothing here
+plays a real evaluation or starts a Ray cluster: the output paths and the Ray address are
+checked before any game.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from cardenv import records
+from cardenv.core.errors import ConfigError
+from cardenv.games import make_game
+from cardenv.records import RecordError
+from cardenv.vector import VectorGame
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+# --- files the rows read -----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """Bad record files, a good record, and a plain file where a folder is expected."""
+    folder = tmp_path_factory.mktemp("bad_inputs")
+    out = {"dir": folder}
+    out["deep"] = folder / "deep.json"
+    out["deep"].write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    out["big"] = folder / "big.json"
+    with open(out["big"], "wb") as f:  # sparse: no 16 MiB written
+        f.truncate(records.MAX_BYTES + 1)
+    out["digits"] = folder / "digits.json"
+    out["digits"].write_text('{"seed": ' + "1" * 5000 + "}", encoding="utf-8")
+    out["file"] = folder / "a_file"
+    out["file"].write_text("not a folder", encoding="utf-8")
+    state = make_game("dagong").new_state(3)
+    rng = np.random.default_rng(0)
+    while not state.is_over:
+        state.apply(int(rng.choice(state.legal_actions())))
+    out["good"] = folder / "good.json"
+    records.save(records.record_of(state, ["random"] * 4), out["good"])
+    return out
+
+
+# --- library entry points: (case, call, error class, message fragment) -------------------------
+
+def _vector_step(actions):
+    games = VectorGame("dagong", 8, seed=0)
+    legal = [int(np.flatnonzero(row)[0]) for row in games.masks()]
+    games.step(actions(legal))
+
+
+LIBRARY = [
+    ("1 record nested 10**5 deep", lambda f: records.load(f["deep"]), RecordError,
+     "nests deeper than 64 levels"),
+    ("1 record over the size limit", lambda f: records.load(f["big"]), RecordError,
+     "larger than 16,777,216 bytes"),
+    ("1 record with a 5000-digit number", lambda f: records.load(f["digits"]), RecordError,
+     "digits.json: not a game record"),
+    ("6 True in an action list", lambda f: _vector_step(lambda a: [True] + a[1:]), ValueError,
+     "slot 0: action must be an int, got True"),
+    ("6 np.True_ in slot 2", lambda f: _vector_step(lambda a: a[:2] + [np.True_] + a[3:]),
+     ValueError, "slot 2: action must be an int"),
+    ("6 2**70 in slot 5", lambda f: _vector_step(lambda a: a[:5] + [2 ** 70] + a[6:]),
+     ValueError, f"slot 5: action {2 ** 70} is outside 0..2418"),
+    ("6 uint64 2**64-1 in slot 3", lambda f: _vector_step(
+        lambda a: np.array(a[:3] + [2 ** 64 - 1] + a[4:], dtype=np.uint64)), ValueError,
+     f"slot 3: action {2 ** 64 - 1} is outside"),
+    ("6 a bool array", lambda f: _vector_step(lambda a: np.ones(8, dtype=bool)), ValueError,
+     "slot 0: action must be an int"),
+    ("6 batched='no'", lambda f: VectorGame("dagong", 2, batched="no"), ValueError,
+     "batched must be true or false, got 'no'"),
+    ("6 keep_history=1", lambda f: VectorGame("dagong", 2, keep_history=1), ValueError,
+     "keep_history must be true or false, got 1"),
+    ("7 dagong hands=10**30", lambda f: make_game("dagong", hands=10 ** 30), ConfigError,
+     "expected an int in 1..1000"),
+    ("7 dagong solo_multiplier=101", lambda f: make_game("dagong", solo_multiplier=101),
+     ConfigError, "solo_multiplier=101 is invalid; expected an int in 1..100"),
+    ("7 dabang max_hands=1001", lambda f: make_game("dabang", episode="match", max_hands=1001),
+     ConfigError, "max_hands=1001 is invalid; expected None or an int in 1..1000"),
+    ("7 dabang blood=801", lambda f: make_game("dabang", dealer=0, blood=801), ConfigError,
+     "blood=801 is invalid; expected an int in 0..800 or 'random'"),
+    ("8 a bool is not a count", lambda f: make_game("dagong", hands=True), ConfigError,
+     "hands=True is invalid"),
+    ("8 nor is np.True_", lambda f: make_game("dagong", hands=np.True_), ConfigError,
+     "hands=np.True_ is invalid"),
+    ("8 nor an int a bool", lambda f: make_game("dagong", allow_solo=1), ConfigError,
+     "allow_solo=1 is invalid"),
+    ("8 VectorGame num_envs=True", lambda f: VectorGame("dagong", True), ValueError,
+     "num_envs must be an int"),
+]
+
+
+@pytest.mark.parametrize("case, call, error, fragment", LIBRARY, ids=[r[0] for r in LIBRARY])
+def test_library_entry_points_refuse_with_one_line(files, case, call, error, fragment):
+    with pytest.raises(error) as info:
+        call(files)
+    message = str(info.value)
+    assert type(info.value) is not RecursionError and fragment in message, message
+    assert "\n" not in message
+
+
+def test_numpy_scalars_read_as_the_python_values_they_stand_for():
+    """Item 8: np.bool_ is a bool, np.int64 an int, in make_game, env(), VectorGame."""
+    from cardenv import dagong_v0
+
+    game = make_game("dagong", allow_solo=np.False_, hands=np.int64(2))
+    assert game.options["allow_solo"] is False and type(game.options["hands"]) is int
+    env = dagong_v0.env(allow_solo=np.False_, xiqian=np.True_)
+    assert env.unwrapped.game.options["allow_solo"] is False
+    games = VectorGame("dagong", np.int64(2), seed=np.int64(0),
+                       options={"allow_solo": np.False_}, batched=np.False_,
+                       keep_history=np.True_)
+    assert games.game.options["allow_solo"] is False and games.keep_history is True
+    assert make_game("dabang", joker_levels=np.False_).options["joker_levels"] is False
+
+
+# --- command lines: (case, main's module, argv, message fragment) ------------------------------
+
+def _main(module: str):
+    if module == "train":
+        sys.path.insert(0, str(ROOT))
+        import train
+        return train.main
+    import importlib
+    return importlib.import_module(module).main
+
+
+CLI = [
+    ("2 train override hidden=[64,", "train", ["hidden=[64,"],
+     "override 'hidden=[64,': '[64,' is not a YAML value"),
+    ("2 train override with an unclosed string", "train", ['lr="a'], "is not a YAML value"),
+    ("2 train override with a python tag", "train", ["hidden=!!python/object:os.system"],
+     "could not determine a constructor"),
+    ("2 train override without a key", "train", ["=5"], "override '=5' must look like key=value"),
+    ("2 train override options.=3", "train", ["options.=3"], "needs a name"),
+    ("2 train options.x over a non-mapping", "train", ["options=5", "options.hands=2"],
+     "options is not a mapping"),
+    ("2 train run_dir of the wrong type", "train", ["run_dir=5"], "run_dir must be a folder"),
+    ("3 train run folder under a file", "train", ["run_dir={file}/runs"],
+     "cannot create the folder"),
+    ("3 evaluate --out in a missing folder", "agents.evaluate",
+     ["dagong", "heuristic", "random", "--deals", "1", "--out", "/nonexistent/dir/x.json"],
+     "--out /nonexistent/dir/x.json: the folder /nonexistent/dir does not exist"),
+    ("3 evaluate --out a folder", "agents.evaluate",
+     ["dagong", "heuristic", "random", "--deals", "1", "--out", "{dir}"], "a folder, not a file"),
+    ("3 evaluate --records a file", "agents.evaluate",
+     ["dagong", "heuristic", "random", "--deals", "1", "--records", "{file}"],
+     ": not a folder"),
+    ("evaluate --seed -1", "agents.evaluate", ["dagong", "heuristic", "random", "--seed", "-1"],
+     "--seed must be in 0..4294967295, got -1"),
+    ("3 play --record a file", "cardenv.play",
+     ["dagong", "--agents", "random,random,random,random", "--record", "{file}"],
+     "--record {file}: not a folder"),
+    ("9 play random mode, unknown option", "cardenv.play", ["dagong", "--set", "hnads=2"],
+     "unknown option 'hnads' (did you mean 'hands'?)"),
+    ("9 play random mode, bad value", "cardenv.play", ["dagong", "--set", "hands=0"],
+     "option hands=0 is invalid"),
+    ("9 play --seed out of range", "cardenv.play", ["dagong", "--seed", "-1", "--games", "0"],
+     "--seed must be in 0..4294967295"),
+    ("1 replay a record nested 10**5 deep", "cardenv.replay", ["{deep}"],
+     "nests deeper than 64 levels"),
+    ("3 curves --out a folder", "agents.curves", ["{dir}", "--out", "{dir}"],
+     "a folder, not a file"),
+]
+
+
+@pytest.mark.parametrize("case, module, argv, fragment", CLI, ids=[r[0] for r in CLI])
+def test_command_lines_exit_2_with_one_line(files, capsys, case, module, argv, fragment):
+    names = {k: str(v) for k, v in files.items()}
+    argv = [a.format(**names) for a in argv]
+    fragment = fragment.format(**names)
+    if module == "train":
+        pytest.importorskip("torch")
+        argv = ["--config", str(ROOT / "configs" / "smoke.yaml"), *argv]
+    main = _main(module)
+    capsys.readouterr()
+    start = time.perf_counter()
+    with pytest.raises(SystemExit) as info:
+        status = main(argv)
+        raise SystemExit(status)  # replay returns its status
+    err = capsys.readouterr().err
+    assert info.value.code == 2, err
+    assert fragment in err and err.count("\n") == 1 and "Traceback" not in err, err
+    assert time.perf_counter() - start < 10  # refused before any work
+
+
+def test_evaluate_unreachable_ray_address_fails_within_30_s(capsys):
+    """Item 5: nothing listens on port 1; the address is refused at once, no cluster starts."""
+    pytest.importorskip("ray")
+    from agents.evaluate import main
+
+    start = time.perf_counter()
+    with pytest.raises(SystemExit) as info:
+        main(["dagong", "heuristic", "random", "--deals", "1", "--quiet", "--workers", "2",
+              "--address", "127.0.0.1:1"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1, err
+    assert "cannot join the Ray cluster at '127.0.0.1:1'" in err
+    assert time.perf_counter() - start < 30
+    import ray
+    assert not ray.is_initialized()
+
+
+def test_train_unreachable_ray_address_fails_within_30_s(capsys, tmp_path):
+    pytest.importorskip("ray")
+    pytest.importorskip("torch")
+    main = _main("train")
+    start = time.perf_counter()
+    with pytest.raises(SystemExit) as info:
+        main(["--config", str(ROOT / "configs" / "smoke.yaml"), "workers=1",
+              "ray_address=127.0.0.1:1", f"run_dir={tmp_path}"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1, err
+    assert "ray_address: cannot join the Ray cluster at '127.0.0.1:1'" in err
+    assert time.perf_counter() - start < 30
+
+
+# --- processes: python -m ... -------------------------------------------------------------------
+
+def _python(*argv, **kwargs):
+    return subprocess.Popen([sys.executable, *argv], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+@pytest.mark.parametrize("argv", [
+    ["-m", "cardenv.replay", "{good}", "--print"],
+    ["-m", "cardenv.play", "dagong", "--games", "0", "--seed", "1"],
+    ["-m", "agents.evaluate", "dagong", "random", "random", "--deals", "1", "--quiet"],
+], ids=["replay --print", "play random mode", "evaluate"])
+def test_a_closed_pipe_ends_quietly(files, argv):
+    """Item 4: ``... | head`` -- the reader leaves before the output is written."""
+    process = _python(*[a.format(**{k: str(v) for k, v in files.items()}) for a in argv])
+    process.stdout.close()  # the reader is gone before the first line
+    err = process.stderr.read()
+    status = process.wait(timeout=120)
+    assert status == 141 and err == "", (status, err)
+
+
+def test_python_m_reports_bad_input_on_one_line(files):
+    """The same through ``python -m`` (the ``cli.run`` wrapper): a bad record, an unknown
+    option in the random mode (which would otherwise play 200 games)."""
+    for argv, fragment in [(["-m", "cardenv.replay", str(files["deep"])], "nests deeper"),
+                           (["-m", "cardenv.play", "dagong", "--set", "hnads=2"], "'hnads'")]:
+        process = _python(*argv)
+        out, err = process.communicate(timeout=60)
+        assert process.returncode == 2 and fragment in err, err
+        assert err.count("\n") == 1 and "Traceback" not in err and out == ""
+
+
+def test_play_draws_and_prints_a_seed_that_replays_the_game():
+    """Item 9: without --seed, a random deal whose seed is printed; --seed N plays it again."""
+    from cardenv.play import main
+
+    def watch(*extra):
+        lines = []
+        assert main(["dagong", "--agents", "random,random,random,random", "--delay", "0",
+                     "--no-record", *extra], write=lines.append) == 0
+        return lines
+
+    first = watch()
+    seed = int(first[0].split()[1])
+    assert first[0] == f"seed {seed} (replay with --seed {seed})"
+    assert watch("--seed", str(seed)) == first[1:]
+    assert int(watch()[0].split()[1]) != seed  # a fresh draw (1 chance in 4e9 to repeat)
+
+
+def test_checkpoint_loading_is_one_line(files):
+    """Item 10 (done before): a file that is not a checkpoint is a CheckpointError."""
+    ppo = pytest.importorskip("agents.ppo")
+    with pytest.raises(ppo.CheckpointError) as info:
+        ppo.PPOAgent.load(str(files["deep"]))
+    assert "\n" not in str(info.value)
