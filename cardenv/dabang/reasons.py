@@ -251,6 +251,12 @@ def _suit_duty(state, hand, kind: int, count: int, k: int) -> Refusal:
     mine = _listed([card_str(j) for j in kinds for _ in range(hand[j] - t.partial.get(j, 0))])
     in_suit = int(suit_row(trump, level)[kind]) == led
     cards = _cards(kind, count)
+    if not mine:  # void in the led suit, or all of it chosen: the rest is free, but each
+        # kind goes in once, so a kind split in two cannot complete the follow
+        free = f"you hold no {name} card" if held == 0 else f"your {name} cards are all in"
+        return Refusal("suit", f"{free}, so any cards complete the {_n(k, 'card')}, but after "
+                               f"{cards} yours cannot: each kind goes in once, as one group "
+                               f"(choose its copies together)")
     if not in_suit:
         note = trump_note(kind, trump, level)
         note = f" ({note})" if note else ""

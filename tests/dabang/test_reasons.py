@@ -89,6 +89,14 @@ ROWS = [
         "♥9x2", "count", ("a single was led: you play 1 card, not 2",)),
     Row("section 4: every other player plays exactly k cards", "♥9 ♥7 ♥8 ♥10", "2 x ♥K", "♥7",
         "♥9x1", None),
+    Row("[DB-9]: void in the led suit, any cards follow, but a kind goes in once",
+        "♦5 ♦5 ♦5", "2 x ♥K", "", "♦5x1", "suit",
+        ("you hold no ♥ card, so any cards complete the 2 cards", "each kind goes in once")),
+    Row("[DB-9]: the led suit all chosen, the rest free, but a kind goes in once",
+        "♥9 ♦5 ♦5 ♦5", "3 x ♥K", "♥9", "♦5x1", "suit",
+        ("your ♥ cards are all in", "after ♦5 yours cannot")),
+    Row("[DB-9]: void in the led suit, a kind's copies chosen together", "♦5 ♦5 ♦5",
+        "2 x ♥K", "", "♦5x2", None),
 ]
 
 
@@ -323,3 +331,26 @@ def test_every_illegal_action_gets_the_rule_it_breaks(options):
     assert {"phase", "not_held", "suit", "count"} <= rules, rules
     if game.options["follow"] == "dead" and not options:
         assert "shape" in rules
+
+
+def test_held_cards_refused_in_the_play_read_as_sentences():
+    """Every illegal play of cards the seat holds, along random games: a follow reason that
+    names what is wrong, never a count of zero or an empty list (the void follower's rows
+    above: rules section 4, [DB-9])."""
+    game = DabangGame()
+    for seed in range(12):
+        state = game.new_state(seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_over:
+            if state.phase == Phase.PLAY and state.trick.led_kind >= 0:
+                hand = _hand(state)
+                legal = set(state.legal_actions())
+                for action in range(cat.PLAY, cat.PLAY + 4 * 54):
+                    info = cat.ACTIONS[action]
+                    if action in legal or hand[info.kind] < info.count:
+                        continue
+                    found = refusal(state, action)
+                    assert found is not None and found.rule != "not_held", action
+                    text = found.text
+                    assert "only 0" not in text and "( " not in text and "()" not in text, text
+            state.apply(int(rng.choice(state.legal_actions())))
