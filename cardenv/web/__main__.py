@@ -9,15 +9,15 @@ menu, with a one-line warning."""
 
 from __future__ import annotations
 
-import argparse
 import ipaddress
 import sys
 
+from cardenv import cli
 from cardenv.web.server import App, make_server
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(
+    parser = cli.ArgumentParser(
         prog="python -m cardenv.web",
         description="Serve a local page to play Dagong and Dabang against the agents and to "
                     "step through game records (see docs/web.md).")
@@ -85,4 +85,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run(main)

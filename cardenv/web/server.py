@@ -56,7 +56,10 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import numpy as np
+
 from cardenv import records
+from cardenv.core.checks import is_int
 from cardenv.core.errors import ConfigError
 from cardenv.games import make_game, names as game_names
 from cardenv.players import load_player, player_name
@@ -258,8 +261,7 @@ class App:
         except (ConfigError, TypeError, ValueError) as exc:
             raise WebError(400, f"bad options for {name}: {exc}") from None
         seat = data.get("seat", 0)
-        if not isinstance(seat, int) or isinstance(seat, bool) or \
-                not 0 <= seat < game.num_players:
+        if not is_int(seat) or not 0 <= seat < game.num_players:
             raise WebError(400, f"'seat' must be 0..{game.num_players - 1}, got {seat!r}")
         opponents = data.get("opponents", ["heuristic"] * (game.num_players - 1))
         if isinstance(opponents, str):
@@ -270,7 +272,7 @@ class App:
         seed = data.get("seed")
         if seed is None:
             seed = secrets.randbelow(2 ** 31)
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2 ** 63:
+        if not is_int(seed) or not 0 <= seed < 2 ** 63:
             raise WebError(400, f"'seed' must be an int in 0..2**63-1, got {seed!r}")
         specs = opponents[:seat] + ["human"] + opponents[seat:]
         players = [None if s == seat else self.player(spec, name, seed * 4 + s)
@@ -298,7 +300,7 @@ class App:
                 return 201, self._add_replay(ReplaySession(session.record()), lang)
             data = _body(body)
             version = data.get("version")
-            if version is not None and (not isinstance(version, int) or isinstance(version, bool)):
+            if version is not None and not is_int(version):
                 raise WebError(400, f"'version' must be an int, got {version!r}")
             if action == "move":
                 if "action" not in data:
@@ -373,7 +375,7 @@ def _bounded(game: str, options: dict) -> dict:
     """``options`` within the page's limits (``MAX_OPTION``; ``WebError`` 400 naming the option
     and its bound), a Dabang match given ``max_hands``."""
     for key, value in options.items():
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if is_int(value) or isinstance(value, (float, np.floating)):  # numpy's as Python's
             bound = MAX_OPTION.get(key, MAX_OTHER_OPTION)
             if value > bound:
                 raise WebError(400, f"options.{key} is at most {bound} on the web page, got "

@@ -39,6 +39,7 @@ import numpy as np
 from cardenv import moves as moves_mod
 from cardenv import records
 from cardenv.core.cards import parse_cards
+from cardenv.core.checks import is_int
 from cardenv.core.errors import IllegalActionError
 from cardenv.text import explain, move_label, seat_view, why_illegal
 
@@ -245,7 +246,7 @@ class GameSession:
 
     def move(self, action, version=None) -> None:
         """The person plays action id ``action``."""
-        if not isinstance(action, int) or isinstance(action, bool):
+        if not is_int(action):
             raise WebError(400, f"'action' must be an action id (an integer), got {action!r}")
         self._check_turn(version)
         if not 0 <= action < self.game.num_actions:
