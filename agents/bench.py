@@ -325,8 +325,10 @@ def bench_train(games=GAMES, samples: int = 65536) -> dict:
     return results
 
 
-def bench_ray(seconds: float, workers=(0, 1, 2)) -> dict:
-    """train.py's collection samples/s with 0, 1 and 2 Ray rollout workers."""
+def bench_ray(seconds: float, workers=(0, 1, 2), rollout_samples: int | None = None,
+              update_samples: int = 8192) -> dict:
+    """train.py's collection samples/s with 0, 1 and 2 Ray rollout workers (each config's own
+    ``rollout_samples`` unless given), and its PPO update's on ``update_samples``."""
     import ray
 
     ray.init(address="local", num_cpus=max(workers), include_dashboard=False,
@@ -339,9 +341,10 @@ def bench_ray(seconds: float, workers=(0, 1, 2)) -> dict:
         for game in GAMES:
             config = f"configs/{game}.yaml"
             # the config's own rollout_samples: what an iteration sends and gathers
-            rates = [collection_rate(config, seconds, overrides=(f"workers={n}",))
+            size = () if rollout_samples is None else (f"rollout_samples={rollout_samples}",)
+            rates = [collection_rate(config, seconds, overrides=(f"workers={n}", *size))
                      for n in workers]
-            update = update_rate(config)
+            update = update_rate(config, update_samples)
             results[game] = {**dict(zip(workers, rates)), "update": update}
             print(f"{config:<22}" + "".join(f"{r:>12,.0f}" for r in rates)
                   + "".join(f"{r / rates[0]:>8.2f}x" for n, r in zip(workers, rates) if n)

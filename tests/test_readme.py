@@ -49,9 +49,13 @@ def test_engine_example_runs():
     assert np.array_equal(namespace["puzzle"].hands.sum(1), [3, 1, 2, 3])
 
 
-def test_ci_runs_readmes_test_command():
-    ci = (README.parent / ".ci" / "run").read_text()
-    assert "python -m pytest -q" in README.read_text() and ci.strip().endswith("python -m pytest -q")
+def test_ci_runs_readmes_test_command_and_the_slow_runs():
+    """CI ends with README's test command, then the slow-marked runs, so that it runs every
+    test; README names both."""
+    ci = (README.parent / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-2:] == ["python -m pytest -q", "python -m pytest -q -m slow"]
+    text = README.read_text()
+    assert "python -m pytest -q\n" in text and "python -m pytest -q -m slow" in text
 
 
 def test_readme_sizes_match_the_layouts():

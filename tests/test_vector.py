@@ -1,6 +1,6 @@
 """cardenv.vector.VectorGame: slot for slot the game that raw_env().reset(seed) plays (property
-test over hundreds of games per game and option set), seeds and replacement, bad input refused
-naming the slot with no game changed."""
+test over 40 games per game and option set, 300 under -m slow), seeds and replacement, bad
+input refused naming the slot with no game changed."""
 
 import zlib
 
@@ -9,15 +9,16 @@ import pytest
 
 from cardenv import dabang_v0, dagong_v0
 from cardenv.vector import VectorGame
+from tests.sizes import sizes
 
 ENVS = {"dagong": dagong_v0, "dabang": dabang_v0}
 CASES = [
-    ("dagong", {}, 300),
-    ("dagong", {"hands": 3}, 300),
-    ("dabang", {}, 300),
-    ("dabang", {"follow": "live"}, 300),
-    ("dabang", {"episode": "match", "max_hands": 2}, 300),
-    ("dabang", {"dealer": "random", "levels": "random", "tribute_return": "dealer_choice"}, 300),
+    ("dagong", {}),
+    ("dagong", {"hands": 3}),
+    ("dabang", {}),
+    ("dabang", {"follow": "live"}),
+    ("dabang", {"episode": "match", "max_hands": 2}),
+    ("dabang", {"dealer": "random", "levels": "random", "tribute_return": "dealer_choice"}),
 ]
 
 
@@ -55,8 +56,8 @@ def vector_games(game, options, count, num_envs=64, seed=1000):
     return done
 
 
-@pytest.mark.parametrize("game, options, count", CASES,
-                         ids=[f"{g}-{o}" for g, o, _ in CASES])
+@sizes("count", 40, 300)
+@pytest.mark.parametrize("game, options", CASES, ids=[f"{g}-{o}" for g, o in CASES])
 def test_slots_play_exactly_the_env_games(game, options, count):
     done = vector_games(game, options, count)
     assert len(done) >= count
@@ -150,7 +151,8 @@ MIXED = {
 
 
 @pytest.mark.parametrize("game", ["dagong", "dabang"])
-def test_the_batched_engine_equals_per_state_apply_with_variants_mixed(game):
+@sizes("games", 100, 400)
+def test_the_batched_engine_equals_per_state_apply_with_variants_mixed(game, games):
     """Whatever engine the game brings (Game.batch_engine), VectorGame gives what stepping each
     state by its own apply gives: every query at every step, the finished records, and each
     slot's whole state (to_dict) along the way."""
@@ -159,7 +161,7 @@ def test_the_batched_engine_equals_per_state_apply_with_variants_mixed(game):
     slow = VectorGame(game, envs, seed=500, options=options, keep_history=True, batched=False)
     rng = np.random.default_rng(0)
     step = 0
-    while len(slow.finished) < 400:  # about 100 games per variant
+    while len(slow.finished) < games:  # about games / 4 per variant
         masks = slow.masks()
         assert np.array_equal(fast.masks(), masks)
         assert np.array_equal(fast.current(), slow.current())

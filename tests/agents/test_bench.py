@@ -3,6 +3,7 @@
 import pytest
 
 from agents import bench
+from tests.sizes import sizes
 
 
 @pytest.mark.parametrize("game", ["dagong", "dabang"])
@@ -46,14 +47,19 @@ def test_the_train_benchmark_times_both_settings(monkeypatch, capsys):
     assert cost["seconds"] > 0 and cost["every"] == 5 and cost["deals"] == 2
 
 
-def test_the_ray_benchmark_prints_each_worker_count(monkeypatch, capsys):
+@sizes("most", 1, 2)
+def test_the_ray_benchmark_prints_each_worker_count(monkeypatch, capsys, most):
     pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brings Ray")
     import ray
     monkeypatch.chdir(bench.__file__.rsplit("/agents/", 1)[0])
     ray.shutdown()
     monkeypatch.setattr(bench, "GAMES", ("dagong",))
-    results = bench.bench_ray(0.01, workers=(0, 2))
+    # the fast size: one worker and small batches; the slow one: two workers, the config's own
+    results = bench.bench_ray(0.01, workers=(0, most),
+                              **({} if most == 2 else dict(rollout_samples=1024,
+                                                           update_samples=1024)))
     out = capsys.readouterr().out
-    assert "2 workers" in out and "2 vs 0" in out and "PPO update" in out
-    assert results["dagong"][0] > 0 and results["dagong"][2] > 0 and results["dagong"]["update"] > 0
+    assert f"{most} workers" in out and f"{most} vs 0" in out and "PPO update" in out
+    assert results["dagong"][0] > 0 and results["dagong"][most] > 0
+    assert results["dagong"]["update"] > 0
     assert not ray.is_initialized()

@@ -33,10 +33,13 @@ def smoke(tmp_path, name, *overrides):
 
 
 @pytest.mark.parametrize("game,a,b,options,seed", [
-    ("dagong", "heuristic", "random", {}, 0),
-    ("dagong", "random", "random", {}, 7),
-    ("dabang", "heuristic", "random", {"dealer": "random", "levels": "random"}, 3),
-    ("dabang", "sampling-ppo", "heuristic", {"blood": "random", "dealer": "random"}, 11),
+    ("dagong", "sampling-ppo", "heuristic", {}, 0),  # the default run's case
+    pytest.param("dagong", "heuristic", "random", {}, 0, marks=pytest.mark.slow),
+    pytest.param("dagong", "random", "random", {}, 7, marks=pytest.mark.slow),
+    pytest.param("dabang", "heuristic", "random", {"dealer": "random", "levels": "random"}, 3,
+                 marks=pytest.mark.slow),
+    pytest.param("dabang", "sampling-ppo", "heuristic", {"blood": "random", "dealer": "random"},
+                 11, marks=pytest.mark.slow),
 ])
 def test_evaluation_over_ray_equals_one_process(local_ray, game, a, b, options, seed):
     deals = CHUNK + 37  # two chunks, the second a partial one
@@ -133,7 +136,10 @@ def test_a_worker_killed_mid_iteration_is_replaced_and_no_batch_is_partial(local
     assert result["samples"] == sum(sizes) >= 4500
 
 
+@pytest.mark.slow  # starting a second node costs more than the rest of this file's fast run
 def test_a_two_node_cluster_trains_and_evaluates_as_one_machine(tmp_path):
+    """Training places one rollout worker per node and runs; evaluation across two nodes
+    equals one process. (The default run checks the same on one node: the tests above.)"""
     from ray.cluster_utils import Cluster
     ray.shutdown()
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})

@@ -1,7 +1,7 @@
 """``follow.play_mask`` and ``follow.trick_winner`` against the slow reference
 (``reference_follow``).
 
-25,000 positions per run (at least 10,000 required) from a fixed seed: every trump suit and
+5,000 positions in the default run and 25,000 under ``-m slow``, from a fixed seed: every trump suit and
 level 3..10, k = 1..4, 死棒 (dead) and live, leading positions, and followers of these kinds:
 
 - clumpy hands: few kinds, many identical copies (3-4 copies of several kinds), in and out of
@@ -28,6 +28,7 @@ import numpy as np
 import pytest
 
 from cardenv.dabang import follow, strength
+from tests.sizes import fast_and_slow
 
 try:  # tests/dabang as a package or as a plain rootdir-inserted folder
     from . import reference_follow as ref
@@ -35,7 +36,8 @@ except ImportError:  # pragma: no cover
     import reference_follow as ref
 
 SEED = 2024_0813
-MIN_POSITIONS = 25_000
+MIN_POSITIONS = 25_000  # under -m slow
+FAST_POSITIONS = 5_000  # the default run
 BATCH = 2048
 NUM_TRICKS = 6_000
 LEVELS = range(3, 11)
@@ -239,12 +241,13 @@ REQUIRED = (
 )
 
 
-@pytest.fixture(scope="module")
-def cases():
-    """The positions and the reference's masks, computed once for the tests below."""
+@pytest.fixture(scope="module", params=fast_and_slow(FAST_POSITIONS, MIN_POSITIONS))
+def cases(request):
+    """The positions and the reference's masks, computed once for the tests below (fewer in
+    the default run, every one under -m slow)."""
     rng = np.random.default_rng(SEED)
     t0 = time.perf_counter()
-    positions = generate_positions(rng)
+    positions = generate_positions(rng, request.param)
     t1 = time.perf_counter()
     expected = np.array([ref.step_mask(p.hand, p.partial, p.led, p.k, p.trump, p.level, p.dead)
                          for p in positions])
@@ -270,9 +273,9 @@ def _compare(positions, expected, got, what):
         raise AssertionError("\n".join(lines))
 
 
-def test_generator_coverage(cases):
+def test_generator_coverage(cases, request):
     positions, _ = cases
-    assert len(positions) >= MIN_POSITIONS
+    assert len(positions) >= request.node.callspec.params["cases"]
     cov = _coverage(positions)
     missing = [name for name in REQUIRED if cov.get(name, 0) < 5]
     assert not missing, f"the generator missed {missing}; coverage: {cov}"
