@@ -5,8 +5,8 @@ the given values on the defaults and refuses unknown names (suggesting the close
 that fail their check. The checks here are the shared vocabulary: integers never accept bools,
 numbers must be finite, counts have an upper bound, numpy scalars count as the Python values
 they stand for (``np.int64`` as an int, ``np.bool_`` as a bool), and a value that is not of the
-expected type (a numpy array where a
-pair is expected, say) fails its check instead of raising numpy's own error. Integer options
+expected type (a numpy array where a pair is expected, say) fails its check instead of raising
+numpy's own error. Integer options
 come back as Python ints, so that a game's saved options stay plain JSON.
 """
 
