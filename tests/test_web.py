@@ -16,6 +16,7 @@ import pytest
 
 from cardenv import moves, records
 from cardenv.core.cards import card_str
+from cardenv.core.lang import translate
 from cardenv.games import make_game
 from cardenv.text import move_label, seat_view, why_illegal
 from cardenv.web import App, make_server
@@ -342,6 +343,11 @@ def test_bad_requests_get_a_clear_4xx_and_leave_the_game_unchanged():
     got, answer = call(app, "POST", f"/api/games/{gid}/move", {"action": illegal})
     text = state.game.action_info(illegal).text
     assert got == 400 and answer["error"] == f"illegal move: {text}: {why_illegal(state, illegal)}"
+    # in the page's language: lang=en names the terms in English
+    got, answer = call(app, "POST", f"/api/games/{gid}/move?lang=en", {"action": illegal})
+    zh = f"illegal move: {text}: {why_illegal(state, illegal)}"
+    assert got == 400 and answer["error"] == translate(zh, "en")
+    assert unchanged(app, message) == before
 
 
 def test_a_finished_game_refuses_moves_and_opens_in_the_viewer():

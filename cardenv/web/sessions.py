@@ -223,9 +223,10 @@ class GameSession:
         if self.state.current_player != self.seat:  # pragma: no cover - advance() prevents it
             raise WebError(409, f"not your turn: player_{self.state.current_player} is to act")
 
-    def play(self, actions: list[int], version=None) -> None:
+    def play(self, actions: list[int], version=None, translate=lambda t: t) -> None:
         """Apply the person's ``actions`` (all or none: checked on a copy first), then let the
-        players act. ``WebError`` (state unchanged) for an illegal action or a wrong turn."""
+        players act. ``WebError`` (state unchanged) for an illegal action or a wrong turn, its
+        reason in the page's language (``translate``)."""
         self._check_turn(version)
         trial = self.state.clone()
         for action in actions:
@@ -233,8 +234,8 @@ class GameSession:
                 raise WebError(400, "more moves than this turn takes")
             reason = why_illegal(trial, action)  # the rule it breaks, in words
             if reason:
-                raise WebError(400, f"illegal move: {self.game.action_info(action).text}: "
-                                    f"{reason}")
+                raise WebError(400, translate(f"illegal move: "
+                                              f"{self.game.action_info(action).text}: {reason}"))
             try:
                 trial.apply(action)
             except IllegalActionError as exc:  # pragma: no cover - why_illegal names every one
@@ -244,15 +245,15 @@ class GameSession:
         self.version += 1
         self.advance()
 
-    def move(self, action, version=None) -> None:
-        """The person plays action id ``action``."""
+    def move(self, action, version=None, translate=lambda t: t) -> None:
+        """The person plays action id ``action`` (a refusal in ``translate``'s language)."""
         if not is_int(action):
             raise WebError(400, f"'action' must be an action id (an integer), got {action!r}")
         self._check_turn(version)
         if not 0 <= action < self.game.num_actions:
             raise WebError(400, f"illegal move: {action} is not an action id (0.."
                                 f"{self.game.num_actions - 1})")
-        self.play([action], version)
+        self.play([action], version, translate)
 
     def cards(self, cards, version=None, translate=lambda t: t) -> list[dict] | None:
         """The person selected ``cards``: played at once when they mean one move; the choices
@@ -268,7 +269,7 @@ class GameSession:
             raise WebError(400, f"not played: {exc}") from None
         if len(options) > 1:
             return [self.describe(plan[0], translate) for plan in options]
-        self.play(options[0], version)
+        self.play(options[0], version, translate)
         return None
 
     # what the page is sent
