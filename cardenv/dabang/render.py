@@ -76,6 +76,17 @@ def _team(team: int) -> str:
     return f"team {team} (player_{team} and player_{team + 2})"
 
 
+def _score_words(result) -> str:
+    """The attackers' score and how it was made: ``145 (tricks 125, plus the 底牌's 10 points
+    x2 for 抠底)``; a 抠底 of a 底牌 without points says so rather than "0 points x2"."""
+    tricks = f"{result.score} (tricks {result.trick_points[result.attackers]}"
+    if not result.koudi:
+        return tricks + ")"
+    if not result.kitty_points:
+        return tricks + "; 抠底, but the 底牌 held no points to double)"
+    return tricks + f", plus the 底牌's {result.kitty_points} points x2 for 抠底)"
+
+
 def explain_watched(result, options: dict | None = None) -> str:
     """A finished hand's result in words for someone watching every seat (no "you"): which
     team attacked, the score, what the outcome means (``outcome_words``), each team's levels,
@@ -83,9 +94,7 @@ def explain_watched(result, options: dict | None = None) -> str:
     att, dfd = result.attackers, result.defenders
     lines = [
         f"{_team(att).capitalize()} attacked, {_team(dfd)} defended. The attackers' score: "
-        f"{result.score} (tricks {result.trick_points[att]}"
-        + (f", plus the 底牌's {result.kitty_points} points x2 for 抠底" if result.koudi else "")
-        + ").",
+        f"{_score_words(result)}.",
         outcome_words(result, options),
         "Levels: " + ", ".join(f"team {t} {result.levels_before[t]} -> {result.levels_after[t]}"
                                for t in (0, 1)),
@@ -189,6 +198,12 @@ def seat_view(state, seat: int) -> dict:
     }
 
 
+def _shown(what: str, n: int) -> str:
+    """A count of declaration cards shown: ``2 ♦ level cards``, ``4 SJ``."""
+    return f"{n} {what} card" + ("" if n == 1 else "s") if what.endswith(" level") else \
+        f"{n} {what}"
+
+
 def render_view(state, seat: int) -> str:
     """``seat_view`` as text, for a person playing ``seat`` in the terminal or a replay."""
     view = seat_view(state, seat)
@@ -211,7 +226,8 @@ def render_view(state, seat: int) -> str:
         name = f"player_{s}" + (" (you)" if s == seat else "")
         public = []
         if row["shown"]:
-            public.append("showed " + ", ".join(f"{n} {what}" for what, n in row["shown"].items()))
+            public.append("showed " + ", ".join(_shown(what, n)
+                                                for what, n in row["shown"].items()))
         if any(row["koujoker"].values()):
             public.append(f"扣王 {row['koujoker']['SJ']} SJ {row['koujoker']['BJ']} BJ")
         if row["taken_back"]:
@@ -298,14 +314,17 @@ def result_line(number: int, result) -> str:
     """One line for a finished hand in the renders: the score and what its outcome did."""
     up = [t for t in (0, 1) if result.gained[t]]
     moved = ", ".join(f"team {t} up {_levels(result.gained[t])}" for t in up) or "nobody up"
+    levels = ", ".join(f"team {t} {result.levels_before[t]} -> {result.levels_after[t]}"
+                       for t in (0, 1))
     return (f"Hand {number}: the attackers (team {result.attackers}) scored {result.score}: "
             f"outcome {result.outcome} ({'保底' if not result.koudi else '抠底'}, "
             f"{'under 160' if result.score < 160 else '160 or more'}: "
             f"{'the defenders keep' if result.outcome in (1, 2) else 'the attackers take'} the "
-            f"deal, {moved}), kitty points {result.kitty_points}, levels "
-            f"{result.levels_before} -> {result.levels_after}, blood {result.blood}"
-            + (f", match won by team {result.match_winner} ({result.match_end})"
-               if result.match_winner is not None else "") + f", rewards {result.rewards}")
+            f"deal, {moved}), kitty points {result.kitty_points}, levels {levels}, blood "
+            f"{result.blood}"
+            + (f", match won by team {result.match_winner} ({MATCH_ENDS[result.match_end]})"
+               if result.match_winner is not None else "")
+            + ", rewards " + ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.rewards)))
 
 
 def explain_result(result, seat: int, options: dict | None = None) -> str:
@@ -316,10 +335,7 @@ def explain_result(result, seat: int, options: dict | None = None) -> str:
     side = "attacked (the team without the deal)" if team == result.attackers else \
         "defended (the dealer's team)"
     lines = [
-        f"Your team (team {team}) {side}. The attackers' score: {result.score} (tricks "
-        f"{result.trick_points[result.attackers]}"
-        + (f", plus the 底牌's {result.kitty_points} points x2 for 抠底" if result.koudi else "")
-        + ").",
+        f"Your team (team {team}) {side}. The attackers' score: {_score_words(result)}.",
         outcome_words(result, options),
         f"Levels: yours {result.levels_before[team]} -> {result.levels_after[team]}, theirs "
         f"{result.levels_before[1 - team]} -> {result.levels_after[1 - team]}"
@@ -343,10 +359,15 @@ def move_text(state, action: int, viewer: int | None = None) -> str:
     if viewer is None or viewer == actor:
         return info.text
     if info.type == "bury" and state.phase == "bury":
-        return "buries a card"
+        return PRIVATE_MOVES["bury"]
     if info.type == "return" and viewer != (actor - 1) % 4:
-        return "gives a card back for the tribute"
+        return PRIVATE_MOVES["return"]
     return info.text
+
+
+#: What the seats that may not see a private move's card read instead (the terminal and the
+#: web page's log alike).
+PRIVATE_MOVES = {"bury": "buries a card in the 底牌", "return": "gives a card back for the 喝血"}
 
 
 #: Move types (``action_info(a).type``) -> the name people read: the game's term where it has

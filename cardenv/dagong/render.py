@@ -151,10 +151,11 @@ def _seats(seats) -> str:
     return " and ".join(seats) if len(seats) < 3 else ", ".join(seats[:-1]) + " and " + seats[-1]
 
 
-def result_words(result) -> str:
+def result_words(result, winners: str | None = None) -> str:
     """What decided the hand and what it pays (rules section 4): the winning side, why, and
-    the multiplier with its reasons."""
-    winners = _seats(result.winners)
+    the multiplier with its reasons. ``winners``: how to name the winning side (``"they"``
+    after a sentence that named them already; their seats by default)."""
+    winners = winners or _seats(result.winners)
     if result.reason == "solo":
         solo = result.solo
         forced = " (the dealer held both called cards)" if result.forced_solo else ""
@@ -188,7 +189,12 @@ def result_line(number: int, result) -> str:
     """One line for a finished hand in the renders."""
     return (f"Hand {number} result: {SHORT_REASONS.get(result.reason, result.reason)}, x"
             f"{result.multiplier}, winners {', '.join(f'player_{s}' for s in result.winners)}, "
-            f"rewards {result.rewards}")
+            f"rewards {rewards_text(result.rewards)}")
+
+
+def rewards_text(rewards) -> str:
+    """Each seat's reward: ``player_0 -1, player_1 +1, ...`` (never a Python list)."""
+    return ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(rewards))
 
 
 def _result_lines(result) -> list[str]:
@@ -222,9 +228,10 @@ def explain_watched(result, options: dict | None = None) -> str:
     """A finished hand's result in words for someone watching every seat (no "you"): who won
     and why, the places, points and each seat's reward."""
     return "\n".join([
-        f"{_seats(result.winners)} won: {result_words(result)}.",
+        f"{_seats(result.winners)} won: "
+        f"{result_words(result, None if result.reason == 'solo' else 'they')}.",
         *_result_lines(result),
-        "Rewards: " + ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.rewards)),
+        "Rewards: " + rewards_text(result.rewards),
     ])
 
 

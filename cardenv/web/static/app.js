@@ -234,7 +234,9 @@ function seatBox(message, row, lastEntry) {
     if (row.place) facts.push(row.place);
   } else {
     facts.push(`team ${row.team}`, `points ${row.points}`);
-    const shown = Object.entries(row.shown).map(([what, n]) => `${n} ${what}`);
+    // "2 ♦ level cards", "4 SJ": the same words as the terminal's (dabang/render.py)
+    const shown = Object.entries(row.shown).map(([what, n]) =>
+      / level$/.test(what) ? `${n} ${what} card${n === 1 ? "" : "s"}` : `${n} ${what}`);
     if (shown.length) facts.push("showed " + shown.join(", "));
     if (row.koujoker.SJ || row.koujoker.BJ) {
       facts.push(`${term("扣王")} ${row.koujoker.SJ} SJ ${row.koujoker.BJ} BJ`);
