@@ -156,7 +156,8 @@ def _card_plan(state, cards: list[int], phase: str, translate=lambda text: text)
             continue
         if phase == "play" and not trial.is_over and \
                 trial.v["selection"][state.current_player].any():
-            reason = reason or f"{len(cards)} cards do not finish your follow: add more"
+            reason = reason or (f"{len(cards)} cards do not finish your follow" if len(cards) > 1
+                                else "1 card does not finish your follow") + ": add more"
             continue
         return order
     raise ValueError(f"cannot {phase} {' '.join(card_str(k) for k in cards)}: "

@@ -153,8 +153,8 @@ def _declare(state, action: int, info) -> Refusal | None:
         return Refusal("declare_rank", f"it does not beat the standing declaration "
                                        f"'{cat.ACTIONS[standing].text}' by player_"
                                        f"{deal.declarer}: a declaration must show strictly more "
-                                       f"identical 混牌 (four small jokers beat any 混牌, four big "
-                                       f"jokers beat four small ones)")
+                                       f"copies of its 混牌 (four small jokers beat any 混牌, four "
+                                       f"big jokers beat four small ones)")
     return None
 
 
@@ -249,6 +249,10 @@ def _suit_duty(state, hand, kind: int, count: int, k: int) -> Refusal:
     name = suit_name(t.led_kind, trump, level)
     held = sum(hand[j] for j in kinds)
     mine = _listed([card_str(j) for j in kinds for _ in range(hand[j] - t.partial.get(j, 0))])
+    chosen = [card_str(j) for j in kinds for _ in range(t.partial.get(j, 0))]
+    # ``held`` counts the led-suit cards chosen in this follow too: say which, so that the
+    # count and the cards listed agree
+    chosen = f"; {' '.join(chosen)} chosen already" if chosen else ""
     in_suit = int(suit_row(trump, level)[kind]) == led
     cards = _cards(kind, count)
     if not mine:  # void in the led suit, or all of it chosen: the rest is free, but each
@@ -262,16 +266,16 @@ def _suit_duty(state, hand, kind: int, count: int, k: int) -> Refusal:
         note = f" ({note})" if note else ""
         if held >= k:
             return Refusal("suit", f"you must follow the led suit, {name}: you hold "
-                                   f"{_n(held, name + ' card')} ({mine}), and {cards} is not "
-                                   f"{name}{note}")
+                                   f"{_n(held, name + ' card')} ({mine}{chosen}), and {cards} "
+                                   f"is not {name}{note}")
         return Refusal("suit", f"you hold only {_n(held, name + ' card')}, fewer than the {k} to "
-                               f"play: all of them go in first ({mine} still to play), then "
-                               f"others; {cards} leaves no room for them{note}")
+                               f"play: all of them go in first ({mine} still to play{chosen}), "
+                               f"then others; {cards} leaves no room for them{note}")
     if held < k:
         return Refusal("suit", f"you hold only {_n(held, name + ' card')}, fewer than the {k} "
                                f"to play, so all of them go in: play all {hand[kind]} of "
                                f"{card_str(kind)}, not {count}")
-    return Refusal("suit", f"you must play {k} {name} cards: after {cards} your other "
+    return Refusal("suit", f"you must play {_n(k, name + ' card')}: after {cards} your other "
                            f"{name} cards ({mine}) cannot complete the follow")
 
 
