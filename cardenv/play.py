@@ -40,7 +40,7 @@ from cardenv import cli
 from cardenv.bench import GAMES
 from cardenv.core.options import parse_assignments
 from cardenv.games import make_game
-from cardenv.moves import moves_text, parse_move
+from cardenv.moves import group_moves, is_type, label, moves_text, parse_move
 from cardenv.players import load_player, player_name
 from cardenv.text import explain, move_text, render
 
@@ -86,9 +86,11 @@ class Table:
         if self.log:
             self.write("Last moves: " + "; ".join(self.log))
             self.log = []
-        for result in self.state.results[before:]:
-            self.write("\n=== Hand over ===")
-            self.write(render(self.state, seat=self.human, lang=self.lang))
+        for number, result in enumerate(self.state.results[before:], before + 1):
+            self.write(f"\n=== Hand {number} over ===")
+            if self.state.is_over:  # else the table is already the next hand's deal: the
+                # result below says how this one ended, the next prompt shows the new table
+                self.write(render(self.state, seat=self.human, lang=self.lang))
             self.write(explain(self.state, result, self.human, self.lang))  # None: watching
 
     def play(self) -> None:
@@ -148,8 +150,16 @@ class Table:
                 self.write(render(state, seat=seat, lang=self.lang))
                 continue
             if word.startswith("more "):
-                self.write(moves_text(self.game, legal, self.translate, expand=word[5:].strip(),
-                                           phase=state.phase))
+                kind = word[5:].strip()
+                kinds = group_moves(self.game, legal)
+                if not any(is_type(self.game, k, kind, self.translate, state.phase)
+                           for k in kinds):
+                    names = ", ".join(f"'{label(self.game, k, self.translate, state.phase)}'"
+                                      for k in kinds)
+                    self.write(f"No '{kind}' moves now: the types here are {names}")
+                    continue
+                self.write(moves_text(self.game, legal, self.translate, expand=kind,
+                                      phase=state.phase))
                 continue
             if not word:
                 continue

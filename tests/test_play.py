@@ -5,6 +5,7 @@ subprocess's stdin; typed moves, Dabang follows typed as cards, invalid input an
 are checked against the engine."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -41,7 +42,7 @@ def test_whole_hand_against_agents(game, extra, tmp_path):
     text, script = run([game, "--seat", "1", "--opponents", "heuristic,random,heuristic",
                         "--record", str(tmp_path)] + extra)
     assert script.prompts > 5
-    assert "=== Hand over ===" in text and "Your reward" in text and "You " in text
+    assert "=== Hand 1 over ===" in text and "Your reward" in text and "You " in text
     # the human's seat view, never the spectator table
     assert "you are player_1" in text
     records = list(tmp_path.iterdir())
@@ -155,9 +156,9 @@ def test_watch_four_agents(game, shows, tmp_path):
     text, script = run([game, "--agents", "heuristic,random,heuristic,random", "--delay", "0",
                         "--record", str(tmp_path)])
     assert script.prompts == 0  # --delay 0: nothing asked
-    assert "=== Hand over ===" in text and all(s in text for s in shows), text[-2000:]
+    assert "=== Hand 1 over ===" in text and all(s in text for s in shows), text[-2000:]
     # the result names who won; nobody watching is "you"
-    end = text[text.index("=== Hand over ==="):]
+    end = text[text.index("=== Hand 1 over ==="):]
     assert "You " not in end and "Your " not in end and "player_" in end
     assert len(list(tmp_path.iterdir())) == 1
 
@@ -191,7 +192,7 @@ def test_whole_hand_through_stdin(game, tmp_path):
         input="help\nmoves\nnonsense\n" + "1\n" * 400, cwd=ROOT, capture_output=True,
         text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert "=== Hand over ===" in proc.stdout and "Your reward" in proc.stdout
+    assert "=== Hand 1 over ===" in proc.stdout and "Your reward" in proc.stdout
     assert "Not played: 'nonsense'" in proc.stdout
     assert "Game record:" in proc.stdout
     assert len(list(tmp_path.iterdir())) == 1
@@ -250,3 +251,21 @@ def test_a_typed_move_that_is_not_legal_says_why():
     text, _ = run(["dagong", "--seat", "0", "--seed", "0", "--opponents", "random",
                    "--no-record", "--lang", "en"], ["decline solo", "8-joy 8x3"] + ["1"] * 3)
     assert "Not played: 8-joy 8x3 is not legal now: your hand cannot make 8-joy 8x3" in text
+
+
+def test_a_hand_over_in_a_longer_game_shows_its_result_not_the_next_deal():
+    """With more hands to come the state has moved on to the next deal when a hand ends: the
+    'Hand N over' block is that hand's result, never the next hand's table."""
+    for game, extra in [("dagong", ["--set", "hands=2"]),
+                        ("dabang", ["--match", "--set", "max_hands=2"])]:
+        text, _ = run([game, "--agents", "random,random,random,random", "--delay", "0",
+                       "--seed", "3", "--no-record", *extra])
+        block = text.split("=== Hand 1 over ===")[1].split("\n\n")[0]
+        assert "hand 2" not in block.lower() and "Rewards: " in block, block
+        assert "=== Hand 2 over ===" in text
+
+
+def test_more_of_a_type_that_is_not_listed_says_so():
+    text, _ = run(["dagong", "--seat", "0", "--seed", "0", "--opponents", "random",
+                   "--no-record", "--lang", "en"], ["more 扣王", "quit"])
+    assert re.search(r"No '扣王' moves now: the types here are '(pass|decline solo)'", text)
