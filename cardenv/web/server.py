@@ -305,7 +305,7 @@ class App:
             if action == "move":
                 if "action" not in data:
                     raise WebError(400, "the move has no 'action' (an action id)")
-                session.move(data["action"], version)
+                session.move(data["action"], version, translator(lang))
             else:
                 choices = session.cards(data.get("cards"), version, translator(lang))
                 if choices is not None:

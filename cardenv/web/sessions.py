@@ -41,7 +41,7 @@ from cardenv import records
 from cardenv.core.cards import parse_cards
 from cardenv.core.checks import is_int
 from cardenv.core.errors import IllegalActionError
-from cardenv.text import explain, move_label, seat_view, why_illegal
+from cardenv.text import explain, move_label, move_text, seat_view, why_illegal
 
 LOG_SHOWN = 400  # log entries a message carries (the most recent); the count says how many more
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -145,16 +145,14 @@ class Store:
 
 # --- playing -------------------------------------------------------------------------------------
 
-def _hidden_from_others(game, phase: str, info) -> str | None:
-    """The text other seats see for a move whose cards they do not see, else ``None``: the
-    Dabang dealer's burial (the kitty is hidden) and a tribute card given back (seen only by the
-    seat it goes to, in its own view)."""
-    if game.name == "dabang":
-        if info.type == "bury" and phase == "bury":
-            return "buries a card in the kitty"
-        if info.type == "return":
-            return "gives a tribute card back"
-    return None
+def _hidden_from_others(state, action: int) -> str | None:
+    """The text other seats read for ``action`` (about to be played in ``state``) when they do
+    not see its cards, else ``None``: the Dabang dealer's burial (the kitty is hidden) and a
+    tribute card given back (seen only by the seat it goes to, in its own view). The words are
+    the terminal's (``cardenv.text.move_text`` for a seat that does not see the card)."""
+    seat = state.current_player
+    shown = move_text(state, action, viewer=(seat + 1) % state.game.num_players)
+    return None if shown == state.game.action_info(action).text else shown
 
 
 class GameSession:
@@ -183,11 +181,11 @@ class GameSession:
 
     def _apply(self, action: int) -> None:
         state = self.state
-        seat, phase, hand = state.current_player, str(state.phase), len(state.results) + 1
+        seat, hand = state.current_player, len(state.results) + 1
         info = self.game.action_info(action)
         cards = moves_mod.move_cards(state, action)
+        private = _hidden_from_others(state, action)
         state.apply(action)  # IllegalActionError leaves the state unchanged
-        private = _hidden_from_others(self.game, phase, info)
         last = self.log[-1] if self.log else None
         if (self.game.name == "dabang" and info.type == "play" and last is not None
                 and last.get("open") and last["seat"] == seat):
@@ -223,9 +221,10 @@ class GameSession:
         if self.state.current_player != self.seat:  # pragma: no cover - advance() prevents it
             raise WebError(409, f"not your turn: player_{self.state.current_player} is to act")
 
-    def play(self, actions: list[int], version=None) -> None:
+    def play(self, actions: list[int], version=None, translate=lambda t: t) -> None:
         """Apply the person's ``actions`` (all or none: checked on a copy first), then let the
-        players act. ``WebError`` (state unchanged) for an illegal action or a wrong turn."""
+        players act. ``WebError`` (state unchanged) for an illegal action or a wrong turn, its
+        reason through ``translate`` (the page's language)."""
         self._check_turn(version)
         trial = self.state.clone()
         for action in actions:
@@ -233,8 +232,8 @@ class GameSession:
                 raise WebError(400, "more moves than this turn takes")
             reason = why_illegal(trial, action)  # the rule it breaks, in words
             if reason:
-                raise WebError(400, f"illegal move: {self.game.action_info(action).text}: "
-                                    f"{reason}")
+                raise WebError(400, translate(f"illegal move: "
+                                              f"{self.game.action_info(action).text}: {reason}"))
             try:
                 trial.apply(action)
             except IllegalActionError as exc:  # pragma: no cover - why_illegal names every one
@@ -244,15 +243,15 @@ class GameSession:
         self.version += 1
         self.advance()
 
-    def move(self, action, version=None) -> None:
-        """The person plays action id ``action``."""
+    def move(self, action, version=None, translate=lambda t: t) -> None:
+        """The person plays action id ``action`` (a refusal's reason through ``translate``)."""
         if not is_int(action):
             raise WebError(400, f"'action' must be an action id (an integer), got {action!r}")
         self._check_turn(version)
         if not 0 <= action < self.game.num_actions:
             raise WebError(400, f"illegal move: {action} is not an action id (0.."
                                 f"{self.game.num_actions - 1})")
-        self.play([action], version)
+        self.play([action], version, translate)
 
     def cards(self, cards, version=None, translate=lambda t: t) -> list[dict] | None:
         """The person selected ``cards``: played at once when they mean one move; the choices
@@ -268,7 +267,7 @@ class GameSession:
             raise WebError(400, f"not played: {exc}") from None
         if len(options) > 1:
             return [self.describe(plan[0], translate) for plan in options]
-        self.play(options[0], version)
+        self.play(options[0], version, translate)
         return None
 
     # what the page is sent
