@@ -269,3 +269,39 @@ def test_more_of_a_type_that_is_not_listed_says_so():
     text, _ = run(["dagong", "--seat", "0", "--seed", "0", "--opponents", "random",
                    "--no-record", "--lang", "en"], ["more 扣王", "quit"])
     assert re.search(r"No '扣王' moves now: the types here are '(pass|decline solo)'", text)
+
+
+def _dabang_phase(phase, options=None):
+    """A seeded Dabang state in decision phase ``phase`` (random moves until it comes)."""
+    game = make_game("dabang", **(options or {}))
+    for seed in range(60):
+        state, rng = game.new_state(seed), np.random.default_rng(seed)
+        while not state.is_over:
+            if str(state.phase) == phase:
+                return state
+            state.apply(int(rng.choice(state.legal_actions())))
+    raise AssertionError(f"no {phase} phase")
+
+
+@pytest.mark.parametrize("phase, options, move", [
+    ("return", {"dealer": 1, "blood": 4, "tribute_return": "dealer_choice"}, "return"),
+    ("koujoker", None, "bury"),
+    ("takeback", None, "take back"),
+])
+def test_a_card_typed_alone_in_a_one_card_phase_is_that_move_or_says_why(phase, options, move):
+    """Dabang's tribute return, 扣王 and take-back name one card: the card typed alone is that
+    move when legal; otherwise the refusal is the rule it breaks, not 'not a legal move here'."""
+    state = _dabang_phase(phase, options)
+    game = state.game
+    legal = state.legal_actions()
+    named = [a for a in legal if game.action_info(a).type != "pass"]
+    card = game.action_info(named[0]).text.split()[-1]
+    assert moves.parse_move(state, card, lambda t: t) == [named[0]]
+    for other in ("♠2", "♥4", "♣5", "SJ", "BJ"):
+        try:
+            actions = moves.parse_move(state, other, lambda t: t)
+        except ValueError as exc:
+            assert str(exc).startswith(f"{move} {other} is not legal now: "), exc
+            assert "not a legal move here" not in str(exc)
+        else:
+            assert game.action_info(actions[0]).text == f"{move} {other}"
