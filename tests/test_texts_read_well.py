@@ -29,6 +29,8 @@ WRONG = {
     "the winners named twice": re.compile(r"(player_\d and player_\d) won: \1"),
     "a level without its noun": re.compile(r"showed \d+ [♦♣♥♠] level(?! card)"),
     "identical level card": re.compile(r"more identical"),
+    "a term and its translation side by side": re.compile(r"\b(\w+) \(\1\)"),
+    "the dealer told of itself in the third person": re.compile(r"^the dealer is \w+ing"),
 }
 
 GAMES = [("dagong", {"hands": 2}), ("dabang", {"episode": "match", "max_hands": 2}),
@@ -63,8 +65,9 @@ def texts_of_a_game(name: str, options: dict, seed: int):
             yield "move as seen", move_text(state, action, viewer=(seat + 1) % 4)
             for wrong in rng.choice(game.num_actions, 6):
                 reason = why_illegal(state, int(wrong))
-                if reason:
-                    yield f"refusal of {game.action_info(int(wrong)).text}", reason
+                if reason:  # as the seat to act reads it, after the move it typed
+                    yield f"refusal of {game.action_info(int(wrong)).text}", \
+                        reason.split(" is not a move now: ")[-1]
         before = len(state.results)
         state.apply(action)
         for result in state.results[before:]:
@@ -99,6 +102,8 @@ def test_texts_read_well(name, options, seed):
     ("a declaration must show strictly more identical level card", "en"),
     ("you must follow the led suit, ♥: you hold 3 ♥ cards (♥7 ♥J), and ♣3 is not ♥", "zh"),
     ("illegal move: 7喜 7x9: your hand cannot make 7喜 7x9", "en"),
+    ("'quad ♦K' is not a move now: the dealer is giving cards back for the tribute (tribute): "
+     "give back a card", "en"),
 ])
 def test_the_scan_catches_what_once_read_wrong(text, lang):
     """Each row a sentence the game once printed (before issue 21's probe): the scan flags it."""

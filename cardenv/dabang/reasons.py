@@ -50,8 +50,8 @@ _PHASE_MOVES = {  # the action types each decision phase takes
 }
 _PHASE_WORDS = {
     Phase.DECLARE: "it is the trump declaration (亮主): declare trump or pass",
-    Phase.RETURN: "the dealer is giving cards back for the tribute (喝血): give back a card",
-    Phase.BURY: "the dealer is burying 8 cards into the 底牌: bury a card",
+    Phase.RETURN: "you, the dealer, are giving cards back for the 喝血: give back a card",
+    Phase.BURY: "you, the dealer, are burying 8 cards into the 底牌: bury a card",
     Phase.KOUJOKER: "it is 扣王: bury a joker into the 底牌, or pass to stop",
     Phase.TAKEBACK: "after 扣王 you take back the 底牌's smallest cards: choose which",
     Phase.PLAY: "the tricks are being played: play cards",
@@ -183,7 +183,8 @@ def _koujoker(state, action: int, info) -> Refusal | None:
 
 
 def _takeback(state, action: int, info) -> Refusal | None:
-    choices = " or ".join(card_str(cat.ACTIONS[a].kind) for a in RULES[Phase.TAKEBACK].legal(state))
+    cards = [card_str(cat.ACTIONS[a].kind) for a in RULES[Phase.TAKEBACK].legal(state)]
+    choices = " or ".join([", ".join(cards[:-1]), cards[-1]] if len(cards) > 1 else cards)
     where = "is not in the 底牌" if info.kind not in state.kitty.cards else "is not the smallest"
     return Refusal("takeback", f"{card_str(info.kind)} {where}: you take back the 底牌's "
                                f"smallest non-point cards (side cards before 主牌, then by face "
