@@ -116,10 +116,19 @@ def explain_watched(result, options: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def _no_declaration(state) -> str:
+    """The declaration line when nobody declared: with the trump known, where it came from
+    (a first hand's 底牌 flips, or a later hand's draw from the 底牌) [D-A3]."""
+    if state.trump is None:
+        return "none"
+    how = "turned up in the 底牌 flips" if state.first_hand else "drawn from the 底牌"
+    return f"none (trump {SUIT_SYMBOLS[state.trump]} {how})"
+
+
 def render_text(state) -> str:
     trump = "?" if state.trump is None else SUIT_SYMBOLS[state.trump]
     dealer = "?" if state.dealer is None else f"player_{state.dealer}"
-    decl = "none" if not state.deal.decl else \
+    decl = _no_declaration(state) if not state.deal.decl else \
         f"{cat.ACTIONS[state.deal.decl].text} by player_{state.deal.declarer}"
     lines = [
         f"Dabang hand {len(state.results) + (0 if state.is_over else 1)} | levels team0 {state.levels[0]} : team1 "
@@ -215,7 +224,8 @@ def render_view(state, seat: int) -> str:
         f"Dabang hand {view['hand_number']} | you are player_{seat} (team {team}) | levels: "
         f"yours {view['levels'][team]}, theirs {view['levels'][1 - team]} | playing level "
         f"{view['level']} | trump {trump} | dealer {dealer} | phase {phase_label(view['phase'])}",
-        f"declaration: {'none' if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
+        f"declaration: "
+        f"{_no_declaration(state) if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
         + (f" | tribute {view['tribute']}" if view["tribute"] else "")
         + (" | 干锅" if view["gangguo"] else ""),
         f"{'':2}{'seat':<16}{'team':<5}{'cards':>5}{'points':>7}  shown / 扣王 / taken back",
