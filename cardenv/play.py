@@ -7,11 +7,14 @@
 
 Playing a seat (``--seat``), you see only what that seat may know: your hand (Dagong: sorted by
 rank and suit; Dabang: grouped by suit, the trump apart), the other seats' card counts, the moves
-since your last turn, and everything public. On your turn, type the number of a move from the
-list, or the move itself ("pair 7", "bomb 5x9", "pass", "single ♠4" or "single 4s"; a unique
-beginning is enough). In Dabang, type a whole follow or burial as cards ("♠4 ♠4 ♥5", or "4s 4s
-5h"): it is played step by step for you, and refused whole if any step is not legal. Other
-commands: "?" this help, "moves" the list again, "view" the table again, "quit".
+since your last turn (a run of the same move once, with its count; a Dabang follow once whole),
+and everything public. On your turn, type the number of a move from the list, or the move itself
+("pair 7", "bomb 5x9", "pass"; Dabang moves name cards: "single ♠4" or "single 4s"; a unique
+beginning is enough), or "more TYPE" for the whole of a type cut short in the list. In Dabang,
+type a whole follow or burial as cards ("♠4 ♠4 ♥5", or "4s 4s 5h"): it is played step by step
+for you, and refused whole if any step is not legal; in the tribute return, 扣王 and take-back,
+one card typed alone is that move. Other commands: "?" this help, "moves" the list again,
+"view" the table again, "quit".
 
 ``--agents`` with four agents watches a game with every hand shown, pausing ``--delay``
 seconds between moves, or waiting for Enter with ``--step``. Without ``--seat`` or ``--agents``,
@@ -30,6 +33,7 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib
+import itertools
 import os
 import sys
 import time
@@ -67,6 +71,7 @@ class Table:
         self.delay, self.step_mode = delay, step
         self.state = game.new_state(seed)
         self.log: list[str] = []  # public moves since the human last acted
+        self.steps: list[tuple[int, str]] = []  # a Dabang follow's steps until it is whole
 
     def translate(self, text: str) -> str:
         if self.lang == "zh":
@@ -84,7 +89,7 @@ class Table:
 
     def show_hand_end(self, before: int) -> None:
         if self.log:
-            self.write("Last moves: " + "; ".join(self.log))
+            self.write("Last moves: " + log_text(self.log))
             self.log = []
         for number, result in enumerate(self.state.results[before:], before + 1):
             self.write(f"\n=== Hand {number} over ===")
@@ -112,9 +117,23 @@ class Table:
                     self.write(render(state, lang=self.lang))
                     self.pause()
                 elif seat != self.human:
-                    self.log.append(text)
+                    self.note(seat, action, text)
             if len(state.results) > hands_before:
                 self.show_hand_end(hands_before)
+
+    def note(self, seat: int, action: int, text: str) -> None:
+        """Log another seat's move for the human. A Dabang follow built in several steps is
+        logged once whole, its groups in card order, as the web page's log has it (the order
+        the steps were chosen in is not shown)."""
+        state = self.state
+        if self.game.name == "dabang" and self.game.action_info(action).type == "play":
+            self.steps.append((action, text.split(": ", 1)[1]))
+            if not state.is_over and state.current_player == seat and \
+                    state.v["selection"][seat].any():
+                return  # the follow is not whole yet
+            text = f"player_{seat}: " + " + ".join(t for _, t in sorted(self.steps))
+            self.steps = []
+        self.log.append(text)
 
     def pause(self) -> None:
         if self.step_mode:
@@ -128,7 +147,7 @@ class Table:
         state, seat = self.state, self.human
         self.write("\n" + render(state, seat=seat, lang=self.lang))
         if self.log:
-            self.write("Since your last move: " + "; ".join(self.log))
+            self.write("Since your last move: " + log_text(self.log))
             self.log = []
         legal = state.legal_actions()
         self.write(moves_text(self.game, legal, self.translate, phase=state.phase))
@@ -141,7 +160,7 @@ class Table:
             if word in ("q", "quit", "exit"):
                 raise Quit
             if word in ("?", "help"):
-                self.write(HELP)
+                self.write(self.translate(HELP))
                 continue
             if word in ("moves", "m", "list"):
                 self.write(moves_text(self.game, legal, self.translate, phase=state.phase))
@@ -171,6 +190,13 @@ class Table:
             self.write("You play: " + "; ".join(self.translate(self.game.action_info(a).text)
                                                  for a in actions))
             return actions
+
+
+def log_text(log: list[str]) -> str:
+    """The moves of ``log`` on one line, a run of the same move said once with its count
+    (``player_0: buries a card in the 底牌 (8 times)``)."""
+    runs = [(text, len(list(group))) for text, group in itertools.groupby(log)]
+    return "; ".join(text if n == 1 else f"{text} ({n} times)" for text, n in runs)
 
 
 def save_record(state, names: list[str], directory: str, meta: dict) -> str | None:

@@ -166,6 +166,8 @@ def test_watch_four_agents(game, shows, tmp_path):
 def test_help_is_plain_text():
     text, _ = run(["dabang", "--seat", "0", "--no-record"], ["?", "quit"])
     assert "the table again" in text and "(--seat)" in text and "``" not in text
+    text, _ = run(["dabang", "--seat", "0", "--no-record", "--lang", "en"], ["?", "quit"])
+    assert "joker burial and take-back" in text and not re.search(r"[\u4e00-\u9fff]", text)
 
 
 def test_bad_arguments():
@@ -305,3 +307,18 @@ def test_a_card_typed_alone_in_a_one_card_phase_is_that_move_or_says_why(phase, 
             assert "not a legal move here" not in str(exc)
         else:
             assert game.action_info(actions[0]).text == f"{move} {other}"
+
+
+def test_the_log_shows_a_dabang_follow_once_whole_and_a_repeated_move_once():
+    """'Since your last move' shows another seat's follow as one entry, its groups in card
+    order (as the web page's log: the order of the steps is not shown), and a run of the same
+    move (the dealer's eight burials) once with its count."""
+    text, _ = run(["dabang", "--seat", "1", "--seed", "7", "--opponents", "heuristic",
+                   "--no-record", "--lang", "en"])
+    lines = [line.split(": ", 1)[1] for line in text.split("\n")
+             if line.startswith(("Since your last move: ", "Last moves: "))]
+    entries = [entry for line in lines for entry in line.split("; ")]
+    assert any(" + " in entry for entry in entries)
+    for before, after in zip(entries, entries[1:]):
+        assert before != after, (before, after)
+    assert any(entry.endswith("buries a card in the kitty (8 times)") for entry in entries)
