@@ -301,6 +301,8 @@ def _shape_duty(state, hand, kind: int, count: int, k: int) -> Refusal:
         example = f" (your {', '.join(groups[:3])})" if groups else ""
     so_far = "" if not t.partial else " after " + " ".join(
         _cards(j, c) for j, c in t.partial.items())
+    # a group split from its copies says so ('♦8 alone (you hold 3)' beside 'your ♦8 ♦8 ♦8')
+    split = f" alone (you hold {hand[kind]})" if count < hand[kind] else ""
     return Refusal("shape", f"死棒: {LEAD_WORDS[t.k]} was led and your {name} cards make "
                             f"{SHAPE_WORDS[shape]}{example}: follow with that shape or a "
-                            f"better one; {_cards(kind, count)}{so_far} cannot make one")
+                            f"better one; {_cards(kind, count)}{split}{so_far} cannot make one")
