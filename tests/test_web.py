@@ -17,7 +17,7 @@ import pytest
 from cardenv import moves, records
 from cardenv.core.cards import card_str
 from cardenv.games import make_game
-from cardenv.text import move_label, seat_view, why_illegal
+from cardenv.text import move_label, phase_label, seat_view, why_illegal
 from cardenv.web import App, make_server
 from cardenv.web.sessions import translate_all, translator
 
@@ -167,6 +167,8 @@ def check_message(app, message, lang="zh"):
     state, seat = session.state, message["seat"]
     assert set(message) <= MESSAGE_KEYS
     assert message["view"] == translate_all(seat_view(state, seat), translator(lang))
+    # the phase as people read it, the terminal's words (扣王 / joker burial, not koujoker)
+    assert message["view"]["phase_label"] == phase_label(state.game, state.phase, lang)
     if message["your_turn"]:
         listed = [m["id"] for g in message["moves"] for m in g["moves"]]
         assert sorted(listed) == state.legal_actions()

@@ -190,6 +190,7 @@ def seat_view(state, seat: int) -> dict:
         "selection": _cards(v["selection"][seat]),
         "hand_number": len(state.results) + (0 if state.is_over else 1),
         "phase": str(state.phase.value if hasattr(state.phase, "value") else state.phase),
+        "phase_label": phase_label(state.phase),  # what people read (扣王, not koujoker)
         "to_act": state.current_player, "dealer": state.dealer, "levels": list(state.levels),
         "level": state.level, "trump": None if state.trump is None else SUIT_SYMBOLS[state.trump],
         "declaration": None if not state.deal.decl else {
@@ -223,7 +224,7 @@ def render_view(state, seat: int) -> str:
     lines = [
         f"Dabang hand {view['hand_number']} | you are player_{seat} (team {team}) | levels: "
         f"yours {view['levels'][team]}, theirs {view['levels'][1 - team]} | playing level "
-        f"{view['level']} | trump {trump} | dealer {dealer} | phase {phase_label(view['phase'])}",
+        f"{view['level']} | trump {trump} | dealer {dealer} | phase {view['phase_label']}",
         f"declaration: "
         f"{_no_declaration(state) if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
         + (f" | tribute {view['tribute']}" if view["tribute"] else "")

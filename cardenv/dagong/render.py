@@ -90,7 +90,8 @@ def seat_view(state, seat: int) -> dict:
     return {
         "game": "dagong", "seat": seat, "hand": _cards(state.hands[seat]),
         "hand_number": state.hand_index + 1, "hands": state.game.options["hands"],
-        "phase": state.phase, "to_act": state.current_player, "dealer": state.dealer,
+        "phase": state.phase, "phase_label": phase_label(state.phase),
+        "to_act": state.current_player, "dealer": state.dealer,
         "called": card_str(state.called),
         "superseded_calls": _cards(state.v["superseded_calls"]),
         "partner": partner, "partner_text": partner_text, "solo": state.solo,
