@@ -230,7 +230,7 @@ def explain_watched(result, options: dict | None = None) -> str:
     and why, the places, points and each seat's reward."""
     return "\n".join([
         f"{_seats(result.winners)} won: "
-        f"{result_words(result, None if result.reason == 'solo' else 'they')}.",
+        f"{result_words(result, None if result.reason in ('solo', 'tie') else 'they')}.",
         *_result_lines(result),
         "Rewards: " + rewards_text(result.rewards),
     ])
