@@ -16,6 +16,7 @@ import pytest
 
 from cardenv.core.lang import translate
 from cardenv.dabang.render import explain_result as dabang_explain
+from cardenv.dabang.render import explain_watched as dabang_watched
 from cardenv.dabang.render import result_line
 from cardenv.dabang.scoring import settle
 from cardenv.dagong import DagongGame
@@ -119,3 +120,19 @@ def test_dagong_results_in_words():
     assert "went out first and second and win at once" in text
     assert "no end-of-hand transfer after 绑" in text
     assert render(bang).split("\n")[-1].startswith("Hand 1 result: 绑, x")
+
+
+@pytest.mark.parametrize("levels, score", [((10, 3), 100), ((3, 3), 0)])
+def test_a_match_that_ends_owes_no_blood_to_a_next_hand(levels, score):
+    """A hand that ends the match has no next hand: its words owe no blood for one (the
+    result keeps the number)."""
+    result = settle(dealer=0, level=levels[0], trump=3, levels=list(levels),
+                    trick_points=[400 - score, score], kitty_points=0, kitty_jokers=(1, 0),
+                    koudi=False, gangguo=False, joker_levels=True, keep_dealer="partner",
+                    four_joker_win="big_or_small")
+    result.rewards = [0.0] * 4
+    assert result.match_winner is not None and result.blood
+    for seat in (0, 1, None):
+        text = dabang_explain(result, seat, {"joker_levels": True}) if seat is not None else \
+            dabang_watched(result, {"joker_levels": True})
+        assert "for the next hand" not in text and "deals next" not in text, text

@@ -311,7 +311,7 @@ def outcome_words(result, options: dict | None = None) -> str:
                  f"{_levels(gained)}, to level {result.levels_after[up]}"
                  + (f": {'; '.join(why)}" if why else ""))
     line = f"Outcome {result.outcome}: {OUTCOMES[result.outcome]}, so {deal} and {climb}."
-    if result.blood:
+    if result.blood and result.match_winner is None:  # no next hand after the match ends
         from_score = score_blood(result.score)
         line += (f" Blood {result.blood} for the next hand ({from_score} from the score: 1 per "
                  f"10 points under 120 or over 200"
