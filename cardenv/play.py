@@ -232,12 +232,14 @@ def random_episode(env, seed: int, rng: np.random.Generator, show: bool) -> None
             print(env.render())
 
 
-def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = None) -> None:
+def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = None,
+          lang: str = "zh") -> None:
     module = importlib.import_module(f"cardenv.{game}_v0")
     options = options or {}
     rng = np.random.default_rng(seed)
     if not quiet:
-        random_episode(module.raw_env(render_mode="ansi", **options), seed, rng, show=True)
+        random_episode(module.raw_env(render_mode="ansi", lang=lang, **options), seed, rng,
+                       show=True)
     env = module.raw_env(**options)
     reasons, steps = collections.Counter(), 0
     start = time.perf_counter()
@@ -316,7 +318,7 @@ def main(argv=None, read_line=input, write=print) -> int:
         if args.games < 0:
             parser.error("--games must be >= 0")
         say_seed()
-        tally(args.game, args.games, args.seed, args.quiet, options)
+        tally(args.game, args.games, args.seed, args.quiet, options, args.lang)
         return 0
 
     if args.agents is not None:

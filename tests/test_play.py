@@ -322,3 +322,11 @@ def test_the_log_shows_a_dabang_follow_once_whole_and_a_repeated_move_once():
     for before, after in zip(entries, entries[1:]):
         assert before != after, (before, after)
     assert any(entry.endswith("buries a card in the kitty (8 times)") for entry in entries)
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_the_random_mode_writes_the_chosen_language(game, capsys):
+    """Without --seat or --agents one random game is shown: in English under --lang en."""
+    assert play.main([game, "--games", "0", "--seed", "1", "--lang", "en"]) == 0
+    out = capsys.readouterr().out
+    assert "hand 1" in out.lower() and not re.search(r"[\u4e00-\u9fff]", out)
