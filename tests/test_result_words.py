@@ -136,3 +136,15 @@ def test_a_match_that_ends_owes_no_blood_to_a_next_hand(levels, score):
         text = dabang_explain(result, seat, {"joker_levels": True}) if seat is not None else \
             dabang_watched(result, {"joker_levels": True})
         assert "for the next hand" not in text and "deals next" not in text, text
+
+
+def test_a_forced_solo_reads_the_same_on_the_table_and_in_a_seat_view():
+    """A dealer holding both called cards plays alone: the spectator table and each seat's
+    view say it in the same words (once 'none (dealer alone)' on the one, '(the dealer holds
+    both called cards)' on the other)."""
+    state = DagongGame().state_from_hands(["♠3 ♠3 ♥4", "♦5", "♦6", "♦7"], dealer=0,
+                                          called="♠3")
+    said = "partner none (the dealer holds both called cards)"
+    assert said in render(state).split("\n")[0]
+    for seat in range(4):
+        assert said in render(state, seat=seat).split("\n")[0]

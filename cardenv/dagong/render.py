@@ -11,8 +11,8 @@ PLACE_NAMES = ("一游", "二游", "三游", "末游")
 
 def render_text(state) -> str:
     hands = state.game.options["hands"]
-    if state.partner is None:
-        partner = "none (dealer alone)"
+    if state.forced_solo or state.partner is None:  # the seat view's words
+        partner = "none (the dealer holds both called cards)"
     elif state.solo is not None:  # one against three: nobody is anyone's partner
         partner = "none (硬牌)"
     elif state.revealed:
