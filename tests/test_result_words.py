@@ -148,3 +148,21 @@ def test_a_forced_solo_reads_the_same_on_the_table_and_in_a_seat_view():
     assert said in render(state).split("\n")[0]
     for seat in range(4):
         assert said in render(state, seat=seat).split("\n")[0]
+
+
+def test_a_match_cut_short_says_no_hand_follows():
+    """A Dabang match stopped at max_hands: its last result says that no next hand is dealt
+    (its outcome still names who would deal next), for a player and for a watcher."""
+    from cardenv.dabang import DabangGame
+    state = DabangGame(episode="match", max_hands=1).new_state(2)
+    rng = np.random.default_rng(2)
+    while not state.is_over:
+        state.apply(int(rng.choice(state.legal_actions())))
+    assert state.truncated
+    for seat in (0, 1, None):
+        for lang in ("zh", "en"):
+            text = explain(state, state.results[-1], seat, lang)
+            assert text.endswith("The match stops here, after 1 hand (the most this game "
+                                 "plays): no next hand is dealt, and no team wins the match."), \
+                text
+            assert "the match goes on" not in text

@@ -338,6 +338,15 @@ def result_line(number: int, result) -> str:
             + ", rewards " + ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.rewards)))
 
 
+def stopped(text: str, hands: int) -> str:
+    """``text`` (a result's words) for the last hand of a match cut short (option
+    ``max_hands``): the match does not go on, and no hand follows, whatever the outcome said of
+    the next deal."""
+    return (text.replace("; the match goes on.", ".")
+            + f"\nThe match stops here, after {hands} hand{'' if hands == 1 else 's'} (the most "
+              f"this game plays): no next hand is dealt, and no team wins the match.")
+
+
 def explain_result(result, seat: int, options: dict | None = None) -> str:
     """A finished hand's result in words, for ``seat``'s player (team ``seat % 2``): the
     attackers' score and how it was made, what the outcome means (``outcome_words``), the
