@@ -479,7 +479,10 @@ async function showReplay(header) {
   $("#replay").hidden = false;
   const slider = $("#slider");
   slider.max = header.moves;
-  const meta = Object.entries(header.meta || {}).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+  // "source cardenv.play · finished yes", not JSON's quotes and true/false
+  const said = (v) => typeof v === "string" ? v : typeof v === "boolean" ? (v ? "yes" : "no")
+    : JSON.stringify(v);
+  const meta = Object.entries(header.meta || {}).map(([k, v]) => `${k} ${said(v)}`);
   // (the DOM's replaceChildren writes a null as the text "null": leave the missing parts out)
   $("#replay-head").replaceChildren(...[
     el("span", {}, el("b", { text: header.game }), ` seed ${header.seed}`),
