@@ -110,7 +110,9 @@ def test_dagong_results_in_words():
         assert last.startswith("Hand 1 result: ") and f", x{result.multiplier}, " in last
     solo = states["solo"]
     text = explain(solo, solo.results[0], solo.results[0].solo)
-    assert f"player_{solo.results[0].solo} played 硬牌, one against three" in text
+    # the reader is "you", not a seat number (once 'You lost: player_2 played 硬牌')
+    assert "you played 硬牌, one against three" in text and "you settle x" in text
+    assert f"player_{solo.results[0].solo} played" in explain(solo, solo.results[0], None)
     assert "no end-of-hand transfer after 硬牌" in text
     table = render(solo)
     assert "partner none (硬牌)" in table and "(明鸡)" not in table.split("\n")[0]

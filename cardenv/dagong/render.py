@@ -147,32 +147,41 @@ SHORT_REASONS = {"score": "more points", "tie": "100:100, the side of 末游 (th
 TRANSFERS = ("score", "tie", "qing")  # hands decided on points: three players out
 
 
-def _seats(seats) -> str:
-    seats = [f"player_{s}" for s in seats]
+def _seats(seats, you: int | None = None) -> str:
+    """``player_1 and player_3``; ``you and player_3`` for the reader ``you`` (named first)."""
+    seats = sorted(seats, key=lambda s: s != you)
+    seats = ["you" if s == you else f"player_{s}" for s in seats]
     return " and ".join(seats) if len(seats) < 3 else ", ".join(seats[:-1]) + " and " + seats[-1]
 
 
-def result_words(result, winners: str | None = None) -> str:
+def result_words(result, winners: str | None = None, you: int | None = None) -> str:
     """What decided the hand and what it pays (rules section 4): the winning side, why, and
     the multiplier with its reasons. ``winners``: how to name the winning side (``"they"``
-    after a sentence that named them already; their seats by default)."""
-    winners = winners or _seats(result.winners)
+    after a sentence that named them already; their seats by default); ``you``: the seat of
+    the reader, named "you"."""
+    winners = winners or _seats(result.winners, you)
+
+    def name(seat):
+        return "you" if seat == you else f"player_{seat}"
+
     if result.reason == "solo":
         solo = result.solo
         forced = " (the dealer held both called cards)" if result.forced_solo else ""
-        first = f"player_{result.places[0]}" if result.places else "nobody"
-        what = (f"player_{solo} played 硬牌, one against three{forced}, and "
-                + ("went out first (一游): it wins" if solo in result.winners
+        first = name(result.places[0]) if result.places else "nobody"
+        it, settles = ("you", "settle") if solo == you else ("it", "settles")
+        what = (f"{name(solo)} played 硬牌, one against three{forced}, and "
+                + (f"went out first (一游): {it} win{'s' if it == 'it' else ''}"
+                   if solo in result.winners
                    else f"did not go out first ({first} did): the other three win")
-                + f"; it settles x{result.multiplier} with each of them")
+                + f"; {it} {settles} x{result.multiplier} with each of them")
     else:
         team = sorted({result.dealer, result.partner} - {None})
-        side = _seats(team)
+        side = _seats(team, you)
         points = sum(result.points[s] for s in result.winners)
         decided = {
             "score": f"{winners} took {points} of the 200 points",
             "tie": f"100 points each, and the side holding 末游 (the last place), "
-                   f"player_{result.places[-1]}, loses: {winners} win",
+                   f"{name(result.places[-1])}, loses: {winners} win",
             "qing": f"清: {winners} took all 200 points",
             "bang": f"绑: {winners} went out first and second and win at once, whatever the "
                     f"points",
@@ -218,7 +227,7 @@ def explain_result(result, seat: int, options: dict | None = None) -> str:
     (``result_words``), the places, the points, the multiplier and the reward."""
     won = seat in result.winners
     return "\n".join([
-        f"You {'won' if won else 'lost'}: {result_words(result)}.",
+        f"You {'won' if won else 'lost'}: {result_words(result, you=seat)}.",
         *_result_lines(result),
         f"Your reward: {result.rewards[seat]:+g} (win/loss {result.payoff[seat]:+g}, "
         f"喜钱 {result.xiqian[seat]:+g})",
