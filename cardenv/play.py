@@ -36,6 +36,7 @@ import importlib
 import itertools
 import os
 import sys
+import textwrap
 import time
 
 import numpy as np
@@ -160,7 +161,8 @@ class Table:
             if word in ("q", "quit", "exit"):
                 raise Quit
             if word in ("?", "help"):
-                self.write(self.translate(HELP))
+                self.write(textwrap.fill(self.translate(HELP), 96))  # rewrapped: the
+                # English terms are longer or shorter than the Chinese ones
                 continue
             if word in ("moves", "m", "list"):
                 self.write(moves_text(self.game, legal, self.translate, phase=state.phase))

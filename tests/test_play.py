@@ -165,9 +165,12 @@ def test_watch_four_agents(game, shows, tmp_path):
 
 def test_help_is_plain_text():
     text, _ = run(["dabang", "--seat", "0", "--no-record"], ["?", "quit"])
-    assert "the table again" in text and "(--seat)" in text and "``" not in text
+    words = " ".join(text.split())
+    assert "the table again" in words and "(--seat)" in words and "``" not in text
     text, _ = run(["dabang", "--seat", "0", "--no-record", "--lang", "en"], ["?", "quit"])
-    assert "joker burial and take-back" in text and not re.search(r"[\u4e00-\u9fff]", text)
+    help_lines = text[text.index("Playing a seat"):text.index('"quit".') + 7].split("\n")
+    assert "joker burial and take-back" in " ".join(text.split())
+    assert not re.search(r"[\u4e00-\u9fff]", text) and max(map(len, help_lines)) <= 96
 
 
 def test_bad_arguments():
