@@ -98,6 +98,14 @@ def parse_move(state, typed: str, translate) -> list[int]:
         return _card_plan(state, cards, CARD_PHASES[state.phase], translate)
     if len(cards) == 1 and game.name == "dabang" and str(state.phase) in ONE_CARD_PHASES:
         return [_one_card_move(state, cards[0], translate)]
+    if cards and game.name == "dagong" and state.phase == "play":
+        # the cards of a play, as the web page takes a selection (card_moves: why not, if not)
+        options = card_moves(state, cards, translate)
+        if len(options) == 1:
+            return options[0]
+        texts = ", ".join(f"[{legal.index(plan[0]) + 1}] "
+                          f"{translate(game.action_info(plan[0]).text)}" for plan in options)
+        raise ValueError(f"'{typed}' could be {len(options)} moves: {texts}; type its number")
     starts = [a for a in legal if texts[a].startswith(want) or texts_en[a].startswith(want)]
     if len(starts) == 1:
         return starts

@@ -10,7 +10,8 @@ rank and suit; Dabang: grouped by suit, the trump apart), the other seats' card 
 since your last turn (a run of the same move once, with its count; a Dabang follow once whole),
 and everything public. On your turn, type the number of a move from the list, or the move itself
 ("pair 7", "bomb 5x9", "pass"; Dabang moves name cards: "single ♠4" or "single 4s"; a unique
-beginning is enough), or "more TYPE" for the whole of a type cut short in the list. In Dabang,
+beginning is enough), or "more TYPE" for the whole of a type cut short in the list. In Dagong,
+the cards of a play typed ("♠4 ♥4", or "4s 4h") are the move that plays them. In Dabang,
 type a whole follow or burial as cards ("♠4 ♠4 ♥5", or "4s 4s 5h"): it is played step by step
 for you, and refused whole if any step is not legal; in the tribute return, 扣王 and take-back,
 one card typed alone is that move. Other commands: "?" this help, "moves" the list again,

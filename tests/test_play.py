@@ -333,3 +333,28 @@ def test_the_random_mode_writes_the_chosen_language(game, capsys):
     assert play.main([game, "--games", "0", "--seed", "1", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "hand 1" in out.lower() and not re.search(r"[\u4e00-\u9fff]", out)
+
+
+@pytest.mark.parametrize("typed, says", [
+    ("♠5 ♠10 ♠K", ["正510K ♠"]),
+    ("4s 4h", ["pair 4"]),
+    ("♦Q", ["single Q incl. called card"]),
+    ("♠4 ♥4 SJ BJ", "could be 3 moves: [25] bomb 4x4 with 2 jokers, [34] pair run 3-4"),
+    ("♠4 ♦9", "♠4 ♦9 is not a Dagong combination"),
+    ("♣3", "you do not hold ♣3"),
+])
+def test_dagong_cards_typed_are_the_play_that_takes_them(typed, says):
+    """Dagong cards typed in the terminal mean what the same selection means on the web page
+    (cardenv.moves.card_moves): the one play that takes them, the choices, or why not."""
+    game = make_game("dagong")
+    state = game.state_from_hands(["♠4 ♥4 SJ BJ ♠5 ♠10 ♠K ♥5 ♦9 ♦Q", "♣3 ♣Q ♦Q", "♥3 ♥Q",
+                                   "♠3 ♠Q"], dealer=0, called="♦Q")
+    while state.phase == "solo":
+        state.apply(1)
+    if isinstance(says, list):
+        assert [game.action_info(a).text
+                for a in moves.parse_move(state, typed, lambda t: t)] == says
+    else:
+        with pytest.raises(ValueError) as refused:
+            moves.parse_move(state, typed, lambda t: t)
+        assert says in str(refused.value)
