@@ -98,7 +98,10 @@ def parse_move(state, typed: str, translate) -> list[int]:
         return _card_plan(state, cards, CARD_PHASES[state.phase], translate)
     if len(cards) == 1 and game.name == "dabang" and str(state.phase) in ONE_CARD_PHASES:
         return [_one_card_move(state, cards[0], translate)]
-    if cards and game.name == "dagong" and state.phase == "play":
+    if cards and game.name == "dabang" and str(state.phase) == "declare":
+        raise ValueError(f"no card is played in the {translate(phase_label(game, 'declare'))}: "
+                         f"declare with the moves of the list, or pass")
+    if cards and game.name == "dagong":
         # the cards of a play, as the web page takes a selection (card_moves: why not, if not)
         options = card_moves(state, cards, translate)
         if len(options) == 1:

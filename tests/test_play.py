@@ -358,3 +358,18 @@ def test_dagong_cards_typed_are_the_play_that_takes_them(typed, says):
         with pytest.raises(ValueError) as refused:
             moves.parse_move(state, typed, lambda t: t)
         assert says in str(refused.value)
+
+
+def test_cards_typed_where_no_card_is_played_say_so():
+    """Cards typed in Dagong's 硬牌 decision or Dabang's declaration: why not, rather than
+    'not a legal move here'."""
+    from cardenv.core.cards import card_str
+    dagong = make_game("dagong").new_state(1)
+    assert dagong.phase == "solo"
+    held = next(card_str(k) for k in range(54) if dagong.hands[dagong.current_player][k])
+    with pytest.raises(ValueError, match="no card is played now"):
+        moves.parse_move(dagong, held, lambda t: t)
+    dabang = make_game("dabang").new_state(1)
+    assert dabang.phase == "declare"
+    with pytest.raises(ValueError, match="no card is played in the 亮主: declare with"):
+        moves.parse_move(dabang, "♠4", lambda t: t)
