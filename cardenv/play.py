@@ -139,7 +139,11 @@ class Table:
 
     def pause(self) -> None:
         if self.step_mode:
-            if self.read_line("[Enter: next move, q: quit] ").strip().lower() in ("q", "quit"):
+            try:
+                typed = self.read_line("[Enter: next move, q: quit] ")
+            except EOFError:  # the input ended (a pipe, Ctrl-D): stop as 'q' does
+                raise Quit from None
+            if typed.strip().lower() in ("q", "quit"):
                 raise Quit
         elif self.delay:
             time.sleep(self.delay)

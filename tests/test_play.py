@@ -373,3 +373,12 @@ def test_cards_typed_where_no_card_is_played_say_so():
     assert dabang.phase == "declare"
     with pytest.raises(ValueError, match="no card is played in the 亮主: declare with"):
         moves.parse_move(dabang, "♠4", lambda t: t)
+
+
+def test_step_mode_stops_quietly_when_the_input_ends():
+    """Watching with --step, the end of the input stops the game as 'q' does (no traceback)."""
+    proc = subprocess.run([sys.executable, "-m", "cardenv.play", "dagong", "--agents",
+                           "random,random,random,random", "--step", "--seed", "2", "--no-record"],
+                          input="\n\n", cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout.rstrip().endswith("Stopped.")
