@@ -49,7 +49,7 @@ _PHASE_MOVES = {  # the action types each decision phase takes
     Phase.PLAY: ("play",),
 }
 _PHASE_WORDS = {
-    Phase.DECLARE: "it is the trump declaration (亮主): declare trump or pass",
+    Phase.DECLARE: "it is the 亮主: declare trump or pass",
     Phase.RETURN: "you, the dealer, are giving cards back for the 喝血: give back a card",
     Phase.BURY: "you, the dealer, are burying 8 cards into the 底牌: bury a card",
     Phase.KOUJOKER: "it is 扣王: bury a joker into the 底牌, or pass to stop",
@@ -129,8 +129,8 @@ def _declare(state, action: int, info) -> Refusal | None:
     standing = deal.decl
     if action == cat.GRAB:
         if not state.first_hand:
-            return Refusal("grab", "the big-joker grab (抢亮大王) is for a match's first hand "
-                                   "only; later hands declare with 混牌 or four jokers")
+            return Refusal("grab", "the 抢亮大王 is for a match's first hand only; later hands "
+                                   "declare with 混牌 or four jokers")
         if standing:
             return Refusal("grab", f"player_{deal.declarer} has grabbed the trump already: the "
                                    f"first grab stands")
