@@ -309,7 +309,7 @@ def test_bad_requests_get_a_clear_4xx_and_leave_the_game_unchanged():
         ("POST", "/api/games", {"game": "dagong", "opponents": ["random"]}, 400,
          "'opponents' must list 3 players"),
         ("POST", "/api/games", {"game": "dabang", "options": {"episod": "match"}}, 400,
-         "bad options for dabang"),
+         "bad options for dabang: unknown option 'episod'"),  # the game named once
         ("POST", f"/api/games/{gid}/move", {"action": illegal}, 400, "illegal move"),
         ("POST", f"/api/games/{gid}/move", {"action": 99999}, 400, "not an action id"),
         ("POST", f"/api/games/{gid}/move", {"action": "pass"}, 400, "must be an action id"),
