@@ -382,3 +382,11 @@ def test_step_mode_stops_quietly_when_the_input_ends():
                           input="\n\n", cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stdout.rstrip().endswith("Stopped.")
+
+
+def test_two_levels_can_be_given_on_the_command_line(capsys):
+    """Dabang's levels option wants two levels (team 0, team 1): '--set levels=5,7' gives
+    them (the refusal asked for two levels, and no --set value could hold two)."""
+    assert play.main(["dabang", "--set", "levels=5,7", "--set", "dealer=1", "--games", "0",
+                      "--seed", "1"]) == 0
+    assert "levels team0 5 : team1 7" in capsys.readouterr().out
