@@ -154,23 +154,25 @@ def _seats(seats, you: int | None = None) -> str:
     return " and ".join(seats) if len(seats) < 3 else ", ".join(seats[:-1]) + " and " + seats[-1]
 
 
-def result_words(result, winners: str | None = None, you: int | None = None) -> str:
+def result_words(result, winners: str | None = None, you: int | None = None,
+                 pronoun: str = "you") -> str:
     """What decided the hand and what it pays (rules section 4): the winning side, why, and
     the multiplier with its reasons. ``winners``: how to name the winning side (``"they"``
     after a sentence that named them already; their seats by default); ``you``: the seat of
-    the reader, named "you"."""
+    the reader, named "you" (or ``pronoun``: "it" for a 硬牌 player named just before)."""
     winners = winners or _seats(result.winners, you)
 
     def name(seat):
-        return "you" if seat == you else f"player_{seat}"
+        return pronoun if seat == you else f"player_{seat}"
 
     if result.reason == "solo":
         solo = result.solo
         forced = " (the dealer held both called cards)" if result.forced_solo else ""
         first = name(result.places[0]) if result.places else "nobody"
-        it, settles = ("you", "settle") if solo == you else ("it", "settles")
+        it = name(solo) if solo == you else "it"
+        settles = "settle" if it == "you" else "settles"
         what = (f"{name(solo)} played 硬牌, one against three{forced}, and "
-                + (f"went out first (一游): {it} win{'s' if it == 'it' else ''}"
+                + (f"went out first (一游): {it} win{'' if it == 'you' else 's'}"
                    if solo in result.winners
                    else f"did not go out first ({first} did): the other three win")
                 + f"; {it} {settles} x{result.multiplier} with each of them")
@@ -234,12 +236,21 @@ def explain_result(result, seat: int, options: dict | None = None) -> str:
     ])
 
 
+def _watched_words(result) -> str:
+    """``result_words`` after '<the winners> won: ', naming nobody twice: 'they took ...', and
+    a 硬牌 player who won 'it'."""
+    if result.reason == "solo":
+        won = result.solo in result.winners
+        return result_words(result, you=result.solo if won else None, pronoun="it")
+    return result_words(result, None if result.reason == "tie" else "they")
+
+
 def explain_watched(result, options: dict | None = None) -> str:
     """A finished hand's result in words for someone watching every seat (no "you"): who won
     and why, the places, points and each seat's reward."""
     return "\n".join([
         f"{_seats(result.winners)} won: "
-        f"{result_words(result, None if result.reason in ('solo', 'tie') else 'they')}.",
+        f"{_watched_words(result)}.",
         *_result_lines(result),
         "Rewards: " + rewards_text(result.rewards),
     ])
