@@ -194,8 +194,9 @@ class Table:
             except ValueError as exc:
                 self.write(f"Not played: {exc}")
                 continue
-            self.write("You play: " + "; ".join(self.translate(self.game.action_info(a).text)
-                                                 for a in actions))
+            joint = " + " if self.game.name == "dabang" and state.phase == "play" else "; "
+            self.write("You play: " + joint.join(self.translate(self.game.action_info(a).text)
+                                                 for a in actions))  # a follow as the log has it
             return actions
 
 

@@ -390,3 +390,20 @@ def test_two_levels_can_be_given_on_the_command_line(capsys):
     assert play.main(["dabang", "--set", "levels=5,7", "--set", "dealer=1", "--games", "0",
                       "--seed", "1"]) == 0
     assert "levels team0 5 : team1 7" in capsys.readouterr().out
+
+
+def test_a_follow_typed_as_cards_is_echoed_as_the_log_shows_it():
+    """'You play:' joins the groups of a Dabang follow with ' + ', as the log of another
+    seat's follow (and the web page's) has it."""
+    from cardenv.core.cards import card_str
+    for seed in range(2, 12):
+        state, cards, _ = _follow_position(seed)
+        if len(set(cards)) > 1:
+            break
+    out = []
+    table = play.Table(state.game, [None] * 4, 0, state.current_player, "en",
+                       read_line=lambda prompt="": " ".join(card_str(k) for k in cards),
+                       write=out.append)
+    table.state = state
+    assert len(table.ask()) > 1
+    assert out[-1].startswith("You play: ") and " + " in out[-1] and ";" not in out[-1]
