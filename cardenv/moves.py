@@ -96,6 +96,19 @@ def parse_move(state, typed: str, translate) -> list[int]:
     cards = _cards_typed(typed)
     if cards and game.name == "dabang" and state.phase in CARD_PHASES:
         return _card_plan(state, cards, CARD_PHASES[state.phase], translate)
+    if len(cards) == 1 and game.name == "dabang" and str(state.phase) in ONE_CARD_PHASES:
+        return [_one_card_move(state, cards[0], translate)]
+    if cards and game.name == "dabang" and str(state.phase) == "declare":
+        raise ValueError(f"no card is played in the {translate(phase_label(game, 'declare'))}: "
+                         f"declare with the moves of the list, or pass")
+    if cards and game.name == "dagong":
+        # the cards of a play, as the web page takes a selection (card_moves: why not, if not)
+        options = card_moves(state, cards, translate)
+        if len(options) == 1:
+            return options[0]
+        texts = ", ".join(f"[{legal.index(plan[0]) + 1}] "
+                          f"{translate(game.action_info(plan[0]).text)}" for plan in options)
+        raise ValueError(f"'{typed}' could be {len(options)} moves: {texts}; type its number")
     starts = [a for a in legal if texts[a].startswith(want) or texts_en[a].startswith(want)]
     if len(starts) == 1:
         return starts
@@ -112,6 +125,26 @@ def parse_move(state, typed: str, translate) -> list[int]:
                          f"{translate(reason)}")
     raise ValueError(f"'{typed}' is not a legal move here; type a number from the list, a move "
                      f"such as '{translate(game.action_info(legal[-1]).text)}', or 'moves'")
+
+
+#: Dabang phases whose moves name one card, and the move type that names it: a card typed
+#: alone there means that move (``♠8`` in the tribute return: ``return ♠8``).
+ONE_CARD_PHASES = {"return": "return", "koujoker": "bury", "takeback": "take"}
+
+
+def _one_card_move(state, kind: int, translate) -> int:
+    """Dabang: the move of this phase that names card ``kind``; ``ValueError`` with the rule
+    it breaks when it is not legal."""
+    game = state.game
+    kind_type = ONE_CARD_PHASES[str(state.phase)]
+    named = [a for a in range(game.num_actions)
+             if game.action_info(a).type == kind_type and game.action_info(a).kind == kind]
+    legal = [a for a in named if state.is_legal(a)]
+    if legal:
+        return legal[0]
+    reason = why_illegal(state, named[0]) if named else "no move names that card now"
+    text = translate(game.action_info(named[0]).text) if named else card_str(kind)
+    raise ValueError(f"{text} is not legal now: {translate(reason)}")
 
 
 def _cards_typed(typed: str) -> list[int]:
@@ -156,7 +189,8 @@ def _card_plan(state, cards: list[int], phase: str, translate=lambda text: text)
             continue
         if phase == "play" and not trial.is_over and \
                 trial.v["selection"][state.current_player].any():
-            reason = reason or f"{len(cards)} cards do not finish your follow: add more"
+            reason = reason or (f"{len(cards)} cards do not finish your follow" if len(cards) > 1
+                                else "1 card does not finish your follow") + ": add more"
             continue
         return order
     raise ValueError(f"cannot {phase} {' '.join(card_str(k) for k in cards)}: "

@@ -7,11 +7,15 @@
 
 Playing a seat (``--seat``), you see only what that seat may know: your hand (Dagong: sorted by
 rank and suit; Dabang: grouped by suit, the trump apart), the other seats' card counts, the moves
-since your last turn, and everything public. On your turn, type the number of a move from the
-list, or the move itself ("pair 7", "bomb 5x9", "pass", "single ♠4" or "single 4s"; a unique
-beginning is enough). In Dabang, type a whole follow or burial as cards ("♠4 ♠4 ♥5", or "4s 4s
-5h"): it is played step by step for you, and refused whole if any step is not legal. Other
-commands: "?" this help, "moves" the list again, "view" the table again, "quit".
+since your last turn (a run of the same move once, with its count; a Dabang follow once whole),
+and everything public. On your turn, type the number of a move from the list, or the move itself
+("pair 7", "bomb 5x9", "pass"; Dabang moves name cards: "single ♠4" or "single 4s"; a unique
+beginning is enough), or "more TYPE" for the whole of a type cut short in the list. In Dagong,
+the cards of a play typed ("♠4 ♥4", or "4s 4h") are the move that plays them. In Dabang,
+type a whole follow or burial as cards ("♠4 ♠4 ♥5", or "4s 4s 5h"): it is played step by step
+for you, and refused whole if any step is not legal; in the tribute return, 扣王 and take-back,
+one card typed alone is that move. Other commands: "?" this help, "moves" the list again,
+"view" the table again, "quit".
 
 ``--agents`` with four agents watches a game with every hand shown, pausing ``--delay``
 seconds between moves, or waiting for Enter with ``--step``. Without ``--seat`` or ``--agents``,
@@ -30,8 +34,10 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib
+import itertools
 import os
 import sys
+import textwrap
 import time
 
 import numpy as np
@@ -40,7 +46,7 @@ from cardenv import cli
 from cardenv.bench import GAMES
 from cardenv.core.options import parse_assignments
 from cardenv.games import make_game
-from cardenv.moves import moves_text, parse_move
+from cardenv.moves import group_moves, is_type, label, moves_text, parse_move
 from cardenv.players import load_player, player_name
 from cardenv.text import explain, move_text, render
 
@@ -67,6 +73,7 @@ class Table:
         self.delay, self.step_mode = delay, step
         self.state = game.new_state(seed)
         self.log: list[str] = []  # public moves since the human last acted
+        self.steps: list[tuple[int, str]] = []  # a Dabang follow's steps until it is whole
 
     def translate(self, text: str) -> str:
         if self.lang == "zh":
@@ -84,11 +91,13 @@ class Table:
 
     def show_hand_end(self, before: int) -> None:
         if self.log:
-            self.write("Last moves: " + "; ".join(self.log))
+            self.write("Last moves: " + log_text(self.log))
             self.log = []
-        for result in self.state.results[before:]:
-            self.write("\n=== Hand over ===")
-            self.write(render(self.state, seat=self.human, lang=self.lang))
+        for number, result in enumerate(self.state.results[before:], before + 1):
+            self.write(f"\n=== Hand {number} over ===")
+            if self.state.is_over:  # else the table is already the next hand's deal: the
+                # result below says how this one ended, the next prompt shows the new table
+                self.write(render(self.state, seat=self.human, lang=self.lang))
             self.write(explain(self.state, result, self.human, self.lang))  # None: watching
 
     def play(self) -> None:
@@ -110,13 +119,31 @@ class Table:
                     self.write(render(state, lang=self.lang))
                     self.pause()
                 elif seat != self.human:
-                    self.log.append(text)
+                    self.note(seat, action, text)
             if len(state.results) > hands_before:
                 self.show_hand_end(hands_before)
 
+    def note(self, seat: int, action: int, text: str) -> None:
+        """Log another seat's move for the human. A Dabang follow built in several steps is
+        logged once whole, its groups in card order, as the web page's log has it (the order
+        the steps were chosen in is not shown)."""
+        state = self.state
+        if self.game.name == "dabang" and self.game.action_info(action).type == "play":
+            self.steps.append((action, text.split(": ", 1)[1]))
+            if not state.is_over and state.current_player == seat and \
+                    state.v["selection"][seat].any():
+                return  # the follow is not whole yet
+            text = f"player_{seat}: " + " + ".join(t for _, t in sorted(self.steps))
+            self.steps = []
+        self.log.append(text)
+
     def pause(self) -> None:
         if self.step_mode:
-            if self.read_line("[Enter: next move, q: quit] ").strip().lower() in ("q", "quit"):
+            try:
+                typed = self.read_line("[Enter: next move, q: quit] ")
+            except EOFError:  # the input ended (a pipe, Ctrl-D): stop as 'q' does
+                raise Quit from None
+            if typed.strip().lower() in ("q", "quit"):
                 raise Quit
         elif self.delay:
             time.sleep(self.delay)
@@ -126,7 +153,7 @@ class Table:
         state, seat = self.state, self.human
         self.write("\n" + render(state, seat=seat, lang=self.lang))
         if self.log:
-            self.write("Since your last move: " + "; ".join(self.log))
+            self.write("Since your last move: " + log_text(self.log))
             self.log = []
         legal = state.legal_actions()
         self.write(moves_text(self.game, legal, self.translate, phase=state.phase))
@@ -139,7 +166,8 @@ class Table:
             if word in ("q", "quit", "exit"):
                 raise Quit
             if word in ("?", "help"):
-                self.write(HELP)
+                self.write(textwrap.fill(self.translate(HELP), 96))  # rewrapped: the
+                # English terms are longer or shorter than the Chinese ones
                 continue
             if word in ("moves", "m", "list"):
                 self.write(moves_text(self.game, legal, self.translate, phase=state.phase))
@@ -148,8 +176,16 @@ class Table:
                 self.write(render(state, seat=seat, lang=self.lang))
                 continue
             if word.startswith("more "):
-                self.write(moves_text(self.game, legal, self.translate, expand=word[5:].strip(),
-                                           phase=state.phase))
+                kind = word[5:].strip()
+                kinds = group_moves(self.game, legal)
+                if not any(is_type(self.game, k, kind, self.translate, state.phase)
+                           for k in kinds):
+                    names = ", ".join(f"'{label(self.game, k, self.translate, state.phase)}'"
+                                      for k in kinds)
+                    self.write(f"No '{kind}' moves now: the types here are {names}")
+                    continue
+                self.write(moves_text(self.game, legal, self.translate, expand=kind,
+                                      phase=state.phase))
                 continue
             if not word:
                 continue
@@ -158,9 +194,17 @@ class Table:
             except ValueError as exc:
                 self.write(f"Not played: {exc}")
                 continue
-            self.write("You play: " + "; ".join(self.translate(self.game.action_info(a).text)
-                                                 for a in actions))
+            joint = " + " if self.game.name == "dabang" and state.phase == "play" else "; "
+            self.write("You play: " + joint.join(self.translate(self.game.action_info(a).text)
+                                                 for a in actions))  # a follow as the log has it
             return actions
+
+
+def log_text(log: list[str]) -> str:
+    """The moves of ``log`` on one line, a run of the same move said once with its count
+    (``player_0: buries a card in the 底牌 (8 times)``)."""
+    runs = [(text, len(list(group))) for text, group in itertools.groupby(log)]
+    return "; ".join(text if n == 1 else f"{text} ({n} times)" for text, n in runs)
 
 
 def save_record(state, names: list[str], directory: str, meta: dict) -> str | None:
@@ -196,12 +240,14 @@ def random_episode(env, seed: int, rng: np.random.Generator, show: bool) -> None
             print(env.render())
 
 
-def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = None) -> None:
+def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = None,
+          lang: str = "zh") -> None:
     module = importlib.import_module(f"cardenv.{game}_v0")
     options = options or {}
     rng = np.random.default_rng(seed)
     if not quiet:
-        random_episode(module.raw_env(render_mode="ansi", **options), seed, rng, show=True)
+        random_episode(module.raw_env(render_mode="ansi", lang=lang, **options), seed, rng,
+                       show=True)
     env = module.raw_env(**options)
     reasons, steps = collections.Counter(), 0
     start = time.perf_counter()
@@ -280,7 +326,7 @@ def main(argv=None, read_line=input, write=print) -> int:
         if args.games < 0:
             parser.error("--games must be >= 0")
         say_seed()
-        tally(args.game, args.games, args.seed, args.quiet, options)
+        tally(args.game, args.games, args.seed, args.quiet, options, args.lang)
         return 0
 
     if args.agents is not None:

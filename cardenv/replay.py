@@ -5,7 +5,8 @@ The record (``cardenv.records``; written by ``agents.evaluate --records`` or
 illegal or whose results the engine does not give back is refused -- and shown move by move: a
 line ``move k/n: player_s (name): <action>`` and the table after it, every hand (default) or
 only what one seat may know (``--seat N``, ``s N``). The move line always names the action; the
-table follows the view. At the end of the record come the hand results and the returns.
+table follows the view. At the end of the record come the hand results in words (for the seat viewed, or for
+everyone) and the returns.
 
 Commands, one per line on standard input (so a replay can be scripted)::
 
@@ -27,12 +28,11 @@ Example::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from cardenv import cli
 from cardenv.records import RecordError, load, replay
-from cardenv.text import move_text, render
+from cardenv.text import explain, move_text, render
 
 HELP = ("commands: Enter or n: next move | b: back one move | g K: go to move K (0: the deal) | "
         "s N: seat N's view | a: all hands | e: the end | q: quit | ?: this help")
@@ -72,9 +72,10 @@ class Replay:
         lines = ["", "end of the record" + ("" if state.is_over else
                                             f" (unfinished: {self.who(state.current_player)} "
                                             f"to act)")
-                 + f": {len(state.results)} hand result(s)"]
-        for i, result in enumerate(state.results):
-            lines.append(f"hand {i + 1}: " + json.dumps(result.to_dict(), ensure_ascii=False))
+                 + f": {len(state.results)} hand result"
+                 + ("" if len(state.results) == 1 else "s")]
+        for i, result in enumerate(state.results):  # in words, for the seat viewed or everyone
+            lines.append(f"hand {i + 1}: " + explain(state, result, self.seat))
         lines.append("returns: " + ", ".join(f"{self.who(s)} {r:+g}"
                                              for s, r in enumerate(state.returns)))
         return translate("\n".join(lines), self.lang)

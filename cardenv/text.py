@@ -65,10 +65,13 @@ def move_text(state, action: int, viewer: int | None = None, lang: str = "zh") -
 
 def explain(state, result, seat: int | None, lang: str = "zh") -> str:
     """A finished hand's ``result`` in words for ``seat``'s player, or (``seat=None``) for
-    someone watching every seat: who won, by seat and team, with no "you"."""
+    someone watching every seat: who won, by seat and team, with no "you". The last hand of
+    an episode cut short (a Dabang match at ``max_hands``) says that no hand follows."""
     module = _module(state)
     text = module.explain_result(result, seat, state.game.options) if seat is not None else \
         module.explain_watched(result, state.game.options)
+    if getattr(state, "truncated", False) and state.results and result is state.results[-1]:
+        text = module.stopped(text, len(state.results))  # no next hand after all
     if lang != "zh":
         from cardenv.core.lang import translate
         text = translate(text, lang)

@@ -16,7 +16,7 @@ from cardenv.games import make_game
 from cardenv.records import (FORMAT, VERSION, GameRecord, RecordError, check, dumps, load,
                              record_of, replay, save)
 from cardenv.replay import main as replay_main
-from cardenv.text import render
+from cardenv.text import explain, render
 
 PLAYERS = ["heuristic", "checkpoints/dagong_ppo.pt", "human", "random"]
 
@@ -318,7 +318,9 @@ def test_the_replay_steps_forwards_back_to_a_move_and_through_a_seats_view(capsy
     assert "commands: Enter or n: next move" in out  # ?
     assert "(unknown command 'x';" in out
     end = out[out.index("end of the record"):]
-    assert f"hand 1: {json.dumps(record.results[0], ensure_ascii=False)}" in end
+    # the result in words as a watcher reads it (no JSON: issue 21 "moves in words")
+    assert f"hand 1: {explain(states[n], states[n].results[0], None)}" in end
+    assert "{" not in end and "hand result(s)" not in end
     assert "returns: " + ", ".join(f"player_{s} ({PLAYERS[s]}) {r:+g}"
                                    for s, r in enumerate(record.returns)) in end
 

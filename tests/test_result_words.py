@@ -16,6 +16,7 @@ import pytest
 
 from cardenv.core.lang import translate
 from cardenv.dabang.render import explain_result as dabang_explain
+from cardenv.dabang.render import explain_watched as dabang_watched
 from cardenv.dabang.render import result_line
 from cardenv.dabang.scoring import settle
 from cardenv.dagong import DagongGame
@@ -109,7 +110,9 @@ def test_dagong_results_in_words():
         assert last.startswith("Hand 1 result: ") and f", x{result.multiplier}, " in last
     solo = states["solo"]
     text = explain(solo, solo.results[0], solo.results[0].solo)
-    assert f"player_{solo.results[0].solo} played 硬牌, one against three" in text
+    # the reader is "you", not a seat number (once 'You lost: player_2 played 硬牌')
+    assert "you played 硬牌, one against three" in text and "you settle x" in text
+    assert f"player_{solo.results[0].solo} played" in explain(solo, solo.results[0], None)
     assert "no end-of-hand transfer after 硬牌" in text
     table = render(solo)
     assert "partner none (硬牌)" in table and "(明鸡)" not in table.split("\n")[0]
@@ -119,3 +122,49 @@ def test_dagong_results_in_words():
     assert "went out first and second and win at once" in text
     assert "no end-of-hand transfer after 绑" in text
     assert render(bang).split("\n")[-1].startswith("Hand 1 result: 绑, x")
+
+
+@pytest.mark.parametrize("levels, score", [((10, 3), 100), ((3, 3), 0)])
+def test_a_match_that_ends_owes_no_blood_to_a_next_hand(levels, score):
+    """A hand that ends the match has no next hand: its words owe no blood for one (the
+    result keeps the number)."""
+    result = settle(dealer=0, level=levels[0], trump=3, levels=list(levels),
+                    trick_points=[400 - score, score], kitty_points=0, kitty_jokers=(1, 0),
+                    koudi=False, gangguo=False, joker_levels=True, keep_dealer="partner",
+                    four_joker_win="big_or_small")
+    result.rewards = [0.0] * 4
+    assert result.match_winner is not None and result.blood
+    for seat in (0, 1, None):
+        text = dabang_explain(result, seat, {"joker_levels": True}) if seat is not None else \
+            dabang_watched(result, {"joker_levels": True})
+        assert "for the next hand" not in text and "deals next" not in text, text
+
+
+def test_a_forced_solo_reads_the_same_on_the_table_and_in_a_seat_view():
+    """A dealer holding both called cards plays alone: the spectator table and each seat's
+    view say it in the same words (once 'none (dealer alone)' on the one, '(the dealer holds
+    both called cards)' on the other)."""
+    state = DagongGame().state_from_hands(["♠3 ♠3 ♥4", "♦5", "♦6", "♦7"], dealer=0,
+                                          called="♠3")
+    said = "partner none (the dealer holds both called cards)"
+    assert said in render(state).split("\n")[0]
+    for seat in range(4):
+        assert said in render(state, seat=seat).split("\n")[0]
+
+
+def test_a_match_cut_short_says_no_hand_follows():
+    """A Dabang match stopped at max_hands: its last result says that no next hand is dealt
+    (its outcome still names who would deal next), for a player and for a watcher."""
+    from cardenv.dabang import DabangGame
+    state = DabangGame(episode="match", max_hands=1).new_state(2)
+    rng = np.random.default_rng(2)
+    while not state.is_over:
+        state.apply(int(rng.choice(state.legal_actions())))
+    assert state.truncated
+    for seat in (0, 1, None):
+        for lang in ("zh", "en"):
+            text = explain(state, state.results[-1], seat, lang)
+            assert text.endswith("The match stops here, after 1 hand (the most this game "
+                                 "plays): no next hand is dealt, and no team wins the match."), \
+                text
+            assert "the match goes on" not in text

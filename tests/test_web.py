@@ -18,7 +18,7 @@ from cardenv import moves, records
 from cardenv.core.cards import card_str
 from cardenv.core.lang import translate
 from cardenv.games import make_game
-from cardenv.text import move_label, seat_view, why_illegal
+from cardenv.text import move_label, phase_label, seat_view, why_illegal
 from cardenv.web import App, make_server
 from cardenv.web.sessions import translate_all, translator
 
@@ -168,6 +168,8 @@ def check_message(app, message, lang="zh"):
     state, seat = session.state, message["seat"]
     assert set(message) <= MESSAGE_KEYS
     assert message["view"] == translate_all(seat_view(state, seat), translator(lang))
+    # the phase as people read it, the terminal's words (扣王 / joker burial, not koujoker)
+    assert message["view"]["phase_label"] == phase_label(state.game, state.phase, lang)
     if message["your_turn"]:
         listed = [m["id"] for g in message["moves"] for m in g["moves"]]
         assert sorted(listed) == state.legal_actions()
@@ -182,7 +184,7 @@ def check_message(app, message, lang="zh"):
             assert sorted(value) not in forbidden, f"{path} is another seat's hidden cards"
     for entry in message["log"]:
         if entry["seat"] != seat and entry["text"].startswith(("buries a card",
-                                                               "gives a tribute")):
+                                                               "gives a card back")):
             assert entry["cards"] == [] and not CARD.search(entry["text"])
 
 
@@ -235,7 +237,7 @@ def play_whole_game(app, message, rng, use_cards=True, lang="zh"):
                 status, answer = call(app, "POST", f"{path}/move?lang={lang}",
                                       {"action": move["id"], "version": message["version"]})
             elif status == 400:  # one group of a Dabang follow is not a whole follow
-                assert "do not finish your follow" in answer["error"], answer
+                assert "not finish your follow" in answer["error"], answer
                 assert session_of(app, message).version == message["version"]
                 status, answer = call(app, "POST", f"{path}/move?lang={lang}",
                                       {"action": move["id"], "version": message["version"]})
@@ -279,7 +281,8 @@ def test_dabang_dealer_burial_and_follows_show_as_the_other_seats_see_them():
         session = session_of(app, final)
         if session.state.results[0].to_dict()["dealer"] != 0:
             break
-    shown = [e for e in final["log"] if e["text"] == "buries a card in the kitty"]
+    # the terminal's words (cardenv.dabang.render.PRIVATE_MOVES), the 底牌 in Chinese under zh
+    shown = [e for e in final["log"] if e["text"] == "buries a card in the 底牌"]
     assert shown and all(e["cards"] == [] and e["seat"] != 0 for e in shown)
     follows = [e for e in final["log"] if " + " in e["text"] and e["seat"] != 0]
     assert follows and all(len(e["cards"]) >= 2 for e in follows)
@@ -307,7 +310,7 @@ def test_bad_requests_get_a_clear_4xx_and_leave_the_game_unchanged():
         ("POST", "/api/games", {"game": "dagong", "opponents": ["random"]}, 400,
          "'opponents' must list 3 players"),
         ("POST", "/api/games", {"game": "dabang", "options": {"episod": "match"}}, 400,
-         "bad options for dabang"),
+         "bad options for dabang: unknown option 'episod'"),  # the game named once
         ("POST", f"/api/games/{gid}/move", {"action": illegal}, 400, "illegal move"),
         ("POST", f"/api/games/{gid}/move", {"action": 99999}, 400, "not an action id"),
         ("POST", f"/api/games/{gid}/move", {"action": "pass"}, 400, "must be an action id"),
@@ -544,3 +547,19 @@ def test_finished_games_are_saved_as_records_the_viewer_lists(tmp_path):
     play_whole_game(quiet, new_game(quiet, "dagong", 0, seed=1), np.random.default_rng(2),
                     use_cards=False)
     assert not (tmp_path / "quiet").exists()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_an_illegal_move_id_is_refused_in_the_page_language(lang):
+    """The reason an illegal move id is refused reads in the page's language, as the rest."""
+    app = App(checkpoint_dir=None)
+    message = new_game(app, "dagong", 0, seed=0)
+    game = session_of(app, message).game
+    xi = next(a for a in range(game.num_actions) if game.action_info(a).type == "7xi")
+    status, answer = call(app, "POST", f"/api/games/{message['id']}/move?lang={lang}",
+                          {"action": xi, "version": message["version"]})
+    assert status == 400 and answer["error"].startswith("illegal move: ")
+    if lang == "en":
+        assert "7-joy" in answer["error"] and not re.search(r"[\u4e00-\u9fff]", answer["error"])
+    else:
+        assert "7喜" in answer["error"]

@@ -103,7 +103,11 @@ def resolve(spec: dict[str, Option], given: dict[str, Any], where: str) -> dict[
 
 
 def parse_value(raw: str):
-    """A command-line option value: int, float, bool (``true``/``false``), ``None`` or string."""
+    """A command-line option value: int, float, bool (``true``/``false``), ``None``, a list of
+    ints written with commas (``5,7``: Dabang's ``levels``, team 0 then team 1) or string."""
+    parts = raw.strip("[]").split(",")
+    if len(parts) > 1 and all(p.strip().lstrip("-").isdigit() for p in parts):
+        return [int(p) for p in parts]
     for cast in (int, float):
         try:
             return cast(raw)

@@ -49,9 +49,9 @@ _PHASE_MOVES = {  # the action types each decision phase takes
     Phase.PLAY: ("play",),
 }
 _PHASE_WORDS = {
-    Phase.DECLARE: "it is the trump declaration (亮主): declare trump or pass",
-    Phase.RETURN: "the dealer is giving cards back for the tribute (喝血): give back a card",
-    Phase.BURY: "the dealer is burying 8 cards into the 底牌: bury a card",
+    Phase.DECLARE: "it is the 亮主: declare trump or pass",
+    Phase.RETURN: "you, the dealer, are giving cards back for the 喝血: give back a card",
+    Phase.BURY: "you, the dealer, are burying 8 cards into the 底牌: bury a card",
     Phase.KOUJOKER: "it is 扣王: bury a joker into the 底牌, or pass to stop",
     Phase.TAKEBACK: "after 扣王 you take back the 底牌's smallest cards: choose which",
     Phase.PLAY: "the tricks are being played: play cards",
@@ -129,8 +129,8 @@ def _declare(state, action: int, info) -> Refusal | None:
     standing = deal.decl
     if action == cat.GRAB:
         if not state.first_hand:
-            return Refusal("grab", "the big-joker grab (抢亮大王) is for a match's first hand "
-                                   "only; later hands declare with 混牌 or four jokers")
+            return Refusal("grab", "the 抢亮大王 is for a match's first hand only; later hands "
+                                   "declare with 混牌 or four jokers")
         if standing:
             return Refusal("grab", f"player_{deal.declarer} has grabbed the trump already: the "
                                    f"first grab stands")
@@ -153,8 +153,8 @@ def _declare(state, action: int, info) -> Refusal | None:
         return Refusal("declare_rank", f"it does not beat the standing declaration "
                                        f"'{cat.ACTIONS[standing].text}' by player_"
                                        f"{deal.declarer}: a declaration must show strictly more "
-                                       f"identical 混牌 (four small jokers beat any 混牌, four big "
-                                       f"jokers beat four small ones)")
+                                       f"copies of its 混牌 (four small jokers beat any 混牌, four "
+                                       f"big jokers beat four small ones)")
     return None
 
 
@@ -183,7 +183,8 @@ def _koujoker(state, action: int, info) -> Refusal | None:
 
 
 def _takeback(state, action: int, info) -> Refusal | None:
-    choices = " or ".join(card_str(cat.ACTIONS[a].kind) for a in RULES[Phase.TAKEBACK].legal(state))
+    cards = [card_str(cat.ACTIONS[a].kind) for a in RULES[Phase.TAKEBACK].legal(state)]
+    choices = " or ".join([", ".join(cards[:-1]), cards[-1]] if len(cards) > 1 else cards)
     where = "is not in the 底牌" if info.kind not in state.kitty.cards else "is not the smallest"
     return Refusal("takeback", f"{card_str(info.kind)} {where}: you take back the 底牌's "
                                f"smallest non-point cards (side cards before 主牌, then by face "
@@ -249,6 +250,10 @@ def _suit_duty(state, hand, kind: int, count: int, k: int) -> Refusal:
     name = suit_name(t.led_kind, trump, level)
     held = sum(hand[j] for j in kinds)
     mine = _listed([card_str(j) for j in kinds for _ in range(hand[j] - t.partial.get(j, 0))])
+    chosen = [card_str(j) for j in kinds for _ in range(t.partial.get(j, 0))]
+    # ``held`` counts the led-suit cards chosen in this follow too: say which, so that the
+    # count and the cards listed agree
+    chosen = f"; {' '.join(chosen)} chosen already" if chosen else ""
     in_suit = int(suit_row(trump, level)[kind]) == led
     cards = _cards(kind, count)
     if not mine:  # void in the led suit, or all of it chosen: the rest is free, but each
@@ -262,16 +267,16 @@ def _suit_duty(state, hand, kind: int, count: int, k: int) -> Refusal:
         note = f" ({note})" if note else ""
         if held >= k:
             return Refusal("suit", f"you must follow the led suit, {name}: you hold "
-                                   f"{_n(held, name + ' card')} ({mine}), and {cards} is not "
-                                   f"{name}{note}")
+                                   f"{_n(held, name + ' card')} ({mine}{chosen}), and {cards} "
+                                   f"is not {name}{note}")
         return Refusal("suit", f"you hold only {_n(held, name + ' card')}, fewer than the {k} to "
-                               f"play: all of them go in first ({mine} still to play), then "
-                               f"others; {cards} leaves no room for them{note}")
+                               f"play: all of them go in first ({mine} still to play{chosen}), "
+                               f"then others; {cards} leaves no room for them{note}")
     if held < k:
         return Refusal("suit", f"you hold only {_n(held, name + ' card')}, fewer than the {k} "
                                f"to play, so all of them go in: play all {hand[kind]} of "
                                f"{card_str(kind)}, not {count}")
-    return Refusal("suit", f"you must play {k} {name} cards: after {cards} your other "
+    return Refusal("suit", f"you must play {_n(k, name + ' card')}: after {cards} your other "
                            f"{name} cards ({mine}) cannot complete the follow")
 
 
@@ -296,6 +301,8 @@ def _shape_duty(state, hand, kind: int, count: int, k: int) -> Refusal:
         example = f" (your {', '.join(groups[:3])})" if groups else ""
     so_far = "" if not t.partial else " after " + " ".join(
         _cards(j, c) for j, c in t.partial.items())
+    # a group split from its copies says so ('♦8 alone (you hold 3)' beside 'your ♦8 ♦8 ♦8')
+    split = f" alone (you hold {hand[kind]})" if count < hand[kind] else ""
     return Refusal("shape", f"死棒: {LEAD_WORDS[t.k]} was led and your {name} cards make "
                             f"{SHAPE_WORDS[shape]}{example}: follow with that shape or a "
-                            f"better one; {_cards(kind, count)}{so_far} cannot make one")
+                            f"better one; {_cards(kind, count)}{split}{so_far} cannot make one")

@@ -76,6 +76,17 @@ def _team(team: int) -> str:
     return f"team {team} (player_{team} and player_{team + 2})"
 
 
+def _score_words(result) -> str:
+    """The attackers' score and how it was made: ``145 (tricks 125, plus the 底牌's 10 points
+    x2 for 抠底)``; a 抠底 of a 底牌 without points says so rather than "0 points x2"."""
+    tricks = f"{result.score} (tricks {result.trick_points[result.attackers]}"
+    if not result.koudi:
+        return tricks + ")"
+    if not result.kitty_points:
+        return tricks + "; 抠底, but the 底牌 held no points to double)"
+    return tricks + f", plus the 底牌's {result.kitty_points} points x2 for 抠底)"
+
+
 def explain_watched(result, options: dict | None = None) -> str:
     """A finished hand's result in words for someone watching every seat (no "you"): which
     team attacked, the score, what the outcome means (``outcome_words``), each team's levels,
@@ -83,9 +94,7 @@ def explain_watched(result, options: dict | None = None) -> str:
     att, dfd = result.attackers, result.defenders
     lines = [
         f"{_team(att).capitalize()} attacked, {_team(dfd)} defended. The attackers' score: "
-        f"{result.score} (tricks {result.trick_points[att]}"
-        + (f", plus the 底牌's {result.kitty_points} points x2 for 抠底" if result.koudi else "")
-        + ").",
+        f"{_score_words(result)}.",
         outcome_words(result, options),
         "Levels: " + ", ".join(f"team {t} {result.levels_before[t]} -> {result.levels_after[t]}"
                                for t in (0, 1)),
@@ -107,10 +116,19 @@ def explain_watched(result, options: dict | None = None) -> str:
     return "\n".join(lines)
 
 
+def _no_declaration(state) -> str:
+    """The declaration line when nobody declared: with the trump known, where it came from
+    (a first hand's 底牌 flips, or a later hand's draw from the 底牌) [D-A3]."""
+    if state.trump is None:
+        return "none"
+    how = "turned up in the 底牌 flips" if state.first_hand else "drawn from the 底牌"
+    return f"none (trump {SUIT_SYMBOLS[state.trump]} {how})"
+
+
 def render_text(state) -> str:
     trump = "?" if state.trump is None else SUIT_SYMBOLS[state.trump]
     dealer = "?" if state.dealer is None else f"player_{state.dealer}"
-    decl = "none" if not state.deal.decl else \
+    decl = _no_declaration(state) if not state.deal.decl else \
         f"{cat.ACTIONS[state.deal.decl].text} by player_{state.deal.declarer}"
     lines = [
         f"Dabang hand {len(state.results) + (0 if state.is_over else 1)} | levels team0 {state.levels[0]} : team1 "
@@ -172,6 +190,7 @@ def seat_view(state, seat: int) -> dict:
         "selection": _cards(v["selection"][seat]),
         "hand_number": len(state.results) + (0 if state.is_over else 1),
         "phase": str(state.phase.value if hasattr(state.phase, "value") else state.phase),
+        "phase_label": phase_label(state.phase),  # what people read (扣王, not koujoker)
         "to_act": state.current_player, "dealer": state.dealer, "levels": list(state.levels),
         "level": state.level, "trump": None if state.trump is None else SUIT_SYMBOLS[state.trump],
         "declaration": None if not state.deal.decl else {
@@ -189,6 +208,12 @@ def seat_view(state, seat: int) -> dict:
     }
 
 
+def _shown(what: str, n: int) -> str:
+    """A count of declaration cards shown: ``2 ♦ level cards``, ``4 SJ``."""
+    return f"{n} {what} card" + ("" if n == 1 else "s") if what.endswith(" level") else \
+        f"{n} {what}"
+
+
 def render_view(state, seat: int) -> str:
     """``seat_view`` as text, for a person playing ``seat`` in the terminal or a replay."""
     view = seat_view(state, seat)
@@ -199,8 +224,9 @@ def render_view(state, seat: int) -> str:
     lines = [
         f"Dabang hand {view['hand_number']} | you are player_{seat} (team {team}) | levels: "
         f"yours {view['levels'][team]}, theirs {view['levels'][1 - team]} | playing level "
-        f"{view['level']} | trump {trump} | dealer {dealer} | phase {phase_label(view['phase'])}",
-        f"declaration: {'none' if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
+        f"{view['level']} | trump {trump} | dealer {dealer} | phase {view['phase_label']}",
+        f"declaration: "
+        f"{_no_declaration(state) if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
         + (f" | tribute {view['tribute']}" if view["tribute"] else "")
         + (" | 干锅" if view["gangguo"] else ""),
         f"{'':2}{'seat':<16}{'team':<5}{'cards':>5}{'points':>7}  shown / 扣王 / taken back",
@@ -211,7 +237,8 @@ def render_view(state, seat: int) -> str:
         name = f"player_{s}" + (" (you)" if s == seat else "")
         public = []
         if row["shown"]:
-            public.append("showed " + ", ".join(f"{n} {what}" for what, n in row["shown"].items()))
+            public.append("showed " + ", ".join(_shown(what, n)
+                                                for what, n in row["shown"].items()))
         if any(row["koujoker"].values()):
             public.append(f"扣王 {row['koujoker']['SJ']} SJ {row['koujoker']['BJ']} BJ")
         if row["taken_back"]:
@@ -284,7 +311,7 @@ def outcome_words(result, options: dict | None = None) -> str:
                  f"{_levels(gained)}, to level {result.levels_after[up]}"
                  + (f": {'; '.join(why)}" if why else ""))
     line = f"Outcome {result.outcome}: {OUTCOMES[result.outcome]}, so {deal} and {climb}."
-    if result.blood:
+    if result.blood and result.match_winner is None:  # no next hand after the match ends
         from_score = score_blood(result.score)
         line += (f" Blood {result.blood} for the next hand ({from_score} from the score: 1 per "
                  f"10 points under 120 or over 200"
@@ -298,14 +325,26 @@ def result_line(number: int, result) -> str:
     """One line for a finished hand in the renders: the score and what its outcome did."""
     up = [t for t in (0, 1) if result.gained[t]]
     moved = ", ".join(f"team {t} up {_levels(result.gained[t])}" for t in up) or "nobody up"
+    levels = ", ".join(f"team {t} {result.levels_before[t]} -> {result.levels_after[t]}"
+                       for t in (0, 1))
     return (f"Hand {number}: the attackers (team {result.attackers}) scored {result.score}: "
             f"outcome {result.outcome} ({'保底' if not result.koudi else '抠底'}, "
             f"{'under 160' if result.score < 160 else '160 or more'}: "
             f"{'the defenders keep' if result.outcome in (1, 2) else 'the attackers take'} the "
-            f"deal, {moved}), kitty points {result.kitty_points}, levels "
-            f"{result.levels_before} -> {result.levels_after}, blood {result.blood}"
-            + (f", match won by team {result.match_winner} ({result.match_end})"
-               if result.match_winner is not None else "") + f", rewards {result.rewards}")
+            f"deal, {moved}), kitty points {result.kitty_points}, levels {levels}, blood "
+            f"{result.blood}"
+            + (f", match won by team {result.match_winner} ({MATCH_ENDS[result.match_end]})"
+               if result.match_winner is not None else "")
+            + ", rewards " + ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.rewards)))
+
+
+def stopped(text: str, hands: int) -> str:
+    """``text`` (a result's words) for the last hand of a match cut short (option
+    ``max_hands``): the match does not go on, and no hand follows, whatever the outcome said of
+    the next deal."""
+    return (text.replace("; the match goes on.", ".")
+            + f"\nThe match stops here, after {hands} hand{'' if hands == 1 else 's'} (the most "
+              f"this game plays): no next hand is dealt, and no team wins the match.")
 
 
 def explain_result(result, seat: int, options: dict | None = None) -> str:
@@ -316,10 +355,7 @@ def explain_result(result, seat: int, options: dict | None = None) -> str:
     side = "attacked (the team without the deal)" if team == result.attackers else \
         "defended (the dealer's team)"
     lines = [
-        f"Your team (team {team}) {side}. The attackers' score: {result.score} (tricks "
-        f"{result.trick_points[result.attackers]}"
-        + (f", plus the 底牌's {result.kitty_points} points x2 for 抠底" if result.koudi else "")
-        + ").",
+        f"Your team (team {team}) {side}. The attackers' score: {_score_words(result)}.",
         outcome_words(result, options),
         f"Levels: yours {result.levels_before[team]} -> {result.levels_after[team]}, theirs "
         f"{result.levels_before[1 - team]} -> {result.levels_after[1 - team]}"
@@ -343,10 +379,15 @@ def move_text(state, action: int, viewer: int | None = None) -> str:
     if viewer is None or viewer == actor:
         return info.text
     if info.type == "bury" and state.phase == "bury":
-        return "buries a card"
+        return PRIVATE_MOVES["bury"]
     if info.type == "return" and viewer != (actor - 1) % 4:
-        return "gives a card back for the tribute"
+        return PRIVATE_MOVES["return"]
     return info.text
+
+
+#: What the seats that may not see a private move's card read instead (the terminal and the
+#: web page's log alike).
+PRIVATE_MOVES = {"bury": "buries a card in the 底牌", "return": "gives a card back for the 喝血"}
 
 
 #: Move types (``action_info(a).type``) -> the name people read: the game's term where it has

@@ -124,14 +124,15 @@ def _needs(hand, info) -> str:
         return f"it takes a {', '.join(slots)} {suits}{joker}; you hold {held}, {_jokers(jokers)}"
     ranks = info.ranks
     each = f"{info.per_rank} natural cards" if info.type in (cat.XI7, cat.XI8, cat.YAOBAI) \
-        else f"{info.per_rank} cards"
+        else f"{info.per_rank} card" + ("" if info.per_rank == 1 else "s")
     if info.jokers == info.length:
         need = _jokers(info.jokers)
     else:
         where = RANK_NAMES[ranks[0]] if len(ranks) == 1 else \
             f"each of {', '.join(RANK_NAMES[r] for r in ranks)}"
-        need = f"{each} of {where}" + (f", {info.jokers} of them jokers" if info.jokers > 1
-                                       else ", 1 of them a joker" if info.jokers else "")
+        # the jokers in brackets: after a list of ranks ', 2 of them jokers' reads as a rank
+        need = f"{each} of {where}" + (f" ({info.jokers} of them jokers)" if info.jokers > 1
+                                       else " (1 of them a joker)" if info.jokers else "")
     held = ", ".join(f"{naturals(r)} x {RANK_NAMES[r]}" for r in ranks)
     return f"it takes {need}; you hold {held} and {_jokers(jokers)}"
 

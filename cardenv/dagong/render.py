@@ -11,8 +11,8 @@ PLACE_NAMES = ("一游", "二游", "三游", "末游")
 
 def render_text(state) -> str:
     hands = state.game.options["hands"]
-    if state.partner is None:
-        partner = "none (dealer alone)"
+    if state.forced_solo or state.partner is None:  # the seat view's words
+        partner = "none (the dealer holds both called cards)"
     elif state.solo is not None:  # one against three: nobody is anyone's partner
         partner = "none (硬牌)"
     elif state.revealed:
@@ -90,7 +90,8 @@ def seat_view(state, seat: int) -> dict:
     return {
         "game": "dagong", "seat": seat, "hand": _cards(state.hands[seat]),
         "hand_number": state.hand_index + 1, "hands": state.game.options["hands"],
-        "phase": state.phase, "to_act": state.current_player, "dealer": state.dealer,
+        "phase": state.phase, "phase_label": phase_label(state.phase),
+        "to_act": state.current_player, "dealer": state.dealer,
         "called": card_str(state.called),
         "superseded_calls": _cards(state.v["superseded_calls"]),
         "partner": partner, "partner_text": partner_text, "solo": state.solo,
@@ -146,31 +147,43 @@ SHORT_REASONS = {"score": "more points", "tie": "100:100, the side of 末游 (th
 TRANSFERS = ("score", "tie", "qing")  # hands decided on points: three players out
 
 
-def _seats(seats) -> str:
-    seats = [f"player_{s}" for s in seats]
+def _seats(seats, you: int | None = None) -> str:
+    """``player_1 and player_3``; ``you and player_3`` for the reader ``you`` (named first)."""
+    seats = sorted(seats, key=lambda s: s != you)
+    seats = ["you" if s == you else f"player_{s}" for s in seats]
     return " and ".join(seats) if len(seats) < 3 else ", ".join(seats[:-1]) + " and " + seats[-1]
 
 
-def result_words(result) -> str:
+def result_words(result, winners: str | None = None, you: int | None = None,
+                 pronoun: str = "you") -> str:
     """What decided the hand and what it pays (rules section 4): the winning side, why, and
-    the multiplier with its reasons."""
-    winners = _seats(result.winners)
+    the multiplier with its reasons. ``winners``: how to name the winning side (``"they"``
+    after a sentence that named them already; their seats by default); ``you``: the seat of
+    the reader, named "you" (or ``pronoun``: "it" for a 硬牌 player named just before)."""
+    winners = winners or _seats(result.winners, you)
+
+    def name(seat):
+        return pronoun if seat == you else f"player_{seat}"
+
     if result.reason == "solo":
         solo = result.solo
         forced = " (the dealer held both called cards)" if result.forced_solo else ""
-        first = f"player_{result.places[0]}" if result.places else "nobody"
-        what = (f"player_{solo} played 硬牌, one against three{forced}, and "
-                + ("went out first (一游): it wins" if solo in result.winners
+        first = name(result.places[0]) if result.places else "nobody"
+        it = name(solo) if solo == you else "it"
+        settles = "settle" if it == "you" else "settles"
+        what = (f"{name(solo)} played 硬牌, one against three{forced}, and "
+                + (f"went out first (一游): {it} win{'' if it == 'you' else 's'}"
+                   if solo in result.winners
                    else f"did not go out first ({first} did): the other three win")
-                + f"; it settles x{result.multiplier} with each of them")
+                + f"; {it} {settles} x{result.multiplier} with each of them")
     else:
         team = sorted({result.dealer, result.partner} - {None})
-        side = _seats(team)
+        side = _seats(team, you)
         points = sum(result.points[s] for s in result.winners)
         decided = {
             "score": f"{winners} took {points} of the 200 points",
             "tie": f"100 points each, and the side holding 末游 (the last place), "
-                   f"player_{result.places[-1]}, loses: {winners} win",
+                   f"{name(result.places[-1])}, loses: {winners} win",
             "qing": f"清: {winners} took all 200 points",
             "bang": f"绑: {winners} went out first and second and win at once, whatever the "
                     f"points",
@@ -188,7 +201,12 @@ def result_line(number: int, result) -> str:
     """One line for a finished hand in the renders."""
     return (f"Hand {number} result: {SHORT_REASONS.get(result.reason, result.reason)}, x"
             f"{result.multiplier}, winners {', '.join(f'player_{s}' for s in result.winners)}, "
-            f"rewards {result.rewards}")
+            f"rewards {rewards_text(result.rewards)}")
+
+
+def rewards_text(rewards) -> str:
+    """Each seat's reward: ``player_0 -1, player_1 +1, ...`` (never a Python list)."""
+    return ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(rewards))
 
 
 def _result_lines(result) -> list[str]:
@@ -211,20 +229,30 @@ def explain_result(result, seat: int, options: dict | None = None) -> str:
     (``result_words``), the places, the points, the multiplier and the reward."""
     won = seat in result.winners
     return "\n".join([
-        f"You {'won' if won else 'lost'}: {result_words(result)}.",
+        f"You {'won' if won else 'lost'}: {result_words(result, you=seat)}.",
         *_result_lines(result),
         f"Your reward: {result.rewards[seat]:+g} (win/loss {result.payoff[seat]:+g}, "
         f"喜钱 {result.xiqian[seat]:+g})",
     ])
 
 
+def _watched_words(result) -> str:
+    """``result_words`` after '<the winners> won: ', naming nobody twice: 'they took ...', and
+    a 硬牌 player who won 'it'."""
+    if result.reason == "solo":
+        won = result.solo in result.winners
+        return result_words(result, you=result.solo if won else None, pronoun="it")
+    return result_words(result, None if result.reason == "tie" else "they")
+
+
 def explain_watched(result, options: dict | None = None) -> str:
     """A finished hand's result in words for someone watching every seat (no "you"): who won
     and why, the places, points and each seat's reward."""
     return "\n".join([
-        f"{_seats(result.winners)} won: {result_words(result)}.",
+        f"{_seats(result.winners)} won: "
+        f"{_watched_words(result)}.",
         *_result_lines(result),
-        "Rewards: " + ", ".join(f"player_{s} {r:+g}" for s, r in enumerate(result.rewards)),
+        "Rewards: " + rewards_text(result.rewards),
     ])
 
 

@@ -259,7 +259,9 @@ class App:
         try:
             game = make_game(name, **options)
         except (ConfigError, TypeError, ValueError) as exc:
-            raise WebError(400, f"bad options for {name}: {exc}") from None
+            said = str(exc)  # the game's own errors name it already: say it once
+            said = said[len(name) + 2:] if said.startswith(f"{name}: ") else said
+            raise WebError(400, f"bad options for {name}: {said}") from None
         seat = data.get("seat", 0)
         if not is_int(seat) or not 0 <= seat < game.num_players:
             raise WebError(400, f"'seat' must be 0..{game.num_players - 1}, got {seat!r}")

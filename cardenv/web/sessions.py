@@ -41,7 +41,7 @@ from cardenv import records
 from cardenv.core.cards import parse_cards
 from cardenv.core.checks import is_int
 from cardenv.core.errors import IllegalActionError
-from cardenv.text import explain, move_label, seat_view, why_illegal
+from cardenv.text import explain, move_label, move_text, seat_view, why_illegal
 
 LOG_SHOWN = 400  # log entries a message carries (the most recent); the count says how many more
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -145,16 +145,14 @@ class Store:
 
 # --- playing -------------------------------------------------------------------------------------
 
-def _hidden_from_others(game, phase: str, info) -> str | None:
-    """The text other seats see for a move whose cards they do not see, else ``None``: the
-    Dabang dealer's burial (the kitty is hidden) and a tribute card given back (seen only by the
-    seat it goes to, in its own view)."""
-    if game.name == "dabang":
-        if info.type == "bury" and phase == "bury":
-            return "buries a card in the kitty"
-        if info.type == "return":
-            return "gives a tribute card back"
-    return None
+def _hidden_from_others(state, action: int) -> str | None:
+    """The text other seats read for ``action`` (about to be played in ``state``) when they do
+    not see its cards, else ``None``: the Dabang dealer's burial (the kitty is hidden) and a
+    tribute card given back (seen only by the seat it goes to, in its own view). The words are
+    the terminal's (``cardenv.text.move_text`` for a seat that does not see the card)."""
+    seat = state.current_player
+    shown = move_text(state, action, viewer=(seat + 1) % state.game.num_players)
+    return None if shown == state.game.action_info(action).text else shown
 
 
 class GameSession:
@@ -183,11 +181,11 @@ class GameSession:
 
     def _apply(self, action: int) -> None:
         state = self.state
-        seat, phase, hand = state.current_player, str(state.phase), len(state.results) + 1
+        seat, hand = state.current_player, len(state.results) + 1
         info = self.game.action_info(action)
         cards = moves_mod.move_cards(state, action)
+        private = _hidden_from_others(state, action)
         state.apply(action)  # IllegalActionError leaves the state unchanged
-        private = _hidden_from_others(self.game, phase, info)
         last = self.log[-1] if self.log else None
         if (self.game.name == "dabang" and info.type == "play" and last is not None
                 and last.get("open") and last["seat"] == seat):

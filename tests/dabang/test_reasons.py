@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import pytest
 
-from cardenv.core.cards import BIG_JOKER, SMALL_JOKER, counts_of, parse_cards
+from cardenv.core.cards import BIG_JOKER, SMALL_JOKER, card_str, counts_of, parse_cards
 from cardenv.core.errors import IllegalActionError
 from cardenv.core.lang import translate
 from cardenv.dabang import DabangGame
@@ -354,3 +354,26 @@ def test_held_cards_refused_in_the_play_read_as_sentences():
                     text = found.text
                     assert "only 0" not in text and "( " not in text and "()" not in text, text
             state.apply(int(rng.choice(state.legal_actions())))
+
+
+def test_a_group_split_from_its_copies_is_told_so():
+    """死棒: a single of a kind whose pair makes the duty shape reads '♠4 alone (you hold 2)',
+    not '♠4 cannot make one' beside 'your ♠4 ♠4'."""
+    from cardenv.text import why_illegal
+    game = DabangGame()
+    found = 0
+    for seed in range(6):
+        state, rng = game.new_state(seed), np.random.default_rng(seed)
+        while not state.is_over and found < 3:
+            for action in range(game.num_actions):
+                reason = why_illegal(state, action)
+                if reason and reason.startswith("死棒") and \
+                        reason.endswith(f"{card_str(game.action_info(action).kind)} cannot "
+                                        f"make one"):
+                    kind = game.action_info(action).kind
+                    assert state.v["hand"][state.current][kind] <= \
+                        game.action_info(action).count, reason
+                if reason and " alone (you hold " in reason:
+                    found += 1
+            state.apply(int(rng.choice(state.legal_actions())))
+    assert found

@@ -213,3 +213,20 @@ def test_explain_for_a_watcher_names_the_winners(result, line):
     text = explain(state, result, None, "en")
     assert line in text.splitlines() and "you" not in text.lower()
     assert explain(state, result, 0, "en") != text  # a seat's player is still told as "you"
+
+
+def test_no_declaration_says_where_the_trump_came_from():
+    """Nobody declared: the trump came from the 底牌 (a first hand's flips, a later hand's
+    draw), said beside 'declaration: none' rather than leaving the trump unexplained."""
+    from cardenv.text import render
+    state = DabangGame(episode="match", max_hands=2).new_state(0)
+    rng = np.random.default_rng(0)
+    said = set()
+    while not state.is_over:
+        legal = state.legal_actions()
+        line = render(state, seat=0).split("\n")[1]
+        if state.trump is not None and not state.deal.decl:
+            assert line.startswith("declaration: none (trump "), line
+            said.add("flips" if "底牌 flips" in line else "drawn")
+        state.apply(legal[0] if str(state.phase) == "declare" else int(rng.choice(legal)))
+    assert said == {"flips", "drawn"}

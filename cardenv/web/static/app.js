@@ -214,7 +214,7 @@ function drawStatus(message) {
     items.push(["hand", v.hand_number], ["you", `player_${v.seat} (team ${team})`],
       ["levels", `yours ${v.levels[team]}, theirs ${v.levels[1 - team]}`],
       ["playing level", v.level], ["trump", v.trump || "?"],
-      ["dealer", v.dealer === null ? "?" : `player_${v.dealer}`], ["phase", v.phase]);
+      ["dealer", v.dealer === null ? "?" : `player_${v.dealer}`], ["phase", v.phase_label || v.phase]);
     if (v.declaration) items.push(["declared", `${v.declaration.text} by player_${v.declaration.seat}`]);
     if (v.tribute) items.push(["tribute", v.tribute]);
     if (v.gangguo) items.push([term("干锅"), "yes"]);
@@ -234,7 +234,9 @@ function seatBox(message, row, lastEntry) {
     if (row.place) facts.push(row.place);
   } else {
     facts.push(`team ${row.team}`, `points ${row.points}`);
-    const shown = Object.entries(row.shown).map(([what, n]) => `${n} ${what}`);
+    // "2 ♦ level cards", "4 SJ": the same words as the terminal's (dabang/render.py)
+    const shown = Object.entries(row.shown).map(([what, n]) =>
+      / level$/.test(what) ? `${n} ${what} card${n === 1 ? "" : "s"}` : `${n} ${what}`);
     if (shown.length) facts.push("showed " + shown.join(", "));
     if (row.koujoker.SJ || row.koujoker.BJ) {
       facts.push(`${term("扣王")} ${row.koujoker.SJ} SJ ${row.koujoker.BJ} BJ`);
@@ -295,7 +297,7 @@ function centerParts(v, name) {
     } else if (v.phase === "play") {
       parts.push(el("div", { text: `${name(v.to_act)} leads.` }));
     } else if (v.to_act !== null && v.to_act >= 0) {
-      parts.push(el("div", { text: `${name(v.to_act)}: ${v.phase}` }));
+      parts.push(el("div", { text: `${name(v.to_act)}: ${v.phase_label || v.phase}` }));
     }
     if (v.kitty_revealed.length) {
       parts.push(el("div", { class: "play" }, "Kitty cards turned face up: ",
@@ -477,7 +479,10 @@ async function showReplay(header) {
   $("#replay").hidden = false;
   const slider = $("#slider");
   slider.max = header.moves;
-  const meta = Object.entries(header.meta || {}).map(([k, v]) => `${k} ${JSON.stringify(v)}`);
+  // "source cardenv.play · finished yes", not JSON's quotes and true/false
+  const said = (v) => typeof v === "string" ? v : typeof v === "boolean" ? (v ? "yes" : "no")
+    : JSON.stringify(v);
+  const meta = Object.entries(header.meta || {}).map(([k, v]) => `${k} ${said(v)}`);
   // (the DOM's replaceChildren writes a null as the text "null": leave the missing parts out)
   $("#replay-head").replaceChildren(...[
     el("span", {}, el("b", { text: header.game }), ` seed ${header.seed}`),
@@ -527,7 +532,7 @@ function drawStep(header, step) {
   } else {
     info.push(`hand ${v0.hand_number}`, `levels ${v0.levels.join(" : ")}`, `level ${v0.level}`,
       `trump ${v0.trump || "?"}`, `dealer ${v0.dealer === null ? "?" : "player_" + v0.dealer}`,
-      `phase ${v0.phase}`);
+      `phase ${v0.phase_label || v0.phase}`);
     if (v0.declaration) info.push(`declared: ${v0.declaration.text} by player_${v0.declaration.seat}`);
   }
   if (!step.over && step.to_act !== null) info.push(`${name(step.to_act)} to act`);
