@@ -29,7 +29,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from cardenv.core.checks import is_int, is_number
+from cardenv.core.checks import check_bool, is_int, is_number
 from cardenv.core.errors import ConfigError, IllegalActionError
 from cardenv.games import check_name, make_game
 
@@ -158,7 +158,15 @@ def load(path, verify: bool = True) -> GameRecord:
     or unreadable file, not JSON, not a cardenv record, an unsupported version, an unknown game,
     bad options, a missing or ill-typed field, an illegal action, or results that the replay
     does not give back."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise RecordError(f"a record is read from a file path, got {_describe(path)}")
     source = os.fspath(path)
+    if isinstance(source, bytes):
+        source = os.fsdecode(source)
+    verify = check_bool(verify, "verify", error=RecordError)
+    if "\0" in source:
+        raise _error(source.replace("\0", "\\0"), "no such file (a file name holds no NUL "
+                                                      "character)")
     try:
         with open(source, "rb") as f:
             raw = f.read(MAX_BYTES + 1)  # no more than that, whatever the file is
