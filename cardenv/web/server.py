@@ -142,7 +142,7 @@ class App:
         try:
             stat = os.stat(path)
             version = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL in the name
             version = None
         with self._load_lock:
             known = self._checked.get(path)
