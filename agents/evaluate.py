@@ -61,6 +61,8 @@ Z95 = 1.959963984540054
 MAX_HANDS = 40  # --match: a match is truncated after this many hands
 AGENT_NAMES = ("random", "heuristic")  # besides checkpoint paths
 MAX_SEED = 2 ** 32 - 1  # --seed: the deals are seeds seed, seed + 1, ... (at most 2**63 - 1)
+MAX_DEALS = 10 ** 8  # --deals: deal pairs (a million take about an hour on one core)
+MAX_WORKERS = 1024  # --workers: Ray tasks at a time
 
 
 def wilson(successes: float, n: int) -> tuple[float, float]:
@@ -281,14 +283,16 @@ def main(argv=None) -> dict:
     parser.add_argument("--address", help="with --workers: the Ray cluster to join ('auto', "
                                           "'host:port'; default: start a local instance)")
     args = parser.parse_args(argv)
-    if args.deals < 1:
-        parser.error("--deals must be >= 1")
+    if not 1 <= args.deals <= MAX_DEALS:
+        parser.error(f"--deals must be >= 1 (at most {MAX_DEALS:,}), got {args.deals}")
     if not 0 <= args.seed <= MAX_SEED:  # (as in train.py and cardenv.play)
         parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
     if args.workers < 0:
         parser.error("--workers must be >= 0")
-    if args.threads < 1:
-        parser.error("--threads must be >= 1")
+    if not 1 <= args.threads <= cli.MAX_THREADS:
+        parser.error(f"--threads must be >= 1 (at most {cli.MAX_THREADS}), got {args.threads}")
+    if args.workers > MAX_WORKERS:
+        parser.error(f"--workers must be >= 0 (at most {MAX_WORKERS}), got {args.workers}")
     if args.address and not args.workers:
         parser.error("--address needs --workers")
     if args.workers:
@@ -297,9 +301,9 @@ def main(argv=None) -> dict:
         except ImportError:
             parser.error('--workers needs Ray: pip install -e ".[dist]"')
     # every path written at the end is checked now: a result is never lost after the games
-    if args.out and (problem := cli.output_file_problem(args.out)):
+    if args.out is not None and (problem := cli.output_file_problem(args.out)):
         parser.error(f"--out {args.out}: {problem}")
-    if args.records and (problem := cli.output_folder_problem(args.records)):
+    if args.records is not None and (problem := cli.output_folder_problem(args.records)):
         parser.error(f"--records {args.records}: {problem}")
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
     try:
