@@ -16,6 +16,7 @@ import importlib
 
 from cardenv.core.checks import check_int
 from cardenv.core.errors import StateError
+from cardenv.core.lang import check_lang
 
 _RENDERERS = {"dagong": "cardenv.dagong.render", "dabang": "cardenv.dabang.render"}
 _REASONS = {"dagong": "cardenv.dagong.reasons", "dabang": "cardenv.dabang.reasons"}
@@ -109,6 +110,8 @@ def why_illegal(state, action, lang: str = "zh", seat: int | None = None) -> str
     """Why ``action`` is illegal in ``state`` for ``seat`` (the seat to act by default), in
     words: the rule it breaks, read from the game's own rules code (``cardenv.<game>.reasons``);
     ``None`` if the action is legal."""
+    check_lang(lang)
+    seat = _seat(state, seat, optional=True)
     reason = importlib.import_module(_REASONS[state.game.name]).why_illegal(state, action, seat)
     return None if reason is None else _in(reason, lang)
 

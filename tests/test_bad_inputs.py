@@ -168,6 +168,43 @@ def test_is_legal_is_false_for_what_is_no_action(action):
         assert make_game(name).new_state(0).is_legal(action) is False
 
 
+def test_a_recorded_true_is_not_the_engine_s_1():
+    """A Dabang record whose result says ``"defenders": true`` where the engine gives 1
+    replayed as if it matched (``True == 1``)."""
+    state = make_game("dabang").new_state(2)
+    rng = np.random.default_rng(1)
+    while not state.is_over:
+        state.apply(int(rng.choice(state.legal_actions())))
+    data = json.loads(records.dumps(records.record_of(state, ["random"] * 4)))
+    assert data["results"][0]["defenders"] == 1
+    data["results"][0]["defenders"] = True
+    with pytest.raises(RecordError, match=r"\['defenders'\] is True in the record but 1"):
+        records.check(records.GameRecord.from_dict(data))
+
+
+def test_unknown_agents_seats_and_request_bodies():
+    from cardenv import dagong_v0
+    from cardenv.web.server import App
+
+    env = dagong_v0.env()
+    env.reset(seed=0)
+    for agent in ("nobody", None, 5):
+        with pytest.raises(ValueError, match="unknown agent .*: the agents are player_0"):
+            env.unwrapped.observe(agent)
+        with pytest.raises(ValueError, match="unknown agent"):
+            env.unwrapped.observation_space(agent)
+    state = make_game("dabang").new_state(0)
+    with pytest.raises(ValueError, match="seat must be an int in 0..3 or None, got 9"):
+        text.why_illegal(state, 0, seat=9)
+    with pytest.raises(ConfigError, match="lang must be one of"):
+        text.why_illegal(state, state.legal_actions()[0], lang="xx")
+    app = App(checkpoints=[], checkpoint_dir="checkpoints", records_dir="records", max_games=2,
+              save_records=False)
+    for body in (b"[" * 100_000 + b"]" * 100_000, b'{"seed": ' + b"9" * 5000 + b"}"):
+        status, _, answer = app.handle("POST", "/api/games", body)
+        assert status == 400 and b"not a usable JSON object" in answer, answer
+
+
 def test_single_agent_reset_checks_the_seed_itself():
     pytest.importorskip("gymnasium")
     from cardenv.single_agent import SingleAgentEnv
