@@ -21,14 +21,20 @@ import sys
 from cardenv import cli
 from cardenv.core.checks import is_number
 
+MAX_BYTES = 256 * 2 ** 20  # a metrics log: about 1 KB per PPO iteration
+
 
 def read_metrics(path: str) -> list[dict]:
     """The records of a run folder's ``metrics.jsonl`` (or of that file itself)."""
     if os.path.isdir(path):
         path = os.path.join(path, "metrics.jsonl")
     try:
-        with open(path, encoding="utf-8") as f:
-            records = [json.loads(line) for line in f if line.strip()]
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # no more than that: /dev/zero would never end
+        if len(raw) > MAX_BYTES:
+            raise SystemExit(f"{path}: not a metrics log (larger than {MAX_BYTES:,} bytes)")
+        records = [json.loads(line) for line in raw.decode("utf-8").splitlines()
+                   if line.strip()]
     except FileNotFoundError:
         raise SystemExit(f"{path}: no such file (train.py writes metrics.jsonl into its run "
                          f"folder)") from None

@@ -13,6 +13,8 @@ from agents.evaluate import MAX_HANDS
 from cardenv import cli
 from cardenv.core.checks import is_int, is_number
 
+MAX_BYTES = 2 ** 20  # an agents.evaluate result is under 2 KB
+
 
 def command(result: dict) -> str:
     parts = ["python -m agents.evaluate", result["game"], result["agent_a"], result["agent_b"],
@@ -51,8 +53,12 @@ def table(results: list[dict]) -> str:
 def load(path: str) -> dict:
     """One ``agents.evaluate --out`` JSON; anything else is a one-line error."""
     try:
-        with open(path, encoding="utf-8") as f:
-            result = json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # no more than that: /dev/zero would never end
+        if len(raw) > MAX_BYTES:
+            raise SystemExit(f"agents.report: {path} is not an agents.evaluate result (larger "
+                             f"than {MAX_BYTES:,} bytes)")
+        result = json.loads(raw.decode("utf-8"))
     except OSError as e:
         raise SystemExit(f"agents.report: cannot read {path}: {e.strerror}")
     except (ValueError, RecursionError) as e:  # not UTF-8, not JSON, nested too deep
