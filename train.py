@@ -75,7 +75,7 @@ from agents.rollout import game_variants
 from agents import schedules
 from agents.shaping import SHAPING, shaping_for
 from cardenv import cli
-from cardenv.core.checks import is_int, is_number
+from cardenv.core.checks import check_int, check_number, is_int, is_number
 from cardenv.core.errors import ConfigError
 from cardenv.games import names as game_names
 from cardenv.vector import MAX_NUM_ENVS, VectorGame
@@ -488,25 +488,36 @@ class Trainer:
         self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
         self.imitated = 0
         self.elapsed = 0.0  # wall seconds of the run before this process (resumes add up)
-        if resume:
-            trained = resume["model"]["scale"].numel()
-            if trained != self.net.scale.numel():
-                raise ConfigError(
-                    f"the checkpoint's network reads {trained} observation entries, "
-                    f"{cfg.game}'s observation now has {self.net.scale.numel()} (the layout "
-                    f"grew): its agent still plays (python -m agents.evaluate reads the "
-                    f"leading entries), but training must start a new run")
-            self.net.load_state_dict(resume["model"])
-            self.optimizer.load_state_dict(resume["optimizer"])
-            for group in self.optimizer.param_groups:  # the saved state carries its last lr
-                group["lr"] = cfg.lr
-            self.iteration, self.samples = resume["iteration"], resume["samples"]
-            self.pool = [{k: v.cpu() for k, v in sd.items()} for sd in resume["pool"]]
-            self.imitated = resume.get("imitated", 0)
-            self.elapsed = resume.get("elapsed", 0.0)
-            self.rng.bit_generator.state = resume["rng"]
-            torch.set_rng_state(resume["torch_rng"])
-            first_seed = resume["next_seed"]
+        if resume:  # a damaged or partial training checkpoint is a ConfigError naming what
+            try:
+                trained = resume["model"]["scale"].numel()
+                if trained != self.net.scale.numel():
+                    raise ConfigError(
+                        f"the checkpoint's network reads {trained} observation entries, "
+                        f"{cfg.game}'s observation now has {self.net.scale.numel()} (the layout "
+                        f"grew): its agent still plays (python -m agents.evaluate reads the "
+                        f"leading entries), but training must start a new run")
+                self.net.load_state_dict(resume["model"])
+                self.optimizer.load_state_dict(resume["optimizer"])
+                for group in self.optimizer.param_groups:  # the saved state carries its last lr
+                    group["lr"] = cfg.lr
+                self.iteration = check_int(resume["iteration"], "iteration", 0, error=ValueError)
+                self.samples = check_int(resume["samples"], "samples", 0, error=ValueError)
+                self.pool = [{k: v.cpu() for k, v in sd.items()} for sd in resume["pool"]]
+                self.imitated = check_int(resume.get("imitated", 0), "imitated", 0,
+                                          error=ValueError)
+                self.elapsed = check_number(resume.get("elapsed", 0.0), "elapsed", 0,
+                                            error=ValueError)
+                self.rng.bit_generator.state = resume["rng"]
+                torch.set_rng_state(resume["torch_rng"])
+                first_seed = check_int(resume["next_seed"], "next_seed", 0, error=ValueError)
+            except ConfigError:
+                raise
+            except (KeyError, TypeError, ValueError, RuntimeError, AttributeError,
+                    IndexError) as exc:
+                what = " ".join(f"{type(exc).__name__}: {exc}".split())
+                raise ConfigError(f"cannot resume: not a complete training checkpoint "
+                                  f"({what[:300]})") from None
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
         # the stage this run is in (see Config.stages) and the config it trains with
         self.stage = stage_at(cfg, self.samples)

@@ -238,6 +238,20 @@ def test_checkpoint_entries_are_checked_before_the_network_is_built(tmp_path):
             ppo.PPOAgent.load(str(ROOT / "checkpoints" / "dagong_ppo.pt"), **kw)
 
 
+def test_train_resume_of_a_partial_checkpoint_is_one_line(tmp_path, capsys):
+    """A checkpoint with a config and nothing else was a KeyError traceback out of Trainer."""
+    torch = pytest.importorskip("torch")
+    import yaml
+
+    config = yaml.safe_load((ROOT / "configs" / "smoke.yaml").read_text(encoding="utf-8"))
+    torch.save({"config": config}, tmp_path / "partial.pt")
+    with pytest.raises(SystemExit) as info:
+        _main("train")(["--resume", str(tmp_path / "partial.pt"), f"run_dir={tmp_path}"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "Traceback" not in err, err
+    assert "cannot resume: not a complete training checkpoint (KeyError: 'model')" in err
+
+
 def test_numpy_scalars_read_as_the_python_values_they_stand_for():
     """Item 8: np.bool_ is a bool, np.int64 an int, in make_game, env(), VectorGame."""
     from cardenv import dagong_v0
