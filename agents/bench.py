@@ -371,10 +371,10 @@ def main(argv=None) -> None:
                         help="with 'train': one game's config only")
     parser.add_argument("--samples", type=int, default=65536,
                         help="with 'train': PPO samples per setting (default 65,536)")
-    parser.add_argument("--envs", type=int, default=128, help="games in lockstep (default 128)")
+    parser.add_argument("--envs", type=int, default=128, help="games in lockstep (default 128, at most 65536)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--checkpoint", help="PPO checkpoint to time (default: a fresh network)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, at most 1024)")
     args = parser.parse_args(argv)
     if not 1 <= args.envs <= MAX_NUM_ENVS:
         parser.error(f"--envs must be in 1..{MAX_NUM_ENVS}, got {args.envs}")

@@ -259,7 +259,7 @@ def main(argv=None) -> dict:
     parser.add_argument("game", choices=names())
     parser.add_argument("agent_a", help="random, heuristic, or a PPO checkpoint path")
     parser.add_argument("agent_b", help="random, heuristic, or a PPO checkpoint path")
-    parser.add_argument("--deals", type=int, default=1000, help="deal pairs (default 1000)")
+    parser.add_argument("--deals", type=int, default=1000, help="deal pairs (default 1000, at most 10**8)")
     parser.add_argument("--seed", type=int, default=0, help="first deal's seed (default 0)")
     parser.add_argument("--match", action="store_true",
                         help="dabang: whole matches (+1/-1) instead of single hands")
@@ -276,7 +276,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads of a PPO agent (default 1: the games are batched, "
-                             "and more threads contend with anything else running)")
+                             "and more threads contend with anything else running; at most "
+                             "1024)")
     parser.add_argument("--workers", type=int, default=0,
                         help="play the deals as Ray tasks, this many at a time (the [dist] "
                              "extra); the result is the same as in one process")

@@ -240,13 +240,13 @@ def main(argv=None, read_line=input, write=print) -> int:
     parser.add_argument("--lang", default="zh", choices=("zh", "en"),
                         help="zh keeps the games' Chinese terms, en writes them in English")
     parser.add_argument("--delay", type=float, default=1.0,
-                        help="watching: seconds between moves (1.0)")
+                        help="watching: seconds between moves (1.0; 0..3600)")
     parser.add_argument("--step", action="store_true", help="watching: wait for Enter")
     parser.add_argument("--record", default="records", metavar="DIR",
                         help="where to save the game record (records/)")
     parser.add_argument("--no-record", action="store_true", help="do not save a record")
     parser.add_argument("--games", type=int, default=200,
-                        help="random mode: silent games to tally (200)")
+                        help="random mode: silent games to tally (200; at most 1,000,000)")
     parser.add_argument("--quiet", action="store_true", help="random mode: do not show a game")
     args = parser.parse_args(argv)
 

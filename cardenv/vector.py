@@ -160,7 +160,7 @@ class VectorGame:
 
     Args:
         game: a registered game name (``"dagong"``, ``"dabang"``, ...).
-        num_envs: how many games run at once.
+        num_envs: how many games run at once (1..``MAX_NUM_ENVS``, 65536).
         seed: slot ``i`` plays seed ``seed + i``; ended games take the next unused seeds.
         options: the game's rules options, one dict or a list (slot ``i`` uses
             ``options[i % len(options)]``).
