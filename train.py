@@ -75,10 +75,10 @@ from agents.rollout import game_variants
 from agents import schedules
 from agents.shaping import SHAPING, shaping_for
 from cardenv import cli
-from cardenv.core.checks import is_int, is_number
+from cardenv.core.checks import check_int, check_number, is_int, is_number
 from cardenv.core.errors import ConfigError
 from cardenv.games import names as game_names
-from cardenv.vector import VectorGame
+from cardenv.vector import MAX_NUM_ENVS, VectorGame
 
 try:  # the [train] extra; main() says so if it is missing
     import torch
@@ -217,6 +217,14 @@ class Config:
 
 
 _OPPONENTS = ("heuristic", "frozen", "random")
+# upper bounds of the counts (bounds against typos such as 10**12, not targets)
+MAX_SAMPLES = 10 ** 13  # total_samples, rollout_samples, minibatch, imitation_* samples
+MAX_DEALS = 10 ** 8  # eval_deals, curve_deals (as agents.evaluate --deals)
+MAX_WORKERS = 1024
+MAX_HIDDEN, MAX_LAYERS = 16384, 16  # hidden, as agents.ppo reads a checkpoint (1 GB a layer)
+LIMITS = {"num_envs": MAX_NUM_ENVS, "epochs": 10_000, "imitation_epochs": 10_000,
+          "snapshot_every": 10 ** 6, "pool_size": 10_000, "checkpoint_every": 10 ** 6,
+          "log_every": 10 ** 6}
 STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options", "lr_schedule",
                 "lr_floor", "lr_warmup")
 
@@ -233,24 +241,30 @@ def _check(cfg: Config) -> Config:
          "options must be a mapping or a non-empty list of mappings")
     for name in ("total_samples", "num_envs", "rollout_samples", "epochs", "minibatch",
                  "snapshot_every", "pool_size", "checkpoint_every", "log_every"):
-        value = getattr(cfg, name)
-        need(is_int(value) and value >= 1, f"{name} must be an int >= 1, got {value!r}")
+        value, high = getattr(cfg, name), LIMITS.get(name, MAX_SAMPLES)
+        need(is_int(value) and 1 <= value <= high,
+             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
     need(is_int(cfg.seed) and 0 <= cfg.seed < 2 ** 32, f"seed must be an int in 0..2**32-1, "
                                                        f"got {cfg.seed!r}")
     need(isinstance(cfg.run_dir, str) and cfg.run_dir, f"run_dir must be a folder name, got "
                                                        f"{cfg.run_dir!r}")
     need(isinstance(cfg.run_name, str), f"run_name must be a string, got {cfg.run_name!r}")
-    need(is_int(cfg.eval_deals) and cfg.eval_deals >= 0, "eval_deals must be an int >= 0")
-    need(is_int(cfg.workers) and cfg.workers >= 0, "workers must be an int >= 0")
+    need(is_int(cfg.eval_deals) and 0 <= cfg.eval_deals <= MAX_DEALS,
+         f"eval_deals must be an int >= 0 (at most {MAX_DEALS:,}), got {cfg.eval_deals!r}")
+    need(is_int(cfg.workers) and 0 <= cfg.workers <= MAX_WORKERS,
+         f"workers must be an int >= 0 (at most {MAX_WORKERS}), got {cfg.workers!r}")
     need(cfg.ray_address is None or (isinstance(cfg.ray_address, str) and cfg.ray_address),
          "ray_address must be null, \"auto\" or \"host:port\"")
     need(is_int(cfg.curve_every) and cfg.curve_every >= 0, "curve_every must be an int >= 0")
-    need(is_int(cfg.curve_deals) and cfg.curve_deals >= 1, "curve_deals must be an int >= 1")
-    need(is_int(cfg.imitation_samples) and cfg.imitation_samples >= 0,
-         "imitation_samples must be an int >= 0")
+    need(is_int(cfg.curve_deals) and 1 <= cfg.curve_deals <= MAX_DEALS,
+         f"curve_deals must be an int >= 1 (at most {MAX_DEALS:,}), got {cfg.curve_deals!r}")
+    need(is_int(cfg.imitation_samples) and 0 <= cfg.imitation_samples <= MAX_SAMPLES,
+         f"imitation_samples must be an int >= 0 (at most {MAX_SAMPLES:,}), got "
+         f"{cfg.imitation_samples!r}")
     for name in ("imitation_chunk", "imitation_epochs"):
-        value = getattr(cfg, name)
-        need(is_int(value) and value >= 1, f"{name} must be an int >= 1")
+        value, high = getattr(cfg, name), LIMITS.get(name, MAX_SAMPLES)
+        need(is_int(value) and 1 <= value <= high,
+             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
     need(is_number(cfg.imitation_lr) and cfg.imitation_lr > 0,
          "imitation_lr must be a finite number > 0")
     for name in ("lr", "gamma", "gae_lambda", "clip", "ent_coef", "vf_coef", "max_grad_norm"):
@@ -259,8 +273,10 @@ def _check(cfg: Config) -> Config:
                                                f"{value!r}")
     need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1, "gamma in (0, 1], gae_lambda in [0, 1]")
     schedules.check(cfg.lr_schedule, cfg.lr, cfg.lr_floor, cfg.lr_warmup)
-    need(cfg.torch_threads == "auto" or (is_int(cfg.torch_threads) and cfg.torch_threads >= 1),
-         f"torch_threads must be auto or an int >= 1, got {cfg.torch_threads!r}")
+    need(cfg.torch_threads == "auto" or (is_int(cfg.torch_threads)
+                                         and 1 <= cfg.torch_threads <= cli.MAX_THREADS),
+         f"torch_threads must be auto or an int >= 1 (at most {cli.MAX_THREADS}), got "
+         f"{cfg.torch_threads!r}")
     if torch is not None:  # device and precision: ConfigError for what this machine cannot do
         compute.resolve(cfg.device, cfg.precision, cfg.torch_threads)
     need(is_number(cfg.score_shaping) and cfg.score_shaping >= 0,
@@ -269,12 +285,15 @@ def _check(cfg: Config) -> Config:
          f"score_shaping applies to {', '.join(SHAPING)} only")
     need(cfg.critic in CRITICS if torch is not None else isinstance(cfg.critic, str),
          f"critic must be one of local, global, got {cfg.critic!r}")
-    need(isinstance(cfg.hidden, list) and cfg.hidden and
-         all(is_int(h) and h >= 1 for h in cfg.hidden), "hidden must be a list of ints")
+    need(isinstance(cfg.hidden, list) and 1 <= len(cfg.hidden) <= MAX_LAYERS and
+         all(is_int(h) and 1 <= h <= MAX_HIDDEN for h in cfg.hidden),
+         f"hidden must be a list of ints (1..{MAX_LAYERS} of them, each 1..{MAX_HIDDEN}), got "
+         f"{cfg.hidden!r}")
     need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
     for name, weight in cfg.opponents.items():
         need(name in _OPPONENTS, f"unknown opponent {name!r}; expected {_OPPONENTS}")
-        need(isinstance(weight, (int, float)) and weight >= 0, f"opponent weight {name} < 0")
+        need(is_number(weight) and weight >= 0,
+             f"opponent weight {name} must be a finite number >= 0, got {weight!r}")
     need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
     # the game options are checked by the game itself
     game_variants(cfg.game, cfg.options)
@@ -368,6 +387,11 @@ def load_config(path: str | None, overrides: list[str], base: dict | None = None
         except (OSError, UnicodeDecodeError) as exc:  # a folder, unreadable, not text
             raise ConfigError(f"config file {path!r} cannot be read "
                               f"({getattr(exc, 'strerror', None) or exc})") from None
+        except ValueError as exc:  # a NUL in the name
+            raise ConfigError(f"config file {path!r} cannot be read ({exc})") from None
+        except RecursionError:  # [[[[... nested deeper than the parser recurses
+            raise ConfigError(f"config file {path!r} is not a config: it nests too deep") \
+                from None
         if not isinstance(loaded, dict):
             raise ConfigError(f"config file {path!r} must hold a mapping")
         _upgrade(loaded)
@@ -427,6 +451,9 @@ def _upgrade(data: dict) -> None:
     """Read the fields of older configs (a resumed run's, a user's file) as today's:
     ``anneal_lr: false`` is ``lr_schedule: constant`` (``true``, linear, is the default)."""
     if "anneal_lr" in data:
+        if not isinstance(data["anneal_lr"], bool):
+            raise ConfigError(f"config: anneal_lr (now lr_schedule) must be true or false, got "
+                              f"{data['anneal_lr']!r}")
         if data.pop("anneal_lr") is False:
             data["lr_schedule"] = "constant"
 
@@ -461,25 +488,36 @@ class Trainer:
         self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
         self.imitated = 0
         self.elapsed = 0.0  # wall seconds of the run before this process (resumes add up)
-        if resume:
-            trained = resume["model"]["scale"].numel()
-            if trained != self.net.scale.numel():
-                raise ConfigError(
-                    f"the checkpoint's network reads {trained} observation entries, "
-                    f"{cfg.game}'s observation now has {self.net.scale.numel()} (the layout "
-                    f"grew): its agent still plays (python -m agents.evaluate reads the "
-                    f"leading entries), but training must start a new run")
-            self.net.load_state_dict(resume["model"])
-            self.optimizer.load_state_dict(resume["optimizer"])
-            for group in self.optimizer.param_groups:  # the saved state carries its last lr
-                group["lr"] = cfg.lr
-            self.iteration, self.samples = resume["iteration"], resume["samples"]
-            self.pool = [{k: v.cpu() for k, v in sd.items()} for sd in resume["pool"]]
-            self.imitated = resume.get("imitated", 0)
-            self.elapsed = resume.get("elapsed", 0.0)
-            self.rng.bit_generator.state = resume["rng"]
-            torch.set_rng_state(resume["torch_rng"])
-            first_seed = resume["next_seed"]
+        if resume:  # a damaged or partial training checkpoint is a ConfigError naming what
+            try:
+                trained = resume["model"]["scale"].numel()
+                if trained != self.net.scale.numel():
+                    raise ConfigError(
+                        f"the checkpoint's network reads {trained} observation entries, "
+                        f"{cfg.game}'s observation now has {self.net.scale.numel()} (the layout "
+                        f"grew): its agent still plays (python -m agents.evaluate reads the "
+                        f"leading entries), but training must start a new run")
+                self.net.load_state_dict(resume["model"])
+                self.optimizer.load_state_dict(resume["optimizer"])
+                for group in self.optimizer.param_groups:  # the saved state carries its last lr
+                    group["lr"] = cfg.lr
+                self.iteration = check_int(resume["iteration"], "iteration", 0, error=ValueError)
+                self.samples = check_int(resume["samples"], "samples", 0, error=ValueError)
+                self.pool = [{k: v.cpu() for k, v in sd.items()} for sd in resume["pool"]]
+                self.imitated = check_int(resume.get("imitated", 0), "imitated", 0,
+                                          error=ValueError)
+                self.elapsed = check_number(resume.get("elapsed", 0.0), "elapsed", 0,
+                                            error=ValueError)
+                self.rng.bit_generator.state = resume["rng"]
+                torch.set_rng_state(resume["torch_rng"])
+                first_seed = check_int(resume["next_seed"], "next_seed", 0, error=ValueError)
+            except ConfigError:
+                raise
+            except (KeyError, TypeError, ValueError, RuntimeError, AttributeError,
+                    IndexError) as exc:
+                what = " ".join(f"{type(exc).__name__}: {exc}".split())
+                raise ConfigError(f"cannot resume: not a complete training checkpoint "
+                                  f"({what[:300]})") from None
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
         # the stage this run is in (see Config.stages) and the config it trains with
         self.stage = stage_at(cfg, self.samples)

@@ -49,6 +49,9 @@ import time
 import numpy as np
 
 from cardenv import cli
+from cardenv.vector import MAX_NUM_ENVS
+
+MAX_SAMPLES = 10 ** 9  # --samples: PPO samples per setting
 
 GAMES = ("dagong", "dabang")  # the games with a PettingZoo env to compare against
 
@@ -368,15 +371,19 @@ def main(argv=None) -> None:
                         help="with 'train': one game's config only")
     parser.add_argument("--samples", type=int, default=65536,
                         help="with 'train': PPO samples per setting (default 65,536)")
-    parser.add_argument("--envs", type=int, default=128, help="games in lockstep (default 128)")
+    parser.add_argument("--envs", type=int, default=128, help="games in lockstep (default 128, at most 65536)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--checkpoint", help="PPO checkpoint to time (default: a fresh network)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, at most 1024)")
     args = parser.parse_args(argv)
-    if args.envs < 1 or args.seconds <= 0 or args.threads < 1:
-        parser.error("--envs and --threads must be >= 1 and --seconds > 0")
-    if args.samples < 1:
-        parser.error("--samples must be >= 1")
+    if not 1 <= args.envs <= MAX_NUM_ENVS:
+        parser.error(f"--envs must be in 1..{MAX_NUM_ENVS}, got {args.envs}")
+    if not 1 <= args.threads <= cli.MAX_THREADS:
+        parser.error(f"--threads must be in 1..{cli.MAX_THREADS}, got {args.threads}")
+    if not 0 < args.seconds <= cli.MAX_SECONDS:  # also refuses nan and inf
+        parser.error(f"--seconds must be in (0, {cli.MAX_SECONDS:g}], got {args.seconds}")
+    if not 1 <= args.samples <= MAX_SAMPLES:
+        parser.error(f"--samples must be in 1..{MAX_SAMPLES:,}, got {args.samples}")
     if args.only and args.game != "train":
         parser.error("--game goes with 'train'")
     if args.game == "train":

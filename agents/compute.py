@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import torch
 
+from cardenv.cli import MAX_THREADS
 from cardenv.core.errors import ConfigError
 
 DEVICES = ("auto", "cpu", "cuda", "cuda:N")
@@ -162,8 +163,9 @@ def resolve_threads(spec) -> tuple[int, str]:
         cores = available_cores()
         return cores, f"torch_threads auto: the {cores} core{'s' if cores != 1 else ''} " \
                       f"this process may use"
-    if isinstance(spec, bool) or not isinstance(spec, int) or spec < 1:
-        raise ConfigError(f"config: torch_threads must be auto or an int >= 1, got {spec!r}")
+    if isinstance(spec, bool) or not isinstance(spec, int) or not 1 <= spec <= MAX_THREADS:
+        raise ConfigError(f"config: torch_threads must be auto or an int >= 1 (at most "
+                          f"{MAX_THREADS}), got {spec!r}")
     return spec, f"torch_threads {spec}: as set"
 
 

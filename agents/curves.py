@@ -19,6 +19,9 @@ import os
 import sys
 
 from cardenv import cli
+from cardenv.core.checks import is_number
+
+MAX_BYTES = 256 * 2 ** 20  # a metrics log: about 1 KB per PPO iteration
 
 
 def read_metrics(path: str) -> list[dict]:
@@ -26,8 +29,12 @@ def read_metrics(path: str) -> list[dict]:
     if os.path.isdir(path):
         path = os.path.join(path, "metrics.jsonl")
     try:
-        with open(path, encoding="utf-8") as f:
-            records = [json.loads(line) for line in f if line.strip()]
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # no more than that: /dev/zero would never end
+        if len(raw) > MAX_BYTES:
+            raise SystemExit(f"{path}: not a metrics log (larger than {MAX_BYTES:,} bytes)")
+        records = [json.loads(line) for line in raw.decode("utf-8").splitlines()
+                   if line.strip()]
     except FileNotFoundError:
         raise SystemExit(f"{path}: no such file (train.py writes metrics.jsonl into its run "
                          f"folder)") from None
@@ -35,9 +42,50 @@ def read_metrics(path: str) -> list[dict]:
         raise SystemExit(f"{path}: cannot be read ({exc.strerror or exc})") from None
     except (ValueError, RecursionError) as exc:  # not JSON lines, not UTF-8, nested too deep
         raise SystemExit(f"{path}: not a metrics log ({exc})") from None
-    if not records or not all(isinstance(r, dict) and "phase" in r for r in records):
+    if not records or not all(isinstance(r, dict) and isinstance(r.get("phase"), str)
+                              for r in records):
         raise SystemExit(f"{path}: not a metrics log (records with a 'phase' expected)")
+    for line, r in enumerate(records, 1):
+        problem = _problem(r)
+        if problem:
+            raise SystemExit(f"{path}: not a metrics log (record {line}, phase {r['phase']!r}: "
+                             f"{problem})")
+    if not any(_drawn(r) for r in records):
+        raise SystemExit(f"{path}: nothing to draw (no 'curve' record and no 'ppo' record with "
+                         f"win_rate_vs_heuristic)")
     return records
+
+
+def _drawn(r: dict) -> bool:
+    return r["phase"] == "curve" or (r["phase"] == "ppo"
+                                     and r.get("win_rate_vs_heuristic") is not None)
+
+
+def _problem(r: dict) -> str | None:
+    """What is wrong with a record that ``plot`` draws (its fields' types), if anything."""
+    def pair(value):
+        return isinstance(value, list) and len(value) == 2 and all(map(is_number, value))
+
+    if r["phase"] == "curve":
+        need = {"samples": is_number, "seconds": is_number, "win_rate": is_number,
+                "win_rate_ci95": pair, "mean_payoff_per_game": is_number}
+        maybe = {"mean_payoff_ci95": lambda v: v is None or pair(v),
+                 "options": lambda v: v is None or isinstance(v, dict),
+                 "at_samples": is_number, "at_seconds": is_number}
+    elif _drawn(r):
+        need = {"samples": is_number, "seconds": is_number, "win_rate_vs_heuristic": is_number,
+                "payoff_vs_heuristic": is_number}
+        maybe = {}
+    else:
+        return None
+    for name, ok in need.items():
+        if name not in r:
+            return f"no {name!r}"
+    for name, ok in (*need.items(), *maybe.items()):
+        if name in r and not ok(r[name]):
+            text = repr(r[name])
+            return f"{name} is {text if len(text) <= 40 else text[:37] + '...'}"
+    return None
 
 
 def label(options: dict) -> str:

@@ -61,6 +61,8 @@ Z95 = 1.959963984540054
 MAX_HANDS = 40  # --match: a match is truncated after this many hands
 AGENT_NAMES = ("random", "heuristic")  # besides checkpoint paths
 MAX_SEED = 2 ** 32 - 1  # --seed: the deals are seeds seed, seed + 1, ... (at most 2**63 - 1)
+MAX_DEALS = 10 ** 8  # --deals: deal pairs (a million take about an hour on one core)
+MAX_WORKERS = 1024  # --workers: Ray tasks at a time
 
 
 def wilson(successes: float, n: int) -> tuple[float, float]:
@@ -257,7 +259,7 @@ def main(argv=None) -> dict:
     parser.add_argument("game", choices=names())
     parser.add_argument("agent_a", help="random, heuristic, or a PPO checkpoint path")
     parser.add_argument("agent_b", help="random, heuristic, or a PPO checkpoint path")
-    parser.add_argument("--deals", type=int, default=1000, help="deal pairs (default 1000)")
+    parser.add_argument("--deals", type=int, default=1000, help="deal pairs (default 1000, at most 10**8)")
     parser.add_argument("--seed", type=int, default=0, help="first deal's seed (default 0)")
     parser.add_argument("--match", action="store_true",
                         help="dabang: whole matches (+1/-1) instead of single hands")
@@ -274,21 +276,24 @@ def main(argv=None) -> dict:
     parser.add_argument("--quiet", action="store_true", help="no progress line on stderr")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads of a PPO agent (default 1: the games are batched, "
-                             "and more threads contend with anything else running)")
+                             "and more threads contend with anything else running; at most "
+                             "1024)")
     parser.add_argument("--workers", type=int, default=0,
                         help="play the deals as Ray tasks, this many at a time (the [dist] "
                              "extra); the result is the same as in one process")
     parser.add_argument("--address", help="with --workers: the Ray cluster to join ('auto', "
                                           "'host:port'; default: start a local instance)")
     args = parser.parse_args(argv)
-    if args.deals < 1:
-        parser.error("--deals must be >= 1")
+    if not 1 <= args.deals <= MAX_DEALS:
+        parser.error(f"--deals must be >= 1 (at most {MAX_DEALS:,}), got {args.deals}")
     if not 0 <= args.seed <= MAX_SEED:  # (as in train.py and cardenv.play)
         parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
     if args.workers < 0:
         parser.error("--workers must be >= 0")
-    if args.threads < 1:
-        parser.error("--threads must be >= 1")
+    if not 1 <= args.threads <= cli.MAX_THREADS:
+        parser.error(f"--threads must be >= 1 (at most {cli.MAX_THREADS}), got {args.threads}")
+    if args.workers > MAX_WORKERS:
+        parser.error(f"--workers must be >= 0 (at most {MAX_WORKERS}), got {args.workers}")
     if args.address and not args.workers:
         parser.error("--address needs --workers")
     if args.workers:
@@ -297,9 +302,9 @@ def main(argv=None) -> dict:
         except ImportError:
             parser.error('--workers needs Ray: pip install -e ".[dist]"')
     # every path written at the end is checked now: a result is never lost after the games
-    if args.out and (problem := cli.output_file_problem(args.out)):
+    if args.out is not None and (problem := cli.output_file_problem(args.out)):
         parser.error(f"--out {args.out}: {problem}")
-    if args.records and (problem := cli.output_folder_problem(args.records)):
+    if args.records is not None and (problem := cli.output_folder_problem(args.records)):
         parser.error(f"--records {args.records}: {problem}")
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
     try:

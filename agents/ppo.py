@@ -26,6 +26,7 @@ from torch import nn
 
 from agents.base import Agent, check_game
 from agents.compute import autocast
+from cardenv.core.checks import check_bool, check_int
 from cardenv.games import make_game
 
 MASKED = -1e9
@@ -33,6 +34,7 @@ COLUMN_STEP = 64  # the policy head's columns are taken in multiples of this (_l
 
 
 CRITICS = ("local", "global")
+MAX_HIDDEN, MAX_LAYERS = 16384, 16  # a checkpoint's hidden sizes (train.py's bounds)
 
 
 def game_sizes(game: str) -> tuple[int, int, np.ndarray]:
@@ -341,9 +343,10 @@ class PPOAgent(Agent):
                  precision: str = "fp32"):
         self.game = check_game(game)
         self.net = net.eval()
-        self.greedy = greedy
-        if precision not in ("fp32", "bf16"):
+        self.greedy = check_bool(greedy, "greedy", error=ValueError)
+        if not isinstance(precision, str) or precision not in ("fp32", "bf16"):
             raise ValueError(f"precision must be fp32 or bf16, got {precision!r}")
+        seed = check_int(seed, "seed", 0, 2 ** 63 - 1, optional=True, error=ValueError)
         self.precision = precision
         self.generator = torch.Generator().manual_seed(0 if seed is None else seed)
         self.obs_size = net.scale.numel()
@@ -363,6 +366,7 @@ class PPOAgent(Agent):
         return action.numpy()
 
     def reseed(self, seed: int) -> None:
+        seed = check_int(seed, "seed", 0, 2 ** 63 - 1, error=ValueError)
         self.generator = torch.Generator().manual_seed(seed)
 
     @classmethod
@@ -390,9 +394,11 @@ class PPOAgent(Agent):
         if not isinstance(net_spec, dict) or "hidden" not in net_spec:
             raise bad("its 'net' entry has no 'hidden' sizes")
         hidden = net_spec["hidden"]
-        if not isinstance(hidden, (list, tuple)) or not hidden or not all(
-                isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden):
-            raise bad(f"its hidden sizes are {hidden!r}, not a list of ints >= 1")
+        if not isinstance(hidden, (list, tuple)) or not 1 <= len(hidden) <= MAX_LAYERS or not all(
+                isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= MAX_HIDDEN
+                for h in hidden):
+            raise bad(f"its hidden sizes are {hidden!r}"[:200] + f", not a list of ints "
+                      f"(1..{MAX_LAYERS} of them, each 1..{MAX_HIDDEN})")
         critic = net_spec.get("critic", "local")
         if critic not in CRITICS:
             raise bad(f"its critic is {critic!r}, not one of {', '.join(CRITICS)}")
@@ -401,6 +407,10 @@ class PPOAgent(Agent):
             raise bad("its 'model' entry is not a mapping of names to tensors")
         if "scale" not in model or model["scale"].dim() != 1:
             raise bad("its weights have no observation 'scale'")
+        for name, value in model.items():
+            if not value.is_floating_point():  # (an int or bool tensor loads silently)
+                raise bad(f"weight {name!r} holds {str(value.dtype).removeprefix('torch.')}, not "
+                          f"floating-point numbers")
         for name, value in model.items():
             if value.is_floating_point() and not bool(torch.isfinite(value).all()):
                 raise bad(f"weight {name!r} holds NaN or infinite values")

@@ -11,6 +11,9 @@ import json
 
 from agents.evaluate import MAX_HANDS
 from cardenv import cli
+from cardenv.core.checks import is_int, is_number
+
+MAX_BYTES = 2 ** 20  # an agents.evaluate result is under 2 KB
 
 
 def command(result: dict) -> str:
@@ -50,8 +53,12 @@ def table(results: list[dict]) -> str:
 def load(path: str) -> dict:
     """One ``agents.evaluate --out`` JSON; anything else is a one-line error."""
     try:
-        with open(path, encoding="utf-8") as f:
-            result = json.load(f)
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # no more than that: /dev/zero would never end
+        if len(raw) > MAX_BYTES:
+            raise SystemExit(f"agents.report: {path} is not an agents.evaluate result (larger "
+                             f"than {MAX_BYTES:,} bytes)")
+        result = json.loads(raw.decode("utf-8"))
     except OSError as e:
         raise SystemExit(f"agents.report: cannot read {path}: {e.strerror}")
     except (ValueError, RecursionError) as e:  # not UTF-8, not JSON, nested too deep
@@ -62,7 +69,30 @@ def load(path: str) -> dict:
     if missing:
         raise SystemExit(f"agents.report: {path} is not an agents.evaluate result "
                          f"(missing {', '.join(missing)})")
+    problem = _problem(result)
+    if problem:
+        raise SystemExit(f"agents.report: {path} is not an agents.evaluate result ({problem})")
     return result
+
+
+def _problem(result: dict) -> str | None:
+    """What is wrong with the fields of an ``agents.evaluate`` result, if anything."""
+    def pair(value):
+        return isinstance(value, list) and len(value) == 2 and all(map(is_number, value))
+
+    checks = {"game": lambda v: isinstance(v, str), "agent_a": lambda v: isinstance(v, str),
+              "agent_b": lambda v: isinstance(v, str), "pairs": lambda v: is_int(v) and v >= 0,
+              "win_rate": is_number, "win_rate_ci95": pair, "mean_payoff_per_game": is_number,
+              "mean_payoff_ci95": pair, "wins": lambda v: is_int(v) and v >= 0,
+              "ties": lambda v: is_int(v) and v >= 0, "losses": lambda v: is_int(v) and v >= 0,
+              "seconds": lambda v: is_number(v) and v >= 0}
+    optional = {"options": lambda v: isinstance(v, dict), "unit": lambda v: v in ("hand", "match"),
+                "seed": lambda v: is_int(v) and v >= 0}
+    for name, ok in (*checks.items(), *optional.items()):
+        if (name in checks or name in result) and not ok(result[name]):
+            text = repr(result[name])
+            return f"{name} is {text if len(text) <= 40 else text[:37] + '...'}"
+    return None
 
 
 def main(argv=None) -> str:

@@ -294,8 +294,8 @@ def main(argv=None) -> None:
     parser.add_argument("--seconds", type=float, default=5.0,
                         help="duration of each measurement (default 5)")
     args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error("--seconds must be positive")
+    if not 0 < args.seconds <= cli.MAX_SECONDS:  # also refuses nan and inf
+        parser.error(f"--seconds must be in (0, {cli.MAX_SECONDS:g}], got {args.seconds}")
     if args.game == "vector":
         bench_vector(args.seconds)
     else:

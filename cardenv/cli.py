@@ -21,6 +21,8 @@ import sys
 EXIT_BAD_INPUT = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a writer whose reader left
 EXIT_INTERRUPTED = 130  # 128 + SIGINT
+MAX_THREADS = 1024  # --threads, torch_threads: more asks the OpenMP runtime for 200 GB and dies
+MAX_SECONDS = 86400.0  # a benchmark's --seconds per measurement
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -89,6 +91,8 @@ def output_folder_problem(path, create: bool = True) -> str | None:
     path = os.fspath(path)
     if not path:
         return "the folder name is empty"
+    if "\0" in path:
+        return "a file name holds no NUL character"
     if os.path.isdir(path):
         if not os.access(path, os.W_OK | os.X_OK):
             return f"the folder {path} is not writable"
@@ -112,6 +116,8 @@ def output_file_problem(path, create_folder: bool = False) -> str | None:
     path = os.fspath(path)
     if not path:
         return "the file name is empty"
+    if "\0" in path:
+        return "a file name holds no NUL character"
     if os.path.isdir(path) or path.endswith(("/", os.sep)):
         return "a folder, not a file"
     folder = os.path.dirname(os.path.abspath(path))

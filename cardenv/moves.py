@@ -80,9 +80,13 @@ def parse_move(state, typed: str, translate) -> list[int]:
     One action, except a Dabang follow or burial typed as cards (several, checked whole on a
     copy of the state, in the order typed or any order of its groups)."""
     game = state.game
+    if not isinstance(typed, str):
+        raise ValueError(f"a move is typed as text, got {typed!r}")
     legal = numbered(game, state.legal_actions())
     typed = typed.strip()
-    if typed.isdigit():
+    if typed.isascii() and typed.isdigit():  # not '²' (a digit to isdigit, not to int)
+        if len(typed) > 6:
+            raise ValueError(f"{typed[:12]}... is not in the list: choose 1..{len(legal)}")
         n = int(typed)
         if not 1 <= n <= len(legal):
             raise ValueError(f"{n} is not in the list: choose 1..{len(legal)}")

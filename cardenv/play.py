@@ -53,6 +53,8 @@ from cardenv.text import explain, move_text, render
 
 HELP = __doc__.split("\n\n")[2].replace("``", "")  # ``?``: that paragraph, as plain text
 MAX_SEED = 2 ** 32 - 1  # --seed (player seeds are 4 * seed + seat)
+MAX_GAMES = 1_000_000  # --games: random mode's silent games (about 1,000 a second)
+MAX_DELAY = 3600.0  # --delay: seconds between moves
 
 
 class Quit(Exception):
@@ -284,13 +286,13 @@ def main(argv=None, read_line=input, write=print) -> int:
     parser.add_argument("--lang", default="zh", choices=("zh", "en"),
                         help="zh keeps the games' Chinese terms, en writes them in English")
     parser.add_argument("--delay", type=float, default=1.0,
-                        help="watching: seconds between moves (1.0)")
+                        help="watching: seconds between moves (1.0; 0..3600)")
     parser.add_argument("--step", action="store_true", help="watching: wait for Enter")
     parser.add_argument("--record", default="records", metavar="DIR",
                         help="where to save the game record (records/)")
     parser.add_argument("--no-record", action="store_true", help="do not save a record")
     parser.add_argument("--games", type=int, default=200,
-                        help="random mode: silent games to tally (200)")
+                        help="random mode: silent games to tally (200; at most 1,000,000)")
     parser.add_argument("--quiet", action="store_true", help="random mode: do not show a game")
     args = parser.parse_args(argv)
 
@@ -309,9 +311,11 @@ def main(argv=None, read_line=input, write=print) -> int:
         game = make_game(args.game, **options)
     except ValueError as exc:
         parser.error(str(exc))
-    if args.record and not args.no_record and (args.seat is not None or args.agents) and \
+    if not args.no_record and (args.seat is not None or args.agents is not None) and \
             (problem := cli.output_folder_problem(args.record)):
         parser.error(f"--record {args.record}: {problem}")  # now, not after the game
+    if not 0 <= args.delay <= MAX_DELAY:  # also refuses nan; inf is over the bound
+        parser.error(f"--delay must be a number of seconds in 0..{MAX_DELAY}, got {args.delay}")
     drawn = args.seed is None  # a fresh deal each time, said so that it can be played again
     if drawn:
         args.seed = int(np.random.default_rng().integers(MAX_SEED + 1))
@@ -323,8 +327,8 @@ def main(argv=None, read_line=input, write=print) -> int:
             write(f"seed {args.seed} (replay with --seed {args.seed})")
 
     if args.seat is None and args.agents is None:
-        if args.games < 0:
-            parser.error("--games must be >= 0")
+        if not 0 <= args.games <= MAX_GAMES:
+            parser.error(f"--games must be in 0..{MAX_GAMES:,}, got {args.games}")
         say_seed()
         tally(args.game, args.games, args.seed, args.quiet, options, args.lang)
         return 0

@@ -29,7 +29,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from cardenv.core.checks import is_int, is_number
+from cardenv.core.checks import check_bool, is_int, is_number
 from cardenv.core.errors import ConfigError, IllegalActionError
 from cardenv.games import check_name, make_game
 
@@ -158,7 +158,15 @@ def load(path, verify: bool = True) -> GameRecord:
     or unreadable file, not JSON, not a cardenv record, an unsupported version, an unknown game,
     bad options, a missing or ill-typed field, an illegal action, or results that the replay
     does not give back."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise RecordError(f"a record is read from a file path, got {_describe(path)}")
     source = os.fspath(path)
+    if isinstance(source, bytes):
+        source = os.fsdecode(source)
+    verify = check_bool(verify, "verify", error=RecordError)
+    if "\0" in source:
+        raise _error(source.replace("\0", "\\0"), "no such file (a file name holds no NUL "
+                                                      "character)")
     try:
         with open(source, "rb") as f:
             raw = f.read(MAX_BYTES + 1)  # no more than that, whatever the file is
@@ -325,6 +333,18 @@ def _states(record: GameRecord, keep: bool):
     _compare(record, state)
 
 
+def _same(a, b) -> bool:
+    """``a == b`` for JSON values, except that a bool equals only a bool (``True == 1`` in
+    Python: a record saying ``true`` for a seat 1 is not the engine's result)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def _first_difference(recorded, replayed, where: str) -> str:
     if isinstance(recorded, dict) and isinstance(replayed, dict):
         for key in [*recorded, *(k for k in replayed if k not in recorded)]:
@@ -332,7 +352,7 @@ def _first_difference(recorded, replayed, where: str) -> str:
                 return f"{where} has {key!r}, which the engine does not give"
             if key not in recorded:
                 return f"{where} lacks {key!r}"
-            if recorded[key] != replayed[key]:
+            if not _same(recorded[key], replayed[key]):
                 return _first_difference(recorded[key], replayed[key], f"{where}[{key!r}]")
     return f"{where} is {_describe(recorded)} in the record but {_describe(replayed)} on replay"
 
@@ -343,11 +363,11 @@ def _compare(record: GameRecord, state) -> None:
         raise record.fail(f"the record does not replay: it has {len(record.results)} hand "
                           f"result(s) but its actions finish {len(results)} hand(s)")
     for i, (mine, theirs) in enumerate(zip(record.results, results)):
-        if _plain(mine) != theirs:
+        if not _same(_plain(mine), theirs):
             raise record.fail("the record does not replay: "
                               + _first_difference(_plain(mine), theirs, f"results[{i}]"))
     returns = _plain(list(state.returns))
-    if _plain(record.returns) != returns:
+    if not _same(_plain(record.returns), returns):
         raise record.fail(f"the record does not replay: returns are {record.returns} in the "
                           f"record but {returns} on replay")
 

@@ -99,8 +99,10 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from cardenv.core.checks import check_int
 from cardenv.core.errors import ConfigError, IllegalActionError
 from cardenv.core.lang import check_lang, translate
+from cardenv.core.state import MAX_SEED
 from cardenv.games import make_game
 from cardenv.players import load_player, player_name
 from cardenv.text import render
@@ -187,7 +189,8 @@ class SingleAgentEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """A new deal (``game.new_state(seed)`` when seeded), the opponents' moves played
         until the learner is to act; returns ``(observation, info)``."""
-        super().reset(seed=seed)
+        check_int(seed, "seed", 0, MAX_SEED, optional=True, error=ValueError)
+        super().reset(seed=None if seed is None else int(seed))
         if options:
             warnings.warn(f"reset() ignores options {sorted(options)}; rules options belong to "
                           "the constructor", stacklevel=2)

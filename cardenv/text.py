@@ -14,6 +14,10 @@ from __future__ import annotations
 
 import importlib
 
+from cardenv.core.checks import check_int
+from cardenv.core.errors import StateError
+from cardenv.core.lang import check_lang
+
 _RENDERERS = {"dagong": "cardenv.dagong.render", "dabang": "cardenv.dabang.render"}
 _REASONS = {"dagong": "cardenv.dagong.reasons", "dabang": "cardenv.dabang.reasons"}
 
@@ -28,6 +32,17 @@ def _game_module(name: str):
     return importlib.import_module(_RENDERERS[name])
 
 
+def _seat(state, seat, name: str = "seat", optional: bool = False):
+    """``seat`` checked: an int seat of ``state``'s game (``None`` if ``optional``), never a
+    bool; ``ValueError`` naming it otherwise."""
+    return check_int(seat, name, 0, state.game.num_players - 1, optional=optional,
+                     error=ValueError)
+
+
+def _action(state, action) -> int:
+    return check_int(action, "action", 0, state.game.num_actions - 1, error=ValueError)
+
+
 def _in(text: str, lang: str) -> str:
     if lang == "zh":
         return text
@@ -39,6 +54,7 @@ def render(state, seat: int | None = None, lang: str = "zh") -> str:
     """The table as text: all hands (``seat=None``) or seat ``seat``'s view. ``lang="en"``
     writes the Chinese terms in English."""
     module = _module(state)
+    seat = _seat(state, seat, optional=True)
     text = module.render_text(state) if seat is None else module.render_view(state, seat)
     if lang != "zh":
         from cardenv.core.lang import translate
@@ -49,13 +65,15 @@ def render(state, seat: int | None = None, lang: str = "zh") -> str:
 def seat_view(state, seat: int) -> dict:
     """What ``seat`` may know as a JSON-ready dict (its hand, counts, everything public); the
     text view and the web page are both drawn from it."""
-    return _module(state).seat_view(state, seat)
+    return _module(state).seat_view(state, _seat(state, seat))
 
 
 def move_text(state, action: int, viewer: int | None = None, lang: str = "zh") -> str:
     """The text of ``action`` about to be played in ``state`` as seat ``viewer`` sees it
     (``None``: every hand visible): a private move of another seat (Dabang's burial, the
     tribute's return) shows only as what that seat sees."""
+    action = _action(state, action)
+    viewer = _seat(state, viewer, "viewer", optional=True)
     text = _module(state).move_text(state, action, viewer)
     if lang != "zh":
         from cardenv.core.lang import translate
@@ -65,9 +83,23 @@ def move_text(state, action: int, viewer: int | None = None, lang: str = "zh") -
 
 def explain(state, result, seat: int | None, lang: str = "zh") -> str:
     """A finished hand's ``result`` in words for ``seat``'s player, or (``seat=None``) for
-    someone watching every seat: who won, by seat and team, with no "you". The last hand of
-    an episode cut short (a Dabang match at ``max_hands``) says that no hand follows."""
+    someone watching every seat: who won, by seat and team, with no "you". ``result`` is one of
+    ``state.results`` or its ``to_dict()`` (read back, checked: ``StateError`` if malformed).
+    The last hand of an episode cut short (a Dabang match at ``max_hands``) says that no hand
+    follows."""
     module = _module(state)
+    seat = _seat(state, seat, optional=True)
+    if isinstance(result, dict):
+        try:
+            result = state._load_result(result)
+        except StateError as exc:
+            raise StateError(f"result: {exc}") from None
+        except (TypeError, ValueError, KeyError) as exc:
+            raise StateError(f"result is not a hand result of {state.game.name} ({exc!r})") \
+                from None
+    elif not hasattr(result, "to_dict"):
+        raise ValueError(f"result must be a hand result (one of state.results), got "
+                         f"{result!r}"[:200])
     text = module.explain_result(result, seat, state.game.options) if seat is not None else \
         module.explain_watched(result, state.game.options)
     if getattr(state, "truncated", False) and state.results and result is state.results[-1]:
@@ -82,6 +114,8 @@ def why_illegal(state, action, lang: str = "zh", seat: int | None = None) -> str
     """Why ``action`` is illegal in ``state`` for ``seat`` (the seat to act by default), in
     words: the rule it breaks, read from the game's own rules code (``cardenv.<game>.reasons``);
     ``None`` if the action is legal."""
+    check_lang(lang)
+    seat = _seat(state, seat, optional=True)
     reason = importlib.import_module(_REASONS[state.game.name]).why_illegal(state, action, seat)
     return None if reason is None else _in(reason, lang)
 

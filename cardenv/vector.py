@@ -39,7 +39,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cardenv.core.checks import check_bool, check_int, is_int
+from cardenv.core.state import MAX_SEED
 from cardenv.games import make_game
+
+
+MAX_NUM_ENVS = 1 << 16  # games in lockstep (training runs 128..1024; a bound, not a target)
 
 
 @dataclass
@@ -72,6 +76,9 @@ def game_variants(game: str, options: dict | list | None = None) -> list:
     variants = options if isinstance(options, list) else [{} if options is None else options]
     if not variants or not all(isinstance(v, dict) for v in variants):
         raise ValueError(f"options must be a dict or a non-empty list of dicts, got {options!r}")
+    for v in variants:
+        if not all(isinstance(k, str) for k in v):
+            raise ValueError(f"options must have option names (strings) as keys, got {v!r}")
     return [make_game(game, **v) for v in variants]
 
 
@@ -153,7 +160,7 @@ class VectorGame:
 
     Args:
         game: a registered game name (``"dagong"``, ``"dabang"``, ...).
-        num_envs: how many games run at once.
+        num_envs: how many games run at once (1..``MAX_NUM_ENVS``, 65536).
         seed: slot ``i`` plays seed ``seed + i``; ended games take the next unused seeds.
         options: the game's rules options, one dict or a list (slot ``i`` uses
             ``options[i % len(options)]``).
@@ -179,11 +186,14 @@ class VectorGame:
         self.keep_history = check_bool(keep_history, "keep_history", error=ValueError)
         batched = check_bool(batched, "batched", error=ValueError)
         if seeds is None:
-            check_int(num_envs, "num_envs", 1, error=ValueError)
-            check_int(seed, "seed", 0, error=ValueError)
+            num_envs = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS, error=ValueError)
+            seed = check_int(seed, "seed", 0, MAX_SEED - num_envs + 1, error=ValueError)
             seeds = [seed + i for i in range(num_envs)]
         else:
-            seeds = [check_int(s, f"seeds[{i}]", 0, error=ValueError)
+            if not isinstance(seeds, (list, tuple, np.ndarray)) or len(seeds) > MAX_NUM_ENVS:
+                raise ValueError(f"seeds must be a list of at most {MAX_NUM_ENVS} seeds, got "
+                                 f"{seeds!r}"[:200])
+            seeds = [check_int(s, f"seeds[{i}]", 0, MAX_SEED, error=ValueError)
                      for i, s in enumerate(seeds)]
             if not seeds or (num_envs is not None and num_envs != len(seeds)):
                 raise ValueError(f"seeds must hold num_envs ({num_envs}) seeds, got "
@@ -217,6 +227,7 @@ class VectorGame:
 
     def variant(self, slot: int):
         """The game (rules options) that slot ``slot`` plays."""
+        slot = check_int(slot, "slot", 0, len(self.seeds) - 1, error=ValueError)
         return self.variants[slot % len(self.variants)]
 
     # --- batched queries ------------------------------------------------------------------
@@ -226,7 +237,14 @@ class VectorGame:
         return self.engine.current()
 
     def observations(self, seats=None) -> np.ndarray:
-        """``(B, D)`` float32: each slot's observation for the seat to act (or ``seats``)."""
+        """``(B, D)`` float32: each slot's observation for the seat to act (or ``seats``: one
+        seat per slot)."""
+        if seats is not None:
+            n = len(self.seeds)
+            if isinstance(seats, (str, bytes, dict)) or np.ndim(seats) != 1 or len(seats) != n:
+                raise ValueError(f"seats must hold one seat per slot ({n}), got {seats!r}"[:200])
+            seats = [check_int(s, f"seats[{i}]", 0, self.game.num_players - 1, error=ValueError)
+                     for i, s in enumerate(seats)]
         return self.engine.observations(seats)
 
     def masks(self) -> np.ndarray:
@@ -253,7 +271,7 @@ class VectorGame:
     def restart(self, slot: int, seed: int) -> None:
         """Start a new game seeded ``seed`` in ``slot`` (the game it held is dropped)."""
         check_int(slot, "slot", 0, len(self.seeds) - 1, error=ValueError)
-        self.seeds[slot] = check_int(seed, "seed", 0, error=ValueError)
+        self.seeds[slot] = check_int(seed, "seed", 0, MAX_SEED, error=ValueError)
         self.engine.replace(slot, self.variant(slot).new_state(seed))
 
     def _finish(self, slot: int) -> None:

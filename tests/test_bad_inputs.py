@@ -10,6 +10,7 @@ checked before any game.
 
 from __future__ import annotations
 
+import json
 import pathlib
 import subprocess
 import sys
@@ -18,8 +19,9 @@ import time
 import numpy as np
 import pytest
 
-from cardenv import records
-from cardenv.core.errors import ConfigError
+from cardenv import records, text
+from cardenv.core.errors import ConfigError, StateError
+from cardenv.moves import parse_move
 from cardenv.games import make_game
 from cardenv.records import RecordError
 from cardenv.vector import VectorGame
@@ -49,6 +51,14 @@ def files(tmp_path_factory):
         state.apply(int(rng.choice(state.legal_actions())))
     out["good"] = folder / "good.json"
     records.save(records.record_of(state, ["random"] * 4), out["good"])
+    result = {"game": "dagong", "agent_a": "random", "agent_b": "random", "pairs": 1,
+              "win_rate": "x", "win_rate_ci95": [0.1, 0.9], "mean_payoff_per_game": 0.0,
+              "mean_payoff_ci95": [-1, 1], "wins": 0, "ties": 1, "losses": 0, "seconds": 1.0}
+    out["result"] = folder / "result.json"
+    out["result"].write_text(json.dumps(result), encoding="utf-8")
+    out["run"] = folder / "run"
+    out["run"].mkdir()
+    (out["run"] / "metrics.jsonl").write_text('{"phase": "curve"}\n', encoding="utf-8")
     return out
 
 
@@ -98,6 +108,46 @@ LIBRARY = [
      "allow_solo=1 is invalid"),
     ("8 VectorGame num_envs=True", lambda f: VectorGame("dagong", True), ValueError,
      "num_envs must be an int"),
+    # the probe's second pass (issue 21): each row a case that failed
+    ("a number too large for a float", lambda f: make_game("dabang", deal_value=10 ** 400),
+     ConfigError, "deal_value=1000"),
+    ("observation of seat 4", lambda f: make_game("dagong").new_state(0).observation(4),
+     ValueError, "seat must be an int in 0..3, got 4"),
+    ("observation of seat True", lambda f: make_game("dabang").new_state(0).observation(True),
+     ValueError, "seat must be an int in 0..3, got True"),
+    ("text.render seat 5", lambda f: text.render(make_game("dabang").new_state(0), seat=5),
+     ValueError, "seat must be an int in 0..3"),
+    ("text.seat_view seat '0'", lambda f: text.seat_view(make_game("dagong").new_state(0), "0"),
+     ValueError, "seat must be an int in 0..3, got '0'"),
+    ("text.move_text 10**30", lambda f: text.move_text(make_game("dagong").new_state(0),
+                                                         10 ** 30),
+     ValueError, "action must be an int in 0..2418"),
+    ("text.explain a junk result", lambda f: text.explain(make_game("dagong").new_state(0),
+                                                          {"x": 1}, 0),
+     StateError, "result: a hand result lacks"),
+    ("parse_move None", lambda f: parse_move(make_game("dagong").new_state(0), None, str),
+     ValueError, "a move is typed as text, got None"),
+    ("parse_move 5000 digits", lambda f: parse_move(make_game("dagong").new_state(0),
+                                                    "9" * 5000, str),
+     ValueError, "is not in the list"),
+    ("VectorGame num_envs=10**12", lambda f: VectorGame("dagong", 10 ** 12), ValueError,
+     "num_envs must be an int in 1..65536"),
+    ("VectorGame seed past the last seed", lambda f: VectorGame("dagong", 2, seed=2 ** 63 - 1),
+     ValueError, "seed must be an int in 0..9223372036854775806"),
+    ("VectorGame seeds=5", lambda f: VectorGame("dagong", seeds=5), ValueError,
+     "seeds must be a list"),
+    ("VectorGame options with an int key", lambda f: VectorGame("dagong", 2, options={1: 2}),
+     ValueError, "option names (strings) as keys"),
+    ("VectorGame observations of seat 5", lambda f: VectorGame("dagong", 2).observations([5, 5]),
+     ValueError, "seats[0] must be an int in 0..3, got 5"),
+    ("VectorGame variant(5)", lambda f: VectorGame("dagong", 2).variant(5), ValueError,
+     "slot must be an int in 0..1, got 5"),
+    ("records.load(None)", lambda f: records.load(None), RecordError,
+     "a record is read from a file path, got None"),
+    ("records.load a NUL in the name", lambda f: records.load("a\0b.json"), RecordError,
+     "no such file"),
+    ("records.load verify='no'", lambda f: records.load(f["good"], verify="no"), RecordError,
+     "verify must be true or false, got 'no'"),
 ]
 
 
@@ -108,6 +158,98 @@ def test_library_entry_points_refuse_with_one_line(files, case, call, error, fra
     message = str(info.value)
     assert type(info.value) is not RecursionError and fragment in message, message
     assert "\n" not in message
+
+
+@pytest.mark.parametrize("action", [True, np.True_, None, "1", 1.0, np.float64(0),
+                                    np.array([0]), -1, 10 ** 30])
+def test_is_legal_is_false_for_what_is_no_action(action):
+    """A predicate: no exception, and ``True`` is not action 1 (Dabang's said it was)."""
+    for name in ("dagong", "dabang"):
+        assert make_game(name).new_state(0).is_legal(action) is False
+
+
+def test_a_recorded_true_is_not_the_engine_s_1():
+    """A Dabang record whose result says ``"defenders": true`` where the engine gives 1
+    replayed as if it matched (``True == 1``)."""
+    state = make_game("dabang").new_state(2)
+    rng = np.random.default_rng(1)
+    while not state.is_over:
+        state.apply(int(rng.choice(state.legal_actions())))
+    data = json.loads(records.dumps(records.record_of(state, ["random"] * 4)))
+    assert data["results"][0]["defenders"] == 1
+    data["results"][0]["defenders"] = True
+    with pytest.raises(RecordError, match=r"\['defenders'\] is True in the record but 1"):
+        records.check(records.GameRecord.from_dict(data))
+
+
+def test_unknown_agents_seats_and_request_bodies():
+    from cardenv import dagong_v0
+    from cardenv.web.server import App
+
+    env = dagong_v0.env()
+    env.reset(seed=0)
+    for agent in ("nobody", None, 5):
+        with pytest.raises(ValueError, match="unknown agent .*: the agents are player_0"):
+            env.unwrapped.observe(agent)
+        with pytest.raises(ValueError, match="unknown agent"):
+            env.unwrapped.observation_space(agent)
+    state = make_game("dabang").new_state(0)
+    with pytest.raises(ValueError, match="seat must be an int in 0..3 or None, got 9"):
+        text.why_illegal(state, 0, seat=9)
+    with pytest.raises(ConfigError, match="lang must be one of"):
+        text.why_illegal(state, state.legal_actions()[0], lang="xx")
+    app = App(checkpoints=[], checkpoint_dir="checkpoints", records_dir="records", max_games=2,
+              save_records=False)
+    for body in (b"[" * 100_000 + b"]" * 100_000, b'{"seed": ' + b"9" * 5000 + b"}"):
+        status, _, answer = app.handle("POST", "/api/games", body)
+        assert status == 400 and b"not a usable JSON object" in answer, answer
+
+
+def test_single_agent_reset_checks_the_seed_itself():
+    pytest.importorskip("gymnasium")
+    from cardenv.single_agent import SingleAgentEnv
+
+    env = SingleAgentEnv("dagong")
+    for seed, fragment in [(-1, "got -1"), (1.5, "got 1.5"), (True, "got True")]:
+        with pytest.raises(ValueError, match="seed must be an int in 0..") as info:
+            env.reset(seed=seed)
+        assert fragment in str(info.value) and type(info.value) is ValueError
+    assert env.reset(seed=np.uint64(3))[1]["deal_seed"] == 3
+
+
+def test_checkpoint_entries_are_checked_before_the_network_is_built(tmp_path):
+    """Hidden sizes of 10**12 asked torch for petabytes; int tensors loaded silently; a seed
+    of 2**64 was torch's 'Overflow when unpacking long long'."""
+    torch = pytest.importorskip("torch")
+    ppo = pytest.importorskip("agents.ppo")
+    real = torch.load(ROOT / "checkpoints" / "dagong_ppo.pt", weights_only=True)
+    for name, data, fragment in [
+            ("huge", {**real, "net": {**real["net"], "hidden": [10 ** 12]}}, "hidden sizes"),
+            ("ints", {**real, "model": {k: v.long() for k, v in real["model"].items()}},
+             "holds int64, not floating-point"),
+    ]:
+        path = tmp_path / f"{name}.pt"
+        torch.save(data, path)
+        with pytest.raises(ppo.CheckpointError, match=fragment):
+            ppo.PPOAgent.load(str(path))
+    for kw, fragment in [({"seed": 2 ** 64}, "seed must be an int"),
+                         ({"greedy": "no"}, "greedy must be true or false")]:
+        with pytest.raises(ValueError, match=fragment):
+            ppo.PPOAgent.load(str(ROOT / "checkpoints" / "dagong_ppo.pt"), **kw)
+
+
+def test_train_resume_of_a_partial_checkpoint_is_one_line(tmp_path, capsys):
+    """A checkpoint with a config and nothing else was a KeyError traceback out of Trainer."""
+    torch = pytest.importorskip("torch")
+    import yaml
+
+    config = yaml.safe_load((ROOT / "configs" / "smoke.yaml").read_text(encoding="utf-8"))
+    torch.save({"config": config}, tmp_path / "partial.pt")
+    with pytest.raises(SystemExit) as info:
+        _main("train")(["--resume", str(tmp_path / "partial.pt"), f"run_dir={tmp_path}"])
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and "Traceback" not in err, err
+    assert "cannot resume: not a complete training checkpoint (KeyError: 'model')" in err
 
 
 def test_numpy_scalars_read_as_the_python_values_they_stand_for():
@@ -172,6 +314,63 @@ CLI = [
      "nests deeper than 64 levels"),
     ("3 curves --out a folder", "agents.curves", ["{dir}", "--out", "{dir}"],
      "a folder, not a file"),
+    # the probe's second pass (issue 21)
+    ("play --delay -1", "cardenv.play", ["dagong", "--agents", "random,random,random,random",
+                                         "--delay", "-1"], "--delay must be a number of seconds"),
+    ("play --delay nan", "cardenv.play", ["dagong", "--agents", "random,random,random,random",
+                                          "--delay", "nan"], "got nan"),
+    ("play --games 10**30", "cardenv.play", ["dagong", "--games", str(10 ** 30)],
+     "--games must be in 0..1,000,000"),
+    ("play --set deal_value=10**400", "cardenv.play",
+     ["dabang", "--set", "deal_value=1" + "0" * 400], "option deal_value=1000"),
+    ("play --record ''", "cardenv.play", ["dagong", "--agents", "random,random,random,random",
+                                          "--record", ""], "the folder name is empty"),
+    ("replay a NUL in the name", "cardenv.replay", ["a\0b"], "no such file"),
+    ("web --max-games 10**30", "cardenv.web.__main__", ["--max-games", str(10 ** 30)],
+     "--max-games must be in 1..10000"),
+    ("web --max-connections 10**30", "cardenv.web.__main__",
+     ["--max-connections", str(10 ** 30)], "--max-connections must be in 1..1024"),
+    ("web --timeout 1e300", "cardenv.web.__main__", ["--timeout", "1e300"],
+     "--timeout must be a number of seconds in (0, 3600]"),
+    ("web --records a file", "cardenv.web.__main__", ["--records", "{file}"],
+     "not a folder"),
+    ("web --checkpoints a file", "cardenv.web.__main__", ["--checkpoints", "{file}"],
+     "not a folder"),
+    ("web --checkpoint with a NUL", "cardenv.web.__main__", ["--checkpoint", "a\0b"],
+     "no NUL character"),
+    ("bench --seconds nan", "cardenv.bench", ["dagong", "--seconds", "nan"],
+     "--seconds must be in (0, 86400], got nan"),
+    ("agents.bench --envs 10**12", "agents.bench", ["dagong", "--envs", str(10 ** 12)],
+     "--envs must be in 1..65536"),
+    ("agents.bench --threads 10**9", "agents.bench", ["dagong", "--threads", str(10 ** 9)],
+     "--threads must be in 1..1024"),
+    ("agents.bench --seconds inf", "agents.bench", ["dagong", "--seconds", "inf"], "got inf"),
+    ("evaluate --deals 10**30", "agents.evaluate", ["dagong", "random", "random", "--deals",
+                                                    str(10 ** 30)], "--deals must be >= 1 (at most 100,000,000)"),
+    ("evaluate --threads 10**9", "agents.evaluate", ["dagong", "random", "random", "--threads",
+                                                     str(10 ** 9)], "--threads must be >= 1 (at most 1024)"),
+    ("evaluate --out ''", "agents.evaluate", ["dagong", "random", "random", "--out", ""],
+     "the file name is empty"),
+    ("evaluate --records with a NUL", "agents.evaluate",
+     ["dagong", "random", "random", "--records", "a\0b"], "no NUL character"),
+    ("report a field of the wrong type", "agents.report", ["{result}"],
+     "is not an agents.evaluate result (win_rate is 'x')"),
+    ("report a file without end", "agents.report", ["/dev/zero"],
+     "larger than 1,048,576 bytes"),
+    ("curves a file without end", "agents.curves", ["/dev/zero", "--out", "{dir}/c.png"],
+     "not a metrics log (larger than 268,435,456 bytes)"),
+    ("curves a curve record without samples", "agents.curves", ["{run}", "--out", "{dir}/c.png"],
+     "phase 'curve': no 'samples'"),
+    ("train a bool opponent weight", "train", ["opponents.heuristic=true"],
+     "opponent weight heuristic must be a finite number >= 0, got True"),
+    ("train gamma=10**400", "train", ["gamma=1" + "0" * 400], "gamma must be a finite number"),
+    ("train hidden=[10**12]", "train", [f"hidden=[{10 ** 12}]"], "hidden must be a list of ints (1..16 of them, each 1..16384)"),
+    ("train num_envs=10**12", "train", [f"num_envs={10 ** 12}"],
+     "num_envs must be an int >= 1 (at most 65,536)"),
+    ("train torch_threads=10**9", "train", [f"torch_threads={10 ** 9}"],
+     "torch_threads must be auto or an int >= 1 (at most 1024)"),
+    ("train anneal_lr=5", "train", ["anneal_lr=5"], "anneal_lr (now lr_schedule) must be true"),
+    ("train --config nested 10**5 deep", "train", ["--config", "{deep}"], "nests too deep"),
 ]
 
 
@@ -189,8 +388,10 @@ def test_command_lines_exit_2_with_one_line(files, capsys, case, module, argv, f
     with pytest.raises(SystemExit) as info:
         status = main(argv)
         raise SystemExit(status)  # replay returns its status
-    err = capsys.readouterr().err
-    assert info.value.code == 2, err
+    err, code = capsys.readouterr().err, info.value.code
+    if isinstance(code, str):  # sys.exit("message"): cli.run writes it, exit status 2
+        err, code = err + " ".join(code.split()) + "\n", 2
+    assert code == 2, err
     assert fragment in err and err.count("\n") == 1 and "Traceback" not in err, err
     assert time.perf_counter() - start < 10  # refused before any work
 

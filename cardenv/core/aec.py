@@ -64,11 +64,18 @@ class CardGameEnv(AECEnv):
         self._zero_mask = np.zeros(n, dtype=np.int8)
         self.game_state = None
 
+    def _agent(self, agent):
+        """``agent`` if it is one of ``possible_agents``, else a ``ValueError`` naming them."""
+        if not isinstance(agent, str) or agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}: the agents are "
+                             f"{', '.join(self.possible_agents)}")
+        return agent
+
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self._agent(agent)]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """A new episode from ``seed``; ``options={"state": d}`` resumes the serialized state ``d``
@@ -104,7 +111,7 @@ class CardGameEnv(AECEnv):
         if self.game_state is None:
             raise RuntimeError("observe() before reset(): call env.reset(seed=...) first")
         state = self.game_state
-        seat = self._seat[agent]
+        seat = self._seat[self._agent(agent)]
         if agent == self.agent_selection and not state.is_over:
             mask = state.legal_mask().view(np.int8)
         else:

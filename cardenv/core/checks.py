@@ -21,9 +21,15 @@ def is_int(value) -> bool:
 
 
 def is_number(value) -> bool:
-    """A finite int or float (numpy's included), and not a bool."""
-    return (is_int(value) or isinstance(value, (float, np.floating))) \
-        and not isinstance(value, (bool, np.bool_)) and math.isfinite(value)
+    """A finite int or float (numpy's included), and not a bool; an int too large for a float
+    (``10**400``) is not one: every number read here is used as a float."""
+    if not (is_int(value) or isinstance(value, (float, np.floating))) \
+            or isinstance(value, (bool, np.bool_)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # math.isfinite(10**400)
+        return False
 
 
 def check_int(value, name: str, low: int | None = None, high: int | None = None, *,

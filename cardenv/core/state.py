@@ -183,6 +183,7 @@ class CardState:
 
     def observation(self, seat: int) -> np.ndarray:
         """What ``seat`` may know, as float32 (layout: the game's ``layout``)."""
+        seat = check_int(seat, "seat", 0, self.game.num_players - 1, error=ValueError)
         return self.buffer[self.game.layout.observation_index[seat]].astype(np.float32)
 
     def global_state(self) -> np.ndarray:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL, parse_cards
-from cardenv.core.checks import check_int, check_seat, one_hot_index
+from cardenv.core.checks import check_int, check_seat, is_int, one_hot_index
 from cardenv.core.errors import ConfigError, StateError
 from cardenv.core.options import (Option, boolean, either, int_in, int_pair,
                                   non_negative_number, one_of, optional_seat, resolve)
@@ -268,7 +268,10 @@ class DabangState(CardState):
     # --- moves -----------------------------------------------------------------------------
 
     def is_legal(self, action: int) -> bool:
-        """Whether ``action`` is legal for the player to act."""
+        """Whether ``action`` is legal for the player to act (an action is an int: ``True``,
+        ``1.0`` or ``None`` is no action, so not a legal one)."""
+        if not is_int(action):
+            return False
         if self._legal is None:
             given = self._given
             if given is not None:

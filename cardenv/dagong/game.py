@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import KIND_POINTS, NUM_KINDS, parse_cards
-from cardenv.core.checks import check_seat
+from cardenv.core.checks import check_seat, is_int
 from cardenv.core.options import Option, boolean, int_in, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
@@ -169,8 +169,9 @@ class DagongState(CardState):
         self._given_mask = np.array(mask, dtype=bool)  # its own copy: callers may edit theirs
 
     def is_legal(self, action: int) -> bool:
-        """Whether ``action`` is legal for the player to act, without building the mask."""
-        if not 0 <= action < cat.NUM_ACTIONS:
+        """Whether ``action`` is legal for the player to act, without building the mask (an
+        action is an int: ``True``, ``1.0`` or ``None`` is no action, so not a legal one)."""
+        if not is_int(action) or not 0 <= action < cat.NUM_ACTIONS:
             return False
         if self._given_mask is not None:
             return bool(self._given_mask[action])

@@ -10,10 +10,15 @@ menu, with a one-line warning."""
 from __future__ import annotations
 
 import ipaddress
+import os
 import sys
 
 from cardenv import cli
 from cardenv.web.server import App, make_server
+
+MAX_GAMES = 10_000  # --max-games: games kept in memory
+MAX_CONNECTIONS = 1024  # --max-connections: threads serving at once
+MAX_TIMEOUT = 3600.0  # --timeout: seconds
 
 
 def main(argv=None) -> int:
@@ -45,12 +50,29 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be in 0..65535, got {args.port}")
-    if args.max_games < 1:
-        parser.error(f"--max-games must be >= 1, got {args.max_games}")
-    if args.max_connections < 1:
-        parser.error(f"--max-connections must be >= 1, got {args.max_connections}")
-    if not 0 < args.timeout < float("inf"):
-        parser.error(f"--timeout must be a number of seconds > 0, got {args.timeout}")
+    if not 1 <= args.max_games <= MAX_GAMES:
+        parser.error(f"--max-games must be in 1..{MAX_GAMES}, got {args.max_games}")
+    if not 1 <= args.max_connections <= MAX_CONNECTIONS:
+        parser.error(f"--max-connections must be in 1..{MAX_CONNECTIONS}, got "
+                     f"{args.max_connections}")
+    if not 0 < args.timeout <= MAX_TIMEOUT:  # also refuses nan and inf
+        parser.error(f"--timeout must be a number of seconds in (0, {MAX_TIMEOUT:g}], got "
+                     f"{args.timeout}")
+    if "\0" in args.host:
+        parser.error(f"--host {args.host!r}: an address holds no NUL character")
+    for path in args.checkpoint:
+        if "\0" in path:
+            parser.error(f"--checkpoint {path!r}: a file name holds no NUL character")
+    if "\0" in args.checkpoints or (os.path.exists(args.checkpoints)
+                                     and not os.path.isdir(args.checkpoints)):
+        parser.error(f"--checkpoints {args.checkpoints!r}: not a folder")
+    # finished games are saved there: checked now, not when the first game ends
+    problem = cli.output_folder_problem(args.records) if not args.no_save else \
+        ("not a folder" if "\0" in args.records or (os.path.exists(args.records)
+                                                   and not os.path.isdir(args.records))
+         else None)
+    if problem:
+        parser.error(f"--records {args.records!r}: {problem}")
     app = App(checkpoints=args.checkpoint, checkpoint_dir=args.checkpoints,
               records_dir=args.records, max_games=args.max_games,
               save_records=not args.no_save)

@@ -142,7 +142,7 @@ class App:
         try:
             stat = os.stat(path)
             version = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a NUL in the name
             version = None
         with self._load_lock:
             known = self._checked.get(path)
@@ -416,6 +416,8 @@ def _body(body: bytes) -> dict:
         data = json.loads(body.decode("utf-8") if body else "{}")
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise WebError(400, f"malformed JSON in the request body: {exc}") from None
+    except (ValueError, RecursionError) as exc:  # a 5000-digit number, [[[[... 10**5 deep
+        raise WebError(400, f"the request body is not a usable JSON object: {exc}") from None
     if not isinstance(data, dict):
         raise WebError(400, f"the request body must be a JSON object, got "
                             f"{type(data).__name__}")
