@@ -13,9 +13,8 @@ engine's legality.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from cardenv.core.cards import NUM_NATURAL, RANK_NAMES, card_str
+from cardenv.core.refusals import Refusal, before_rules, text_of
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import legality
 
@@ -33,29 +32,18 @@ CLAUSES = {
 }
 
 
-class Refusal(NamedTuple):
-    """Why an action is illegal: ``rule`` (a key of :data:`CLAUSES`) and ``text``."""
-
-    rule: str
-    text: str
-
-
 def why_illegal(state, action: int, seat: int | None = None) -> str | None:
     """The reason ``action`` is illegal in ``state`` (for ``seat``, the seat to act by
     default), or ``None`` if it is legal."""
-    found = refusal(state, action, seat)
-    return None if found is None else found.text
+    return text_of(refusal(state, action, seat))
 
 
 def refusal(state, action, seat: int | None = None) -> Refusal | None:
     """The rule ``action`` breaks in ``state`` and why (``None`` if legal); see the module."""
-    if not isinstance(action, int) or isinstance(action, bool) or \
-            not 0 <= action < cat.NUM_ACTIONS:
-        return Refusal("range", f"{action!r} is not an action (ids 0..{cat.NUM_ACTIONS - 1})")
-    if state.phase == "over":
-        return Refusal("over", "the game is over: no move is legal")
-    if seat is not None and seat != state.current:
-        return Refusal("turn", f"it is player_{state.current}'s turn, not yours")
+    found = before_rules(state, action, seat, cat.NUM_ACTIONS)
+    if found is not None:
+        return found
+    action = int(action)
     if state.is_legal(action):
         return None
     info = cat.ACTIONS[action]

@@ -377,3 +377,17 @@ def test_a_group_split_from_its_copies_is_told_so():
                     found += 1
             state.apply(int(rng.choice(state.legal_actions())))
     assert found
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_numpy_action_ids_read_as_python_ones_and_bools_never(game):
+    """core.refusals.before_rules, shared by both games: an np.int64 id is the int it stands
+    for, a bool is no action id, and an id out of range is named as the number it is."""
+    from cardenv.games import make_game
+    state = make_game(game).new_state(0)
+    legal = state.legal_actions()
+    illegal = next(a for a in range(state.game.num_actions) if a not in legal)
+    assert why_illegal(state, np.int64(legal[0])) is None
+    assert why_illegal(state, np.int64(illegal)) == why_illegal(state, illegal)
+    assert "True is not an action" in why_illegal(state, True)
+    assert why_illegal(state, np.uint64(2 ** 64 - 1)).startswith("18446744073709551615 is not")
