@@ -18,7 +18,7 @@ from cardenv import moves, records
 from cardenv.core.cards import card_str
 from cardenv.core.lang import translate
 from cardenv.games import make_game
-from cardenv.text import move_label, phase_label, seat_view, why_illegal
+from cardenv.text import move_label, move_text, phase_label, seat_view, why_illegal
 from cardenv.web import App, make_server
 from cardenv.web.sessions import translate_all, translator
 
@@ -202,7 +202,7 @@ def check_log_is_public(session):
         entry = next(entries)
         n = len(entry["actions"])
         assert history[k:k + n] == entry["actions"]
-        if entry["seat"] != seat and not entry["private"] and n == 1:
+        if entry["seat"] != seat and entry["private"][seat] is None and n == 1:
             after = state.clone()
             after.apply(history[k])
             for other in state.legal_actions()[:12]:
@@ -286,6 +286,64 @@ def test_dabang_dealer_burial_and_follows_show_as_the_other_seats_see_them():
     assert shown and all(e["cards"] == [] and e["seat"] != 0 for e in shown)
     follows = [e for e in final["log"] if " + " in e["text"] and e["seat"] != 0]
     assert follows and all(len(e["cards"]) >= 2 for e in follows)
+
+
+TRIBUTE_RETURN = {"dealer": 1, "levels": [5, 7], "blood": 3, "tribute_return": "dealer_choice"}
+
+
+@pytest.mark.parametrize("seat", range(4))
+def test_a_card_given_back_shows_to_the_dealer_and_its_receiver_alone(seat):
+    """One privacy rule for the tribute's return (docs/rules/dabang.md, section 3: only the giver
+    of the tribute and the dealer see which cards change hands): the dealer and its 上家, who
+    receives the card, see it in the terminal (``text.move_text``), in the web page's log and in
+    their hand view (the receiver holds it); the two other seats see in all three only that a
+    card was given back."""
+    app = App(checkpoint_dir=None)
+    message = new_game(app, "dabang", seat, ("heuristic",) * 3, options=TRIBUTE_RETURN, seed=5)
+    session = session_of(app, message)
+    rng = np.random.default_rng(seat)
+    while session.state.phase in ("declare", "return"):  # the person's moves: random legal ones
+        check_message(app, message)
+        choices = [m["id"] for g in message["moves"] for m in g["moves"]]
+        status, message = call(app, "POST", f"/api/games/{message['id']}/move",
+                               {"action": int(rng.choice(choices)),
+                                "version": message["version"]})
+        assert status == 200, message
+    check_message(app, message)
+    check_log_is_public(session)
+    dealer = session.state.dealer
+    receiver = (dealer - 1) % 4
+    sees = seat in (dealer, receiver)
+    # the terminal: the moves replayed, each return as this seat reads it
+    state = session.game.new_state(session.seed)
+    returned = []
+    for action in session.state.history:
+        if state.game.action_info(action).type == "return":
+            (card,) = moves.move_cards(state, action)
+            returned.append(card)
+            terminal = move_text(state, action, viewer=seat)
+            assert (card in terminal) == sees, terminal
+            assert CARD.search(terminal) if sees else terminal == "gives a card back for the 喝血"
+        state.apply(action)
+        if state.phase != "return" and returned:
+            break
+    assert len(returned) == TRIBUTE_RETURN["blood"]
+    # the hand view right after the return: the receiver holds the cards; both know them
+    view = seat_view(state, seat)
+    assert (sorted(view["returned_known"]) == sorted(returned)) == sees
+    assert view["returned_known"] == [] or sees
+    if seat == receiver:
+        assert all(view["hand"].count(c) >= returned.count(c) for c in returned)
+    assert sorted(message["view"]["returned_known"]) == (sorted(returned) if sees else [])
+    # the web page's log: the same rule
+    log = [e for e in message["log"] if e["seat"] == dealer
+           and (e["text"].startswith("return ") or e["text"] == "gives a card back for the 喝血")]
+    assert len(log) == len(returned), message["log"]
+    if sees:
+        assert [e["cards"] for e in log] == [[c] for c in returned]
+        assert [e["text"] for e in log] == [f"return {c}" for c in returned]
+    else:
+        assert all(e["cards"] == [] and e["text"] == "gives a card back for the 喝血" for e in log)
 
 
 # --- bad requests ------------------------------------------------------------------------------

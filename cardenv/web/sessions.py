@@ -9,9 +9,10 @@ server-side (``cardenv.players``). Everything it sends to the page goes through
 - ``moves``: the seat's legal moves grouped by type (its legal mask, part of its own
   observation), each with the cards it takes from the seat's own hand;
 - ``log``: the moves played so far, each as the seat may know it (``public_entry``): a move of
-  another seat shows its cards only where every seat sees them played; the Dabang dealer's
-  burial and a tribute card given back show none, and a Dabang follow built step by step shows as
-  one play of its cards once whole (the order of its steps is not shown);
+  another seat shows its cards only where the seat sees them (``cardenv.text.move_text``, the
+  terminal's rule): the Dabang dealer's burial shows none, a tribute card given back shows only
+  to the dealer and the seat it goes to, and a Dabang follow built step by step shows as one play
+  of its cards once whole (the order of its steps is not shown);
 - ``results``: each finished hand's result in words for the seat (``cardenv.text.explain``).
 
 The deal's seed, the other hands and the kitty are never sent while the game runs: the seed
@@ -145,21 +146,23 @@ class Store:
 
 # --- playing -------------------------------------------------------------------------------------
 
-def _hidden_from_others(state, action: int) -> str | None:
-    """The text other seats read for ``action`` (about to be played in ``state``) when they do
-    not see its cards, else ``None``: the Dabang dealer's burial (the kitty is hidden) and a
-    tribute card given back (seen only by the seat it goes to, in its own view). The words are
-    the terminal's (``cardenv.text.move_text`` for a seat that does not see the card)."""
-    seat = state.current_player
-    shown = move_text(state, action, viewer=(seat + 1) % state.game.num_players)
-    return None if shown == state.game.action_info(action).text else shown
+def hidden_texts(state, action: int) -> list[str | None]:
+    """For each seat, the text it reads for ``action`` (about to be played in ``state``) when it
+    may not see the move's cards, else ``None``: the one privacy rule of the terminal,
+    ``cardenv.text.move_text`` (the Dabang dealer's burial, hidden from the others; a card
+    given back for the tribute, seen by the dealer who gives it and the seat it goes to)."""
+    whole = move_text(state, action)
+    texts = (move_text(state, action, viewer=v) for v in range(state.game.num_players))
+    return [None if text == whole else text for text in texts]
 
 
 class GameSession:
     """One game: a person at ``seat``, ``players[s]`` (objects with ``act``) at the others.
 
     ``log`` holds one entry per public move: ``{"seat", "hand", "actions", "cards", "private"}``
-    (a Dabang follow's steps are one entry); ``public_entry`` makes what a seat may see of it.
+    (a Dabang follow's steps are one entry; ``private[s]``: what seat ``s`` reads instead of a
+    move whose cards it may not see, else ``None``, from ``hidden_texts``); ``public_entry``
+    makes what a seat may see of it.
     ``version`` counts the changes made by requests, so that a page answering an old message
     is told the game has moved on."""
 
@@ -184,7 +187,7 @@ class GameSession:
         seat, hand = state.current_player, len(state.results) + 1
         info = self.game.action_info(action)
         cards = moves_mod.move_cards(state, action)
-        private = _hidden_from_others(state, action)
+        private = hidden_texts(state, action)
         state.apply(action)  # IllegalActionError leaves the state unchanged
         last = self.log[-1] if self.log else None
         if (self.game.name == "dabang" and info.type == "play" and last is not None
@@ -283,9 +286,10 @@ class GameSession:
         mine = entry["seat"] == viewer
         if entry.get("open") and not mine:
             return None
-        if entry["private"] and not mine:
+        private = entry["private"][viewer]
+        if private is not None:  # never for ``mine``: a seat sees its own moves
             return {"seat": entry["seat"], "hand": entry["hand"],
-                    "text": translate(entry["private"]), "cards": []}
+                    "text": translate(private), "cards": []}
         texts = [game.action_info(a).text for a in entry["actions"]]
         if len(texts) > 1:  # a Dabang follow: its groups by card, not in the order built
             texts = [t for _, t in sorted(zip(entry["actions"], texts))]
