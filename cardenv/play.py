@@ -43,9 +43,8 @@ import time
 import numpy as np
 
 from cardenv import cli
-from cardenv.bench import GAMES
 from cardenv.core.options import parse_assignments
-from cardenv.games import make_game
+from cardenv.games import make_game, names as game_names
 from cardenv.moves import group_moves, is_type, label, moves_text, parse_move
 from cardenv.players import load_player, player_name
 from cardenv.text import explain, move_text, render
@@ -271,7 +270,7 @@ def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = 
 def main(argv=None, read_line=input, write=print) -> int:
     parser = cli.ArgumentParser(prog="python -m cardenv.play", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=GAMES)
+    parser.add_argument("game", choices=game_names())
     parser.add_argument("--seat", type=int, help="play this seat (0..3) yourself")
     parser.add_argument("--opponents", default="heuristic",
                         help="the other three seats in seat order, comma-separated, or one "
