@@ -10,6 +10,16 @@ taking the options, or a ``"module:attribute"`` string imported on first use)::
     state = game.new_state(seed=1)
     register("mygame", "mypackage.game:MyGame")   # then make_game("mygame", ...)
 
+A game that people play (``python -m cardenv.play``, the web page, record replays) also names
+its presentation and its reasons, each a module imported on first use: the presentation draws
+states and moves for people (``render_text``, ``render_view``, ``seat_view``, ``move_text``,
+``explain_result``, ``explain_watched``, ``stopped``, ``move_label``, ``phase_label``), the
+reasons module says why a move is illegal (``why_illegal``). ``cardenv.text`` reaches them
+through ``presentation(name)`` / ``reasons(name)`` only::
+
+    register("mygame", "mypackage.game:MyGame", presentation="mypackage.render",
+             reasons="mypackage.reasons")
+
 Importing this module imports no game: the built-in ones load on first use.
 """
 
@@ -21,29 +31,49 @@ from typing import Any, Callable
 
 from cardenv.core.protocol import Game, GameState
 
-__all__ = ["Game", "GameState", "make_game", "register", "unregister", "names"]
+__all__ = ["Game", "GameState", "make_game", "register", "unregister", "names", "presentation",
+           "reasons"]
 
+_MODULE = type(importlib)  # types.ModuleType (the engine's modules import no more of the stdlib)
 _FACTORIES: dict[str, Callable[..., Any] | str] = {
     "dagong": "cardenv.dagong.game:DagongGame",
     "dabang": "cardenv.dabang.game:DabangGame",
 }
+#: The modules people's programs draw each game with (``presentation``) and read its illegal
+#: moves' reasons from (``reasons``), by game name: module names imported on first use, or
+#: modules; a game registered without them is played by programs only.
+_PRESENTATIONS: dict[str, Any] = {"dagong": "cardenv.dagong.render",
+                                  "dabang": "cardenv.dabang.render"}
+_REASONS: dict[str, Any] = {"dagong": "cardenv.dagong.reasons", "dabang": "cardenv.dabang.reasons"}
 
 
-def register(name: str, factory: Callable[..., Any] | str, *, replace: bool = False) -> None:
+def register(name: str, factory: Callable[..., Any] | str, *, presentation: Any = None,
+             reasons: Any = None, replace: bool = False) -> None:
     """Make ``make_game(name, **options)`` call ``factory(**options)``; ``factory`` may be a
-    ``"module:attribute"`` string. ``ValueError`` if ``name`` is taken (unless ``replace``)."""
+    ``"module:attribute"`` string. ``presentation`` and ``reasons`` (a module or a module name,
+    optional) are what ``cardenv.text`` draws the game with for people. ``ValueError`` if
+    ``name`` is taken (unless ``replace``)."""
     if not isinstance(name, str) or not name:
         raise ValueError(f"a game name must be a non-empty string, got {name!r}")
     if not (callable(factory) or (isinstance(factory, str) and ":" in factory)):
         raise ValueError(f"factory must be callable or 'module:attribute', got {factory!r}")
+    for what, module in (("presentation", presentation), ("reasons", reasons)):
+        if not (module is None or isinstance(module, (str, _MODULE))):
+            raise ValueError(f"{what} must be a module or a module name, got {module!r}")
     if name in _FACTORIES and not replace:
         raise ValueError(f"game {name!r} is already registered (pass replace=True)")
     _FACTORIES[name] = factory
+    for table, module in ((_PRESENTATIONS, presentation), (_REASONS, reasons)):
+        table.pop(name, None)
+        if module is not None:
+            table[name] = module
 
 
 def unregister(name: str) -> None:
     """Forget a registered game (``KeyError`` if unknown)."""
     del _FACTORIES[name]
+    _PRESENTATIONS.pop(name, None)
+    _REASONS.pop(name, None)
 
 
 def names() -> tuple[str, ...]:
@@ -59,6 +89,31 @@ def check_name(name) -> str:
         raise ValueError(f"unknown game {name!r}{hint}; registered games: "
                          f"{', '.join(_FACTORIES)}")
     return name
+
+
+def _module(table: dict, name, what: str, provides: str):
+    check_name(name)
+    if name not in table:
+        raise ValueError(f"game {name!r} is registered without a {what} module, so it cannot "
+                         f"be shown to people (register(..., {what}='module') names the module "
+                         f"that provides {provides})")
+    module = table[name]
+    if isinstance(module, str):
+        module = table[name] = importlib.import_module(module)
+    return module
+
+
+def presentation(name: str):
+    """The module that draws game ``name`` for people (``render_text``, ``render_view``,
+    ``seat_view``, ``move_text``, ``explain_result``, ``explain_watched``, ``stopped``,
+    ``move_label``, ``phase_label``); ``ValueError`` if the game registered none."""
+    return _module(_PRESENTATIONS, name, "presentation", "render_text, seat_view, move_text, ...")
+
+
+def reasons(name: str):
+    """The module that says why a move of game ``name`` is illegal (``why_illegal``);
+    ``ValueError`` if the game registered none."""
+    return _module(_REASONS, name, "reasons", "why_illegal")
 
 
 def make_game(name: str, **options) -> Game:

@@ -6,30 +6,26 @@ about to be played (``move_text``), a finished hand's result (``explain``), why 
 (``why_illegal``) and the names of a move type and a phase (``move_label``, ``phase_label``),
 each in the chosen language.
 
-Programs (terminal play, replay) call this module and never a game's package, so that a game
-is reached through its name alone.
+Programs (terminal play, replay, the web page) call this module and never a game's package, so
+that a game is reached through its name alone: each game's presentation and reasons modules are
+the ones it registered (``cardenv.games.register(..., presentation=, reasons=)``); a game
+registered without them gets a ``ValueError`` saying so.
 """
 
 from __future__ import annotations
 
-import importlib
-
+from cardenv import games
 from cardenv.core.checks import check_int
 from cardenv.core.errors import StateError
 from cardenv.core.lang import check_lang
 
-_RENDERERS = {"dagong": "cardenv.dagong.render", "dabang": "cardenv.dabang.render"}
-_REASONS = {"dagong": "cardenv.dagong.reasons", "dabang": "cardenv.dabang.reasons"}
-
 
 def _module(state):
-    return _game_module(state.game.name)
+    return games.presentation(state.game.name)
 
 
 def _game_module(name: str):
-    if name not in _RENDERERS:
-        raise ValueError(f"no text view for game {name!r}")
-    return importlib.import_module(_RENDERERS[name])
+    return games.presentation(name)
 
 
 def _seat(state, seat, name: str = "seat", optional: bool = False):
@@ -116,7 +112,7 @@ def why_illegal(state, action, lang: str = "zh", seat: int | None = None) -> str
     ``None`` if the action is legal."""
     check_lang(lang)
     seat = _seat(state, seat, optional=True)
-    reason = importlib.import_module(_REASONS[state.game.name]).why_illegal(state, action, seat)
+    reason = games.reasons(state.game.name).why_illegal(state, action, seat)
     return None if reason is None else _in(reason, lang)
 
 

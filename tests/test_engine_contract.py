@@ -188,3 +188,45 @@ def test_the_parallel_api_is_refused_with_a_reason():
         with pytest.raises(ValueError, match="turn-based .* AEC API only"):
             pettingzoo.make("parallel", env_id)
         assert pettingzoo.make("aec", env_id) is not None
+
+
+def test_people_reach_a_game_through_the_presentation_it_registers(toy):
+    """``cardenv.text`` (terminal, web page, replays) draws a game with the presentation and
+    reasons modules named in its registry entry; a game registered without them gets a clear
+    ``ValueError`` from every text function."""
+    import importlib
+    import types
+    from cardenv import text
+    assert games.presentation("dabang") is importlib.import_module("cardenv.dabang.render")
+    assert games.reasons("dagong") is importlib.import_module("cardenv.dagong.reasons")
+    state = games.make_game(toy).new_state(0)
+    action = state.legal_actions()[0]
+    for call in (lambda: text.render(state), lambda: text.render(state, seat=1),
+                 lambda: text.seat_view(state, 0), lambda: text.move_text(state, action, 1),
+                 lambda: text.phase_label(toy, "play"), lambda: text.move_label(toy, "play")):
+        with pytest.raises(ValueError, match="'toy' is registered without a presentation "
+                                             "module.*presentation='module'"):
+            call()
+    with pytest.raises(ValueError, match="'toy' is registered without a reasons module"):
+        text.why_illegal(state, action)
+    with pytest.raises(ValueError, match="unknown game 'toyy'"):
+        games.presentation("toyy")
+    with pytest.raises(ValueError, match="presentation must be a module"):
+        games.register("other", ToyGame, presentation=42)
+    shown = types.ModuleType("toy_presentation")  # a seat sees only its own card played
+    shown.move_text = lambda state, action, viewer: \
+        f"play {action}" if viewer in (None, state.current_player) else "plays a card"
+    games.register(toy, ToyGame, presentation=shown, replace=True)
+    assert text.move_text(state, action) == f"play {action}"
+    assert text.move_text(state, action, viewer=state.current_player) == f"play {action}"
+    assert text.move_text(state, action, viewer=(state.current_player + 1) % 4) == "plays a card"
+    games.register(toy, ToyGame, replace=True)  # replaced without one: none again
+    with pytest.raises(ValueError, match="without a presentation module"):
+        text.move_text(state, action)
+
+
+def test_the_terminal_lists_the_registered_games(toy, capsys):
+    from cardenv import play
+    with pytest.raises(SystemExit):
+        play.main(["nosuchgame"])
+    assert "'dagong', 'dabang', 'toy'" in capsys.readouterr().err
