@@ -196,6 +196,7 @@ def test_people_reach_a_game_through_the_presentation_it_registers(toy):
     ``ValueError`` from every text function."""
     import importlib
     import types
+
     from cardenv import text
     assert games.presentation("dabang") is importlib.import_module("cardenv.dabang.render")
     assert games.reasons("dagong") is importlib.import_module("cardenv.dagong.reasons")
