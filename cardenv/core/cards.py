@@ -91,7 +91,8 @@ def parse_cards(text: str) -> list[int]:
 
 def counts_of(kinds) -> np.ndarray:
     """Length-54 copy-count vector of a list of kinds."""
-    return np.bincount(np.asarray(list(kinds), dtype=np.int64), minlength=NUM_KINDS).astype(np.int64)
+    kinds = np.asarray(list(kinds), dtype=np.int64)
+    return np.bincount(kinds, minlength=NUM_KINDS).astype(np.int64)
 
 
 def kinds_of(counts) -> list[int]:

@@ -74,7 +74,8 @@ def hand_points(hand) -> int:
 
 
 def xiqian_units(hand) -> int:
-    """喜钱 units for a dealt hand: 8喜 = 2 per rank, 7喜 = 1, 天炸 = 1, four natural 510K sets = 1."""
+    """喜钱 units for a dealt hand: 8喜 = 2 per rank, 7喜 = 1, 天炸 = 1, four natural 510K sets
+    = 1."""
     # plain ints first: indexing a numpy row card by card costs more than the whole count
     counts = hand.tolist() if hasattr(hand, "tolist") else [int(x) for x in hand]
     # natural cards per rank: kind_of(r, s) = 4 * r + s, so zip over one iterator four times

@@ -39,7 +39,7 @@ from cardenv.dabang import DabangGame
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.game import DECK
 from cardenv.dabang.kitty import tribute_cards
-from cardenv.dabang.observation import DECLARATIONS, LAYOUT, PHASES
+from cardenv.dabang.observation import LAYOUT, PHASES
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
 
@@ -352,7 +352,7 @@ class Observer:
         if any(self.left):
             self.start_trick(winner)
 
-    # --- one step ----------------------------------------------------------------------------------
+    # --- one step ---------------------------------------------------------------------------------
 
     def step(self, st, seat: int, phase: Phase, action: int, rng, kitty_before) -> None:
         """``seat`` took ``action`` in ``phase``; then the automatic events up to ``st``.
