@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL
+from cardenv.core.cards import NUM_KINDS, NUM_NATURAL
 from cardenv.core.checks import check_bool, check_choice, check_int, check_int_list, check_seat
 from cardenv.core.errors import StateError
 from cardenv.dagong.catalogue import POINT_RANKS
@@ -66,11 +66,6 @@ class HandResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-def hand_points(hand) -> int:
-    """Points (5 / 10 / K) in a count vector."""
-    return int(sum(int(KIND_POINTS[k]) * int(hand[k]) for k in range(len(hand)) if hand[k]))
 
 
 def xiqian_units(hand) -> int:

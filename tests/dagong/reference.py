@@ -348,10 +348,6 @@ def legal_actions(hand_counts, standing: int, called: int) -> set[int]:
     return out
 
 
-def action_text(action: int) -> str:
-    return ACTIONS[action].text
-
-
 # --- a small text notation for table-driven tests -------------------------------------------------
 
 _RANK_INDEX = {name: i for i, name in enumerate(RANK_NAMES)}
