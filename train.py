@@ -955,7 +955,8 @@ def main(argv=None) -> dict:
         except ImportError:
             parser.error(f'workers={cfg.workers} needs Ray: pip install -e ".[dist]"')
     print(f"training {cfg.game} for {cfg.total_samples:,} samples "
-          f"({'resumed' if resume else 'new run'}) -> {cfg.run_dir}/{cfg.run_name or f'{cfg.game}-{cfg.seed}'}")
+          f"({'resumed' if resume else 'new run'}) -> "
+          f"{cfg.run_dir}/{cfg.run_name or f'{cfg.game}-{cfg.seed}'}")
     try:
         trainer = Trainer(cfg, resume)
     except ConfigError as exc:

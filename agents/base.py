@@ -1,6 +1,7 @@
 """The one agent interface used everywhere (training, evaluation, the envs' users).
 
-An agent plays one game (``game``: a name in ``cardenv.games``' registry). ``act(observation)`` takes
+An agent plays one game (``game``: a name in ``cardenv.games``' registry). ``act(observation)``
+takes
 the env's observation dict (``{"observation": float32 vector, "action_mask": int8 vector}``) and
 returns a legal action id; ``act_batch(observations, masks)`` does the same for ``(B, D)`` and
 ``(B, N)`` arrays and returns ``(B,)`` action ids. Agents see only what the observation holds;

@@ -4,8 +4,9 @@
 For each kind of player (uniform random, the heuristic, a PPO network sampling its actions) it
 plays whole games for ``--seconds`` two ways, in one process:
 
-- **batched**: ``cardenv.vector.VectorGame`` with ``--envs`` games in lockstep, observations and masks in
-  batch, the player acting once per step on all the games (what training and evaluation use);
+- **batched**: ``cardenv.vector.VectorGame`` with ``--envs`` games in lockstep, observations and
+  masks in batch, the player acting once per step on all the games (what training and evaluation
+  use);
 - **one env per game** (the reference): ``raw_env()`` played through the AEC loop, the player
   acting on one observation at a time.
 
@@ -158,8 +159,6 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
     its own ``apply`` (``VectorGame(batched=False)``), the heuristic opponents deciding row by
     row, the PPO actions drawn by ``torch.multinomial``; the same games and samples."""
     import tempfile
-
-    import torch
 
     import train
     from agents import ppo
@@ -371,10 +370,12 @@ def main(argv=None) -> None:
                         help="with 'train': one game's config only")
     parser.add_argument("--samples", type=int, default=65536,
                         help="with 'train': PPO samples per setting (default 65,536)")
-    parser.add_argument("--envs", type=int, default=128, help="games in lockstep (default 128, at most 65536)")
+    parser.add_argument("--envs", type=int, default=128,
+                        help="games in lockstep (default 128, at most 65536)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")
     parser.add_argument("--checkpoint", help="PPO checkpoint to time (default: a fresh network)")
-    parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1, at most 1024)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1, at most 1024)")
     args = parser.parse_args(argv)
     if not 1 <= args.envs <= MAX_NUM_ENVS:
         parser.error(f"--envs must be in 1..{MAX_NUM_ENVS}, got {args.envs}")

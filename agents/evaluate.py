@@ -5,9 +5,10 @@ deal with the sides swapped, so the luck of the cards cancels. The sides are the
 partnerships as the deal makes them (the game's ``sides``): Dabang's fixed teams (seats 0 + 2
 against 1 + 3); in Dagong the dealer and the holder of the called card's twin against the other
 two, known from the deal before anyone moves (seat-based sides would put A and B on both teams
-in two hands out of three and cancel). If someone goes solo (硬牌) the hand is one against three, and each agent still
-scores the sum of its seats. For each deal pair, A's score is the sum of its seats' rewards over
-both games; A wins the pair if its score beats B's (ties are counted apart and as half a win).
+in two hands out of three and cancel). If someone goes solo (硬牌) the hand is one against three,
+and each agent still scores the sum of its seats. For each deal pair, A's score is the sum of its
+seats' rewards over both games; A wins the pair if its score beats B's (ties are counted apart
+and as half a win).
 
 Reported, with 95% confidence intervals: the win rate (Wilson interval) and the mean payoff
 per game (A's reward per game, normal interval). Dabang is measured per hand (hand episodes:
@@ -259,7 +260,8 @@ def main(argv=None) -> dict:
     parser.add_argument("game", choices=names())
     parser.add_argument("agent_a", help="random, heuristic, or a PPO checkpoint path")
     parser.add_argument("agent_b", help="random, heuristic, or a PPO checkpoint path")
-    parser.add_argument("--deals", type=int, default=1000, help="deal pairs (default 1000, at most 10**8)")
+    parser.add_argument("--deals", type=int, default=1000,
+                        help="deal pairs (default 1000, at most 10**8)")
     parser.add_argument("--seed", type=int, default=0, help="first deal's seed (default 0)")
     parser.add_argument("--match", action="store_true",
                         help="dabang: whole matches (+1/-1) instead of single hands")

@@ -33,8 +33,8 @@ def command(result: dict) -> str:
 
 
 def table(results: list[dict]) -> str:
-    lines = ["| Game | A vs B | Unit | Deal pairs | A's win rate (95% CI) | A's mean payoff per game "
-             "(95% CI) | Wins / ties / losses | Time |",
+    lines = ["| Game | A vs B | Unit | Deal pairs | A's win rate (95% CI) | A's mean payoff per "
+             "game (95% CI) | Wins / ties / losses | Time |",
              "|---|---|---|---|---|---|---|---|"]
     for r in results:
         low, high = r["win_rate_ci95"]
@@ -43,7 +43,8 @@ def table(results: list[dict]) -> str:
                    if k not in ("episode", "max_hands")}
         unit = r.get("unit", "hand") + (f" ({', '.join(f'{k}={v}' for k, v in options.items())})"
                                         if options else "")
-        lines.append(f"| {r['game']} | {r['agent_a']} vs {r['agent_b']} | {unit} | {r['pairs']:,} | "
+        lines.append(f"| {r['game']} | {r['agent_a']} vs {r['agent_b']} | {unit} | {r['pairs']:,} "
+                     f"| "
                      f"{r['win_rate']:.3f} ({low:.3f}..{high:.3f}) | "
                      f"{r['mean_payoff_per_game']:+.3f} ({mlow:+.3f}..{mhigh:+.3f}) | "
                      f"{r['wins']} / {r['ties']} / {r['losses']} | {r['seconds']:.0f} s |")

@@ -275,8 +275,9 @@ def bench_vector(seconds: float) -> dict:
             _row(f"{game} VectorGame, batch {batch}", f"{rate:10,.0f} decisions/s")
         rate = vector_decisions_per_second(game, 1024, seconds, batched=False)
         results[f"{game}_b1024_per_state"] = rate
-        _row(f"{game} per-state, batch 1024", f"{rate:10,.0f} decisions/s   (batched "
-                                                    f"engine: {results[f'{game}_b1024'] / rate:.1f}x)")
+        speedup = results[f"{game}_b1024"] / rate
+        _row(f"{game} per-state, batch 1024",
+             f"{rate:10,.0f} decisions/s   (batched engine: {speedup:.1f}x)")
         if reference is not None:
             ratio = results[f"{game}_b1024"] / reference
             results[f"{game}_b1024_vs_openspiel"] = ratio

@@ -5,8 +5,8 @@ The record (``cardenv.records``; written by ``agents.evaluate --records`` or
 illegal or whose results the engine does not give back is refused -- and shown move by move: a
 line ``move k/n: player_s (name): <action>`` and the table after it, every hand (default) or
 only what one seat may know (``--seat N``, ``s N``). The move line always names the action; the
-table follows the view. At the end of the record come the hand results in words (for the seat viewed, or for
-everyone) and the returns.
+table follows the view. At the end of the record come the hand results in words (for the seat
+viewed, or for everyone) and the returns.
 
 Commands, one per line on standard input (so a replay can be scripted)::
 

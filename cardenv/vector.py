@@ -24,7 +24,8 @@ uses ``options[i % len(options)]`` (e.g. Dabang first hands and later hands side
 Rewards are the env's: each hand's reward when it ends (``Finished.returns`` sums them), zero on
 other steps. ``step`` checks every slot's action before applying any: a wrong shape or type (an
 action is a Python or numpy int, never a bool), an action out of range or illegal in its slot
-raises ``ValueError`` naming the slot and its value, and no game changes. Any game of ``cardenv.games``' registry works. The games are stepped by the game's own
+raises ``ValueError`` naming the slot and its value, and no game changes.
+Any game of ``cardenv.games``' registry works. The games are stepped by the game's own
 batched engine (``Game.batch_engine``: Dagong's and Dabang's step their play phase as numpy over
 all the games in it and hand the rarer phases to the single-game engine) or, for a game without
 one, by ``SlotBatch`` (each state's own ``apply``; ``batched=False`` forces it); both answer the

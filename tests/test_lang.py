@@ -122,7 +122,8 @@ def test_dagong_games_in_both_languages():
     for seed in range(3):
         seen |= play_both("dagong", seed, {"hands": 3})
         seen |= play_both("dagong", 100 + seed, {"hands": 2, "allow_solo": False})
-    assert {"硬牌", "硬", "明鸡", "一游", "二游", "三游", "正", "杂"} <= seen  # the games showed them
+    # the games showed them
+    assert {"硬牌", "硬", "明鸡", "一游", "二游", "三游", "正", "杂"} <= seen
 
 
 def test_dabang_matches_in_both_languages():
@@ -137,7 +138,8 @@ def test_dabang_matches_in_both_languages():
 def test_english_seat_tables_line_up(game):
     """In English the seat rows' number columns stand under the header's (len counts)."""
     module = GAMES[game][0]
-    env = module.raw_env(render_mode="ansi", lang="en", **({"hands": 3} if game == "dagong" else {}))
+    options = {"hands": 3} if game == "dagong" else {}
+    env = module.raw_env(render_mode="ansi", lang="en", **options)
     env.reset(seed=5)
     rng = np.random.default_rng(5)
     while env.agents:

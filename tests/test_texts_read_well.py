@@ -19,7 +19,8 @@ from cardenv.text import explain, move_text, render, why_illegal
 CJK = re.compile(r"[\u4e00-\u9fff]")
 CARD = re.compile(r"(?:[♦♣♥♠](?:10|[2-9JQKA]))|\b[SB]J\b")
 WRONG = {
-    "identifier": re.compile(r"\b(?!player_)[a-z]+_[a-z0-9_]+\b|\bPhase\.|\bNone\b|\bnull\b|\bundefined\b"),
+    "identifier": re.compile(r"\b(?!player_)[a-z]+_[a-z0-9_]+\b|\bPhase\.|\bNone\b|\bnull\b"
+                             r"|\bundefined\b"),
     "Python list or dict": re.compile(r"\[-?\d[\d.]*, |\{'|\[\]|\{\}"),
     "empty brackets": re.compile(r"\(\s*\)|\(\s*;|\(\s*,"),
     "one with a plural": re.compile(r"(?<![\d.])1 (cards|levels|points|pairs|triples|jokers|"

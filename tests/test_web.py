@@ -24,7 +24,8 @@ from cardenv.web.sessions import translate_all, translator
 
 CARD = re.compile(r"(?:[♦♣♥♠](?:10|[2-9JQKA]))|\b[SB]J\b")
 MESSAGE_KEYS = {"id", "game", "seat", "version", "players", "options", "view", "your_turn", "over",
-                "moves", "card_select", "log", "log_total", "results", "returns", "choices", "record"}
+                "moves", "card_select", "log", "log_total", "results", "returns", "choices",
+                "record"}
 
 
 def call(app, method, path, body=None, raw=None):

@@ -1,1 +1,2 @@
-"""Pieces shared by every game in cardenv: card encoding, errors, option checking, the AEC env base."""
+"""Pieces shared by every game in cardenv: card encoding, errors, option checking, the AEC env
+base."""

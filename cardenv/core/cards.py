@@ -27,7 +27,6 @@ NUM_KINDS = 54
 RANK_NAMES = ("3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2")
 SUIT_SYMBOLS = ("♦", "♣", "♥", "♠")
 SUIT_LETTERS = ("D", "C", "H", "S")
-SUIT_NAMES = ("diamonds", "clubs", "hearts", "spades")
 
 # Point cards, shared by both games: 5 = 5 points, 10 = 10, K = 10.
 RANK_POINTS = np.zeros(NUM_RANKS, dtype=np.int64)
@@ -51,10 +50,6 @@ def suit_of(kind: int) -> int:
 
 def kind_of(rank: int, suit: int) -> int:
     return rank * NUM_SUITS + suit
-
-
-def is_joker(kind: int) -> bool:
-    return kind >= NUM_NATURAL
 
 
 def card_str(kind: int) -> str:
@@ -91,7 +86,8 @@ def parse_cards(text: str) -> list[int]:
 
 def counts_of(kinds) -> np.ndarray:
     """Length-54 copy-count vector of a list of kinds."""
-    return np.bincount(np.asarray(list(kinds), dtype=np.int64), minlength=NUM_KINDS).astype(np.int64)
+    kinds = np.asarray(list(kinds), dtype=np.int64)
+    return np.bincount(kinds, minlength=NUM_KINDS).astype(np.int64)
 
 
 def kinds_of(counts) -> list[int]:

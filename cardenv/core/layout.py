@@ -111,5 +111,6 @@ class Layout:
         lines = ["| Index | Piece | Shape | Max | Description |", "|---|---|---|---|---|"]
         for name, start, stop, shape, doc in rows:
             shape_text = "x".join(map(str, shape))
-            lines.append(f"| {start}..{stop - 1} | `{name}` | {shape_text} | {high[name]:g} | {doc} |")
+            lines.append(f"| {start}..{stop - 1} | `{name}` | {shape_text} | {high[name]:g} "
+                         f"| {doc} |")
         return "\n".join(lines)

@@ -30,14 +30,6 @@ class Option:
     doc: str
 
 
-def positive_int(value) -> bool:
-    return is_int(value) and value >= 1
-
-
-def non_negative_int(value) -> bool:
-    return is_int(value) and value >= 0
-
-
 def non_negative_number(value) -> bool:
     """A finite int or float >= 0 (``inf`` and ``nan`` are refused)."""
     return is_number(value) and value >= 0

@@ -86,7 +86,8 @@ OPTIONS = {
     "follow": Option("dead", one_of("dead", "live"), "'dead' or 'live'",
                      "死棒 shape duty, or the suit duty only"),
     "joker_levels": Option(True, boolean, "True or False",
-                           "kitty jokers bring levels (2 per BJ, 1 per SJ) as well as blood [D-A8]"),
+                           "kitty jokers bring levels (2 per BJ, 1 per SJ) as well as blood "
+                           "[D-A8]"),
     "keep_dealer": Option("partner", one_of("partner", "same"), "'partner' or 'same'",
                           "who deals when the defenders keep the deal [D-A9]"),
     "four_joker_win": Option("big_or_small", one_of("big_or_small", "big_only"),

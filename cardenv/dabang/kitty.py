@@ -25,7 +25,8 @@ def flip_winner(flipped: list[int]) -> int:
 
 
 def first_suited(cards: list[int], start: int = 0) -> int | None:
-    """Index of the first natural card in ``cards`` from ``start`` on, wrapping; ``None`` if none."""
+    """Index of the first natural card in ``cards`` from ``start`` on, wrapping; ``None`` if
+    none."""
     n = len(cards)
     for i in range(n):
         if cards[(start + i) % n] < NUM_NATURAL:

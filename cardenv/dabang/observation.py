@@ -73,5 +73,3 @@ PIECES = [
 ]
 
 LAYOUT = Layout(PIECES)
-OBS_SIZE = LAYOUT.observation_size
-STATE_SIZE = LAYOUT.size

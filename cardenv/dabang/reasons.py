@@ -30,7 +30,8 @@ CLAUSES = {
     "turn": "section 4: players act in turn",
     "phase": "the hand's decision phases (game.py): each phase takes its own moves",
     "not_held": "a player plays, buries, gives or shows only cards it holds",
-    "grab": "section 2: the big-joker grab (抢亮大王), first hand only, the first grab stands [D-A2]",
+    "grab": "section 2: the big-joker grab (抢亮大王), first hand only, the first grab stands "
+            "[D-A2]",
     "declare_rank": "section 2: a declaration overrides only a strictly higher one [D-A4]",
     "joker_order": "section 3: the burial and 扣王, a big joker before any small joker",
     "koujoker": "section 3: 扣王 buries jokers only [D-A6]",

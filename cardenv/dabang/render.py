@@ -131,7 +131,8 @@ def render_text(state) -> str:
     decl = _no_declaration(state) if not state.deal.decl else \
         f"{cat.ACTIONS[state.deal.decl].text} by player_{state.deal.declarer}"
     lines = [
-        f"Dabang hand {len(state.results) + (0 if state.is_over else 1)} | levels team0 {state.levels[0]} : team1 "
+        f"Dabang hand {len(state.results) + (0 if state.is_over else 1)} "
+        f"| levels team0 {state.levels[0]} : team1 "
         f"{state.levels[1]} | playing level {state.level} | trump {trump} | dealer {dealer} | "
         f"phase {phase_label(state.phase)}",
         f"declaration: {decl}"
@@ -181,7 +182,8 @@ def seat_view(state, seat: int) -> dict:
             "seat": s, "team": s % 2, "cards": int(state.cards_left[s]),
             "points": int(state.points[s]), "role": "D" if s == state.dealer else "",
             "shown": {name: int(n) for name, n in zip(SHOWN_NAMES, shown) if n},
-            "koujoker": {"SJ": int(v["koujoker_kinds"][s][0]), "BJ": int(v["koujoker_kinds"][s][1])},
+            "koujoker": {"SJ": int(v["koujoker_kinds"][s][0]),
+                         "BJ": int(v["koujoker_kinds"][s][1])},
             "taken_back": _cards(v["taken_back"][s]),
         })
     return {
@@ -221,12 +223,12 @@ def render_view(state, seat: int) -> str:
     trump = view["trump"] or "?"
     dealer = "?" if view["dealer"] is None else f"player_{view['dealer']}"
     decl = view["declaration"]
+    decl_text = _no_declaration(state) if not decl else f"{decl['text']} by player_{decl['seat']}"
     lines = [
         f"Dabang hand {view['hand_number']} | you are player_{seat} (team {team}) | levels: "
         f"yours {view['levels'][team]}, theirs {view['levels'][1 - team]} | playing level "
         f"{view['level']} | trump {trump} | dealer {dealer} | phase {view['phase_label']}",
-        f"declaration: "
-        f"{_no_declaration(state) if not decl else decl['text'] + ' by player_' + str(decl['seat'])}"
+        f"declaration: {decl_text}"
         + (f" | tribute {view['tribute']}" if view["tribute"] else "")
         + (" | 干锅" if view["gangguo"] else ""),
         f"{'':2}{'seat':<16}{'team':<5}{'cards':>5}{'points':>7}  shown / 扣王 / taken back",

@@ -70,7 +70,3 @@ def strength_row(trump: int, level: int) -> np.ndarray:
 
 def suit_row(trump: int, level: int) -> np.ndarray:
     return SUIT_CLASS[trump, level - 3]
-
-
-def is_trump_row(trump: int, level: int) -> np.ndarray:
-    return SUIT_CLASS[trump, level - 3] == TRUMP

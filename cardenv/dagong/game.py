@@ -51,7 +51,6 @@ OPTIONS = {
 }
 
 PHASES = ("solo", "play", "over")
-SEAT_NAMES = ("player_0", "player_1", "player_2", "player_3")
 _SOLO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
 _SOLO_MASK[[cat.SOLO_DECLINE, cat.SOLO_DECLARE]] = True
 _NO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)

@@ -319,12 +319,6 @@ def _combos_from(packed: int, jokers: int, k510_key: int) -> np.ndarray:
     return out
 
 
-def _combo_feasibility_one(hand_list: list) -> np.ndarray:
-    jokers = hand_list[NUM_NATURAL] + hand_list[NUM_NATURAL + 1]
-    return _combos_from(_packed_features(_naturals(hand_list)), jokers,
-                        _k510_key(hand_list, jokers))
-
-
 def _feasible_one(hand: np.ndarray, called: int) -> np.ndarray:
     """``feasible`` for one hand (the env's hot path)."""
     hand_list = hand.tolist()

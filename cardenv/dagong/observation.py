@@ -50,5 +50,3 @@ PIECES = [
 ]
 
 LAYOUT = Layout(PIECES)
-OBS_SIZE = LAYOUT.observation_size
-STATE_SIZE = LAYOUT.size

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL
+from cardenv.core.cards import NUM_KINDS, NUM_NATURAL
 from cardenv.core.checks import check_bool, check_choice, check_int, check_int_list, check_seat
 from cardenv.core.errors import StateError
 from cardenv.dagong.catalogue import POINT_RANKS
@@ -68,13 +68,9 @@ class HandResult:
         return asdict(self)
 
 
-def hand_points(hand) -> int:
-    """Points (5 / 10 / K) in a count vector."""
-    return int(sum(int(KIND_POINTS[k]) * int(hand[k]) for k in range(len(hand)) if hand[k]))
-
-
 def xiqian_units(hand) -> int:
-    """喜钱 units for a dealt hand: 8喜 = 2 per rank, 7喜 = 1, 天炸 = 1, four natural 510K sets = 1."""
+    """喜钱 units for a dealt hand: 8喜 = 2 per rank, 7喜 = 1, 天炸 = 1, four natural 510K sets
+    = 1."""
     # plain ints first: indexing a numpy row card by card costs more than the whole count
     counts = hand.tolist() if hasattr(hand, "tolist") else [int(x) for x in hand]
     # natural cards per rank: kind_of(r, s) = 4 * r + s, so zip over one iterator four times

@@ -155,19 +155,19 @@ def test_void_chances_decide_the_risk_as_the_per_state_path():
     unseen_cls[::7] = 0
     left = rng.integers(0, 60, size=(n, 4))
     left[::5, 1] = 0
-    # near-threshold cases: seat 1 holds l of t unseen cards, t - m of them in suit 0
+    # near-threshold cases: seat 1 holds `held` of t unseen cards, t - m of them in suit 0
     near = []
-    for l in range(1, 61):
-        for t in range(l, 217):
-            base = 1.0 - min(1.0, l / t)
+    for held in range(1, 61):
+        for t in range(held, 217):
+            base = 1.0 - min(1.0, held / t)
             for m in range(0, t + 1):
                 p = base ** m
                 if abs(p - 0.2) < 1e-9 or abs(p - 0.4) < 1e-9:
-                    near.append((l, t, m))
+                    near.append((held, t, m))
     assert len(near) >= 20
-    for l, t, m in near:
+    for held, t, m in near:
         unseen_cls = np.vstack([unseen_cls, [m, t - m, 0, 0, 0]])
-        left = np.vstack([left, [10, l, 10, l]])
+        left = np.vstack([left, [10, held, 10, held]])
     vp = _void_chances(unseen_cls, left)
     for b in range(len(vp)):
         ctx = _Ctx(None, None, None, None, unseen_cls[b].tolist(), None, left[b].tolist())

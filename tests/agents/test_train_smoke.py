@@ -122,7 +122,8 @@ def test_stages_run_in_order_from_one_command(tmp_path, capsys):
     saved = torch.load(tmp_path / "staged" / "checkpoint.pt", weights_only=False)
     trainer = train.Trainer(train.load_config(None, [], base=saved["config"]), saved)
     assert trainer.stage == 1 and trainer.collector.selfplay.opponents == {"heuristic": 1}
-    assert trainer.collector.games.variant(0).options["hands"] == 2 and trainer.cfg.total_samples == 3000
+    assert trainer.collector.games.variant(0).options["hands"] == 2
+    assert trainer.cfg.total_samples == 3000
     trainer.writer.close()
     for bad, message in [("stages=[{opponents: {random: 1}}]", "needs samples"),
                          ("stages=[{samples: 10, epochs: 2}]", "unknown field"),

@@ -6,7 +6,7 @@ encoding (the one the brief states: ``kind = rank * 4 + suit``, ranks ``3 4 5 6 
 follow rules (brief A5), and decides everything by enumeration.
 
 - ``legal_follows`` lists every k-card sub-multiset of the hand (per-kind copy counts, up to 4
-  identical copies of a kind) and keeps those that ``is_legal_follow`` accepts. Nothing is pruned
+  identical copies of a kind) and keeps those that ``FollowRules.legal`` accepts. Nothing is pruned
   by the rules during the enumeration.
 - ``step_mask`` derives the step mask from that set, by the definition of a step: ``(j, c)`` is
   allowed iff ``j`` is not used by the partial selection and some legal complete follow ``F``
@@ -185,11 +185,6 @@ class FollowRules:
             return True
         # 死棒: a shape at least as good as the duty shape
         return SHAPES[k].index(shape_of(follow)) <= self.duty
-
-
-def is_legal_follow(follow, hand, led, k, trump, level, dead) -> bool:
-    """A5, literally. ``follow``: tuple of (kind, count); ``hand``: 54 counts."""
-    return FollowRules(hand, led, k, trump, level, dead).legal(follow)
 
 
 @lru_cache(maxsize=4096)

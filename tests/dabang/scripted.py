@@ -14,7 +14,6 @@ one of the 216 cards is.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from dataclasses import dataclass
 
@@ -220,10 +219,6 @@ def to_play(state, script=(), burial=None) -> None:
 
 def first_legal(state) -> int:
     return state.legal_actions()[0]
-
-
-def random_policy(rng: random.Random):
-    return lambda state: rng.choice(state.legal_actions())
 
 
 def play_out(state, policy=first_legal, max_steps: int = 5000):

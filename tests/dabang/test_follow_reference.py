@@ -1,8 +1,8 @@
 """``follow.play_mask`` and ``follow.trick_winner`` against the slow reference
 (``reference_follow``).
 
-5,000 positions in the default run and 25,000 under ``-m slow``, from a fixed seed: every trump suit and
-level 3..10, k = 1..4, 死棒 (dead) and live, leading positions, and followers of these kinds:
+5,000 positions in the default run and 25,000 under ``-m slow``, from a fixed seed: every trump suit
+and level 3..10, k = 1..4, 死棒 (dead) and live, leading positions, and followers of these kinds:
 
 - clumpy hands: few kinds, many identical copies (3-4 copies of several kinds), in and out of
   the led suit;

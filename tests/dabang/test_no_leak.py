@@ -39,7 +39,7 @@ from cardenv.dabang import DabangGame
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.game import DECK
 from cardenv.dabang.kitty import tribute_cards
-from cardenv.dabang.observation import DECLARATIONS, LAYOUT, PHASES
+from cardenv.dabang.observation import LAYOUT, PHASES
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
 
@@ -112,11 +112,10 @@ class Observer:
         self.level, self.levels = st.level, list(st.levels)
         self.dealer = None if self.first else st.dealer
         self.pos = 0
-        self.decl, self.declarer, self.decl_rank = 0, None, 0
+        self.decl, self.declarer = 0, None
         self.trump = None
         self.revealed = self.taken_up = self.playing = False
         self.shown_at_reveal = False
-        self.tribute_count = 0
         self.kitty_public: list[int] | None = None  # what lies in the kitty, when public
         self.buried: list[int] = []  # the dealer's, known to the dealer only
         self.left = [0, 0, 0, 0]
@@ -148,7 +147,7 @@ class Observer:
         rank, column, count, suit = declaration_shown(action)
         if self.decl:
             self.events["override"] += 1
-        self.decl, self.declarer, self.decl_rank = action, seat, rank
+        self.decl, self.declarer = action, seat
         P["declarer"][:] = 0
         P["declarer"][seat] = 1
         P["declaration"][:] = 0
@@ -352,7 +351,7 @@ class Observer:
         if any(self.left):
             self.start_trick(winner)
 
-    # --- one step ----------------------------------------------------------------------------------
+    # --- one step ---------------------------------------------------------------------------------
 
     def step(self, st, seat: int, phase: Phase, action: int, rng, kitty_before) -> None:
         """``seat`` took ``action`` in ``phase``; then the automatic events up to ``st``.

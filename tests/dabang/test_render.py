@@ -13,7 +13,7 @@ from cardenv.dabang import DabangGame
 from cardenv.dabang.phases.trick import Trick, winning_seat
 from cardenv.dabang.render import WINNING, hand_groups, render_text, render_view, seat_view
 from cardenv.dabang.scoring import settle
-from cardenv.dabang.strength import is_trump_row
+from cardenv.dabang.strength import TRUMP, suit_row
 from cardenv.text import explain
 from tests.dabang.positions import random_step
 from tests.dabang.scripted import D, H, S, counts
@@ -72,12 +72,13 @@ def test_groups_hold_the_hand_and_trump_is_the_engines():
             for g in view["hand_groups"]:
                 kinds = parse_cards(" ".join(g["cards"]))
                 if state.trump is None:
-                    always = np.all([is_trump_row(t, state.level)[kinds] for t in range(4)],
+                    always = np.all([suit_row(t, state.level)[kinds] == TRUMP for t in range(4)],
                                     axis=0)
                     assert (always == g["trump"]).all()
                     seen_before += 1
                 else:
-                    assert (is_trump_row(state.trump, state.level)[kinds] == g["trump"]).all()
+                    trump = suit_row(state.trump, state.level)[kinds] == TRUMP
+                    assert (trump == g["trump"]).all()
                     seen_after += 1
         random_step(state, rng)
     assert seen_before and seen_after

@@ -77,7 +77,8 @@ def test_shown_kitty_stays_in_every_observation():
         revealed = s.v["kitty_revealed"].copy()
         assert revealed.sum() == 8 and s.v["kitty_shown"][0] == 0
         for seat in range(4):
-            start = next(a for n, a, *_ in s.game.layout.observation_pieces() if n == "kitty_revealed")
+            start = next(a for n, a, *_ in s.game.layout.observation_pieces()
+                         if n == "kitty_revealed")
             assert np.array_equal(s.observation(seat)[start:start + 54], revealed)
 
 

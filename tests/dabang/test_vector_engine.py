@@ -1,8 +1,8 @@
 """cardenv.dabang.vector.DabangBatch equals the reference engine: a batch and a list of reference
 states (``new_state`` + ``apply``) stepped side by side with random legal actions, over option
 variants mixed in one batch, ended games replaced by new seeds (and by states taken over in the
-middle of a hand, a follow half built), every query compared at every step (100 games per mid-hand share in the default run, 400 under
--m slow)."""
+middle of a hand, a follow half built), every query compared at every step (100 games per
+mid-hand share in the default run, 400 under -m slow)."""
 
 import numpy as np
 import pytest

@@ -133,8 +133,9 @@ def classify_ranks(nat: tuple[int, ...], j: int) -> frozenset[Combo]:
         else:
             out.add(Combo(BOMB, n, r, j))  # n >= 4: bomb of its total length
 
-    # Runs (连对, 飞机): L >= 2 consecutive ranks within 3..A (never a 2, no wrap), m cards per rank;
-    # jokers fill any missing card, even a whole rank. Some natural card is always present here.
+    # Runs (连对, 飞机): L >= 2 consecutive ranks within 3..A (never a 2, no wrap), m cards per
+    # rank; jokers fill any missing card, even a whole rank. Some natural card is always present
+    # here.
     for m, kind in ((2, PAIR_RUN), (3, TRIPLE_RUN)):
         if n % m or n // m < 2 or any(nat[r] > m for r in ranks) or max(ranks) > RA:
             continue
@@ -345,10 +346,6 @@ def legal_actions(hand_counts, standing: int, called: int) -> set[int]:
             if beats(c, standing_combo):
                 out.add(combo_id(c, called in kinds))
     return out
-
-
-def action_text(action: int) -> str:
-    return ACTIONS[action].text
 
 
 # --- a small text notation for table-driven tests -------------------------------------------------

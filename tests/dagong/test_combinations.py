@@ -114,7 +114,8 @@ ROWS = [
     ("B2 连对 no 2", "2S 2H SJ BJ", None, None, "bomb 4x2 j2", True),
     ("B2 连对 12 pairs", "3*2 4*2 5*2 6*2 7*2 8*2 9*2 10*2 J*2 Q*2 K*2 A*2", None, None,
      "pair_run 3-A", True),
-    ("B2 连对 same top does not beat", "3S 3H 4S 4H 9D", "pair_run 3-4", None, "pair_run 3-4", False),
+    ("B2 连对 same top does not beat", "3S 3H 4S 4H 9D", "pair_run 3-4", None, "pair_run 3-4",
+     False),
     # --- 飞机 (triple runs) ---
     ("B2 飞机", "7S 7H 7D 8S 8H 8D", None, None, "triple_run 7-8", True),
     ("B2 飞机 with jokers", "7S 7H SJ 8S 8H BJ", None, None, "triple_run 7-8 j2", True),

@@ -165,7 +165,8 @@ def reshuffle_hidden(hands, seat, dealer, called, rng):
         if s == seat:
             continue
         size = len(hands[s]) - (1 if s == dealer and seat != dealer else 0)
-        new[s] = [int(k) for k in pool[:size]] + ([called] if s == dealer and seat != dealer else [])
+        new[s] = [int(k) for k in pool[:size]]
+        new[s] += [called] if s == dealer and seat != dealer else []
         pool = pool[size:]
     return new
 
