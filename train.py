@@ -71,14 +71,13 @@ from agents.evaluate import duplicate
 from agents.heuristics import heuristic_for
 from agents.progress import Progress
 from agents.random_agent import RandomAgent
-from agents.rollout import game_variants
 from agents import schedules
 from agents.shaping import SHAPING, shaping_for
 from cardenv import cli
 from cardenv.core.checks import check_int, check_number, is_int, is_number
 from cardenv.core.errors import ConfigError
 from cardenv.games import names as game_names
-from cardenv.vector import MAX_NUM_ENVS, VectorGame
+from cardenv.vector import MAX_NUM_ENVS, VectorGame, game_variants
 
 try:  # the [train] extra; main() says so if it is missing
     import torch

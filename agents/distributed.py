@@ -15,7 +15,7 @@ Faults: an actor that dies (its process or its node) is replaced by a new one on
 (new deals: nothing it played is repeated) with the current settings and frozen pool, and its
 share is asked of the replacement; a share arrives whole or not at all, so no iteration learns
 from a partial or duplicated batch. Evaluation chunks are deterministic (see
-``agents.evaluate.duplicate``), so Ray's own task retries are safe.
+``agents.duplicate``), so Ray's own task retries are safe.
 
 Where Ray runs: ``address=None`` starts a local instance with at least as many CPUs as workers;
 ``"auto"`` or ``"host:port"`` joins a cluster started with ``ray start`` (every node needs this
@@ -38,7 +38,7 @@ import ray
 import torch
 
 from agents.collector import Collector
-from agents.evaluate import chunk_seed, combine, deal_chunks, play_pairs
+from agents.duplicate import chunk_seed, combine, deal_chunks, play_pairs
 from agents.heuristics import heuristic_for
 from agents.ppo import make_net
 from agents.random_agent import RandomAgent
@@ -291,9 +291,9 @@ def _play_chunk(game, agent_a, agent_b, seeds, options, reseed, batch, history=F
 def play_chunks(game: str, agent_a, agent_b, chunks: list, reseeds: list, options,
                 batch: int, workers: int, address: str | None = None, progress=None,
                 history: bool = False) -> list:
-    """``agents.evaluate.play_pairs`` of each chunk of deal seeds, as Ray tasks (at most
-    ``workers`` at a time); the parts in chunk order. ``progress(games)`` hears the finished
-    games as chunks come back; ``history`` brings the games back too (``play_pairs``)."""
+    """``agents.duplicate.play_pairs`` of each chunk of deal seeds, as Ray tasks (at most
+    ``workers`` at a time); the parts (``Pairs``) in chunk order. ``progress(games)`` hears the
+    finished games as chunks come back; ``history`` brings the games back too (``play_pairs``)."""
     connect(address, workers)
     task = ray.remote(num_cpus=1)(_play_chunk)
     refs = {id(agent_a): ray.put(agent_a)}
@@ -318,11 +318,11 @@ def play_chunks(game: str, agent_a, agent_b, chunks: list, reseeds: list, option
 
 
 class AsyncEvaluator:
-    """Duplicate evaluations (``agents.evaluate.duplicate``'s chunks and statistics) as Ray
-    tasks that run while the caller goes on: ``train.py``'s learning-curve points with
-    ``workers > 0``. ``submit`` sends one evaluation (its agents as they are now: the caller
-    passes a copy of the learner); ``results`` returns the finished ones in the order they were
-    submitted, each exactly what ``duplicate`` returns for the same arguments. Each task runs on
+    """Duplicate evaluations (``agents.duplicate``'s chunks and statistics) as Ray tasks that
+    run while the caller goes on: ``train.py``'s learning-curve points with ``workers > 0``.
+    ``submit`` sends one evaluation (its agents as they are now: the caller passes a copy of the
+    learner); ``results`` returns the finished ones in the order they were submitted, each
+    exactly what ``agents.evaluate.duplicate`` returns for the same arguments. Each task runs on
     one CPU with one torch thread."""
 
     def __init__(self, address: str | None = None, workers: int = 1):

@@ -44,21 +44,24 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import math
 import os
 import sys
 import time
 from datetime import datetime, timezone
 
-import numpy as np
-
+from agents.duplicate import (CHUNK, chunk_seed, combine, deal_chunks, mean_interval,
+                              play_pairs, summarize, wilson)
 from agents.progress import Progress
-from agents.rollout import game_variants, play_batched
 from cardenv import cli
 from cardenv.core.options import parse_assignments
 from cardenv.games import names
+from cardenv.vector import game_variants
 
-Z95 = 1.959963984540054
+# the statistics and the chunk size are agents.duplicate's; they stay importable from here,
+# where the documentation and the tests take them
+__all__ = ["CHUNK", "duplicate", "main", "make_agent", "mean_interval", "record_writer",
+           "summarize", "wilson"]
+
 MAX_HANDS = 40  # --match: a match is truncated after this many hands
 AGENT_NAMES = ("random", "heuristic")  # besides checkpoint paths
 MAX_SEED = 2 ** 32 - 1  # --seed: the deals are seeds seed, seed + 1, ... (at most 2**63 - 1)
@@ -66,92 +69,12 @@ MAX_DEALS = 10 ** 8  # --deals: deal pairs (a million take about an hour on one 
 MAX_WORKERS = 1024  # --workers: Ray tasks at a time
 
 
-def wilson(successes: float, n: int) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = successes / n
-    denom = 1 + Z95 ** 2 / n
-    centre = (p + Z95 ** 2 / (2 * n)) / denom
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / denom
-    return (centre - half, centre + half)
-
-
-def mean_interval(values) -> tuple[float, float, float]:
-    """(mean, low, high): 95% normal interval of the mean."""
-    values = np.asarray(values, dtype=float)
-    mean = float(values.mean()) if values.size else 0.0
-    if values.size < 2:
-        return (mean, mean, mean)
-    half = Z95 * float(values.std(ddof=1)) / math.sqrt(values.size)
-    return (mean, mean - half, mean + half)
-
-
-def summarize(a_scores, b_scores, per_game_a) -> dict:
-    """Statistics of duplicate pairs: ``a_scores[i]``/``b_scores[i]`` summed over pair i."""
-    a_scores, b_scores = np.asarray(a_scores, float), np.asarray(b_scores, float)
-    wins = int((a_scores > b_scores).sum())
-    ties = int((a_scores == b_scores).sum())
-    n = len(a_scores)
-    rate = (wins + 0.5 * ties) / n if n else 0.0
-    low, high = wilson(wins + 0.5 * ties, n)
-    mean, mlow, mhigh = mean_interval(per_game_a)
-    return {"pairs": n, "wins": wins, "ties": ties, "losses": n - wins - ties,
-            "win_rate": rate, "win_rate_ci95": [low, high],
-            "mean_payoff_per_game": mean, "mean_payoff_ci95": [mlow, mhigh]}
-
-
-CHUNK = 250  # deal pairs per unit of work; the agents' random choices restart at each
-
-
-def chunk_seed(seed: int, start: int) -> int:
-    """The seed the agents' random choices restart from at the chunk of deals beginning at
-    deal ``start`` (of an evaluation whose first deal is ``seed``)."""
-    return (seed * 1_000_003 + start) % 2 ** 63
-
-
-def play_pairs(game: str, agent_a, agent_b, seeds: list[int], options: dict | None,
-               reseed: int, batch: int = 256, progress=None, history: bool = False) -> tuple:
-    """The deal pairs of ``seeds``: (A's scores, B's scores, A's payoff per game), each pair's
-    two games in a row. The agents' random choices restart from ``reseed`` first. With
-    ``history`` a fourth item lists each pair's games as ``(seed, A's side, A-first game,
-    B-first game)`` (``Finished`` with their actions)."""
-    for k, agent in enumerate({id(a): a for a in (agent_a, agent_b)}.values()):
-        agent.reseed(reseed + k)
-    maker = game_variants(game, options)[0]
-    sides = [maker.sides(maker.new_state(s))[0] for s in seeds]
-    deals = len(seeds)
-
-    def seats(first, second):
-        return lambda j: [first if seat in sides[j] else second for seat in range(4)]
-
-    first = second = None
-    if progress is not None:
-        first, second = progress, (lambda done: progress(deals + done))
-    a_first = play_batched(game, seats(agent_a, agent_b), seeds, options, batch, first,
-                           keep_history=history)
-    b_first = play_batched(game, seats(agent_b, agent_a), seeds, options, batch, second,
-                           keep_history=history)
-    a_scores, b_scores, per_game = [], [], []
-    for side, one, two in zip(sides, a_first, b_first):
-        a1 = sum(one.returns[s] for s in side)
-        b1 = sum(one.returns) - a1
-        b2 = sum(two.returns[s] for s in side)
-        a2 = sum(two.returns) - b2
-        a_scores.append(a1 + a2)
-        b_scores.append(b1 + b2)
-        per_game += [a1, a2]
-    if history:
-        return a_scores, b_scores, per_game, list(zip(seeds, sides, a_first, b_first))
-    return a_scores, b_scores, per_game
-
-
 def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = None,
               seed: int = 0, batch: int = 256, progress=None, workers: int = 0,
               address: str | None = None, records=None) -> dict:
     """Play ``deals`` deal pairs (seeds ``seed``, ``seed + 1``, ...); returns the statistics
-    for agent A (see ``summarize``). ``progress(games)`` hears how many of the ``2 * deals``
-    games are finished (e.g. an ``agents.progress.Progress``).
+    for agent A (see ``agents.duplicate.summarize``). ``progress(games)`` hears how many of the
+    ``2 * deals`` games are finished (e.g. an ``agents.progress.Progress``).
 
     The deals go in chunks of ``CHUNK`` pairs, and the agents' random choices (the random
     player, the heuristics' tie-breaks, a sampling PPO agent) restart at each chunk from a seed
@@ -170,7 +93,7 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
                             address, progress, history=records is not None)
         if records is not None:
             for part in parts:
-                for pair in part[3]:
+                for pair in part.games:
                     records(*pair)
     else:
         parts, done = [], 0
@@ -181,26 +104,12 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
             part = play_pairs(game, agent_a, agent_b, chunk, options, chunk_seed(seed, start),
                               batch, sub, history=records is not None)
             if records is not None:
-                for pair in part[3]:
+                for pair in part.games:
                     records(*pair)
-                part = part[:3]  # the games are written: keep only the scores
+                part = part._replace(games=None)  # the games are written: keep the scores
             parts.append(part)
             done += 2 * len(chunk)
     return combine(parts)
-
-
-def deal_chunks(deals: int, seed: int) -> tuple[list[int], list[list[int]]]:
-    """The chunks of an evaluation of ``deals`` pairs from seed ``seed``: each chunk's first
-    deal index and its deal seeds (``CHUNK`` pairs each)."""
-    starts = list(range(0, deals, CHUNK))
-    return starts, [list(range(seed + start, seed + min(start + CHUNK, deals)))
-                    for start in starts]
-
-
-def combine(parts: list) -> dict:
-    """The statistics (``summarize``) of the chunks' ``play_pairs`` results, in chunk order."""
-    a_scores, b_scores, per_game = ([x for part in parts for x in part[i]] for i in range(3))
-    return summarize(a_scores, b_scores, per_game)
 
 
 def make_agent(spec: str, game: str, seed: int = 0):

@@ -7,9 +7,9 @@ acting in batch on the games where it is to move; it is what evaluation uses.
 
 from __future__ import annotations
 
-from cardenv.vector import Finished, VectorGame, game_variants
+from cardenv.vector import Finished, VectorGame
 
-__all__ = ["Finished", "game_variants", "partnership", "play_batched"]
+__all__ = ["partnership", "play_batched"]
 
 
 def partnership(state) -> tuple[list[int], list[int]]:

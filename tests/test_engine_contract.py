@@ -90,10 +90,10 @@ def test_evaluate_command_line_takes_a_registered_game(toy):
     assert stats["game"] == toy and stats["pairs"] == 10
 
 
-GENERIC = ["agents/base.py", "agents/rollout.py", "agents/evaluate.py", "agents/random_agent.py",
-           "agents/ppo.py", "agents/report.py", "agents/observation.py", "agents/heuristics.py",
-           "agents/selfplay.py", "agents/shaping.py", "agents/collector.py",
-           "agents/distributed.py", "agents/curves.py", "train.py"]
+GENERIC = ["agents/base.py", "agents/rollout.py", "agents/evaluate.py", "agents/duplicate.py",
+           "agents/random_agent.py", "agents/ppo.py", "agents/report.py", "agents/observation.py",
+           "agents/heuristics.py", "agents/selfplay.py", "agents/shaping.py",
+           "agents/collector.py", "agents/distributed.py", "agents/curves.py", "train.py"]
 
 
 @pytest.mark.parametrize("path", GENERIC)

@@ -75,3 +75,50 @@ def test_only_agents_distributed_imports_ray_and_all_works_without_it(tmp_path):
     assert "win rate" in done.stdout and "exit 2" in done.stdout
     assert '--workers needs Ray: pip install -e ".[dist]"' in done.stderr
     assert "train exit 2" in done.stdout and 'workers=2 needs Ray' in done.stderr
+
+
+def agents_imports(path):
+    """The ``agents`` modules that ``path`` imports anywhere (inside functions too)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names if a.name.split(".")[0] == "agents"}
+        elif isinstance(node, ast.ImportFrom) and node.module == "agents":
+            out |= {f"agents.{a.name}" for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("agents."):
+            out.add(node.module)
+    return out
+
+
+def test_the_deal_pair_machinery_sits_below_evaluate_and_distributed():
+    """``agents.duplicate`` (play_pairs, chunks, statistics) is what evaluation in one process
+    and on Ray share: it imports neither of them, and ``agents.distributed`` does not import
+    ``agents.evaluate`` (the command line reaches Ray one way only, inside ``--workers``)."""
+    agents = ROOT.parent / "agents"
+    duplicate = agents_imports(agents / "duplicate.py")
+    assert not duplicate & {"agents.evaluate", "agents.distributed"}, duplicate
+    assert "agents.duplicate" in agents_imports(agents / "evaluate.py")
+    assert "agents.duplicate" in agents_imports(agents / "distributed.py")
+    assert "agents.evaluate" not in agents_imports(agents / "distributed.py")
+
+
+def test_agents_modules_import_no_cycle():
+    """No module of ``agents`` reaches itself through imports (those inside functions too)."""
+    agents = ROOT.parent / "agents"
+    graph = {f"agents.{p.stem}": agents_imports(p) for p in agents.glob("*.py")
+             if p.stem != "__init__"}
+    done, path = set(), []
+
+    def visit(module):
+        assert module not in path, "import cycle: " + " -> ".join(
+            path[path.index(module):] + [module])
+        if module in done or module not in graph:
+            return
+        path.append(module)
+        for other in sorted(graph[module]):
+            visit(other)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)
