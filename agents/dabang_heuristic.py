@@ -37,6 +37,7 @@ import numpy as np
 
 from agents.base import Agent
 from agents.dabang_heuristic_batch import discard_batch, play_batch
+from agents.dabang_tuning import BREAK, LAST_TRICK_BONUS, POINT_WEIGHT, RANK_A, VOID_RISK
 from agents.observation import ObsView
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
 from cardenv.dabang import catalogue as cat
@@ -48,7 +49,6 @@ _STR = STRENGTH.tolist()      # [trump][level - 3][kind]
 _CLS = SUIT_CLASS.tolist()    # 0..3 side suit, 4 trump
 _PTS = KIND_POINTS.tolist()
 _KINDS = range(NUM_KINDS)
-_RANK_A = 11
 _RANK_2 = 12
 _PLAY_END = cat.PLAY + 4 * NUM_KINDS
 _PLAY_PHASE = PHASES.index("play")
@@ -58,12 +58,6 @@ _TAKEBACK = PHASES.index("takeback")
 # the row-by-row ``act_batch``
 _PLAY_METHODS = ("_decide", "_play", "_lead", "_follow", "_winning_play", "_step",
                  "_discard_cost", "_pick_discard", "_bury", "_return", "_koujoker", "_takeback")
-
-# Tuning constants.
-_LAST_TRICK_BONUS = 60      # value of winning the hand's last trick (保底 / 抠底)
-_BREAK = 4.0                # cost per card of breaking a group of identical cards
-_POINT_WEIGHT = 3.0         # cost (dump) or gain (feed) per point
-_VOID_RISK = 0.2            # an opponent void with this probability may trump a side lead
 
 
 def _seg(o: list, name: str) -> list:
@@ -244,7 +238,7 @@ class DabangHeuristic(Agent):
             return 200.0 + st[k] + 50.0 * (_PTS[k] > 0)
         suit_len = sum(hand[j] for j in range(52) if cls[j] == c)
         cost = st[k] + 1.5 * suit_len + (5.0 if hand[k] >= 2 else 0.0)
-        if k // 4 == _RANK_A:
+        if k // 4 == RANK_A:
             cost += 8.0
         if _PTS[k]:
             cost += 100.0 + 3.0 * _PTS[k]
@@ -318,7 +312,7 @@ class DabangHeuristic(Agent):
             else:
                 base = st[k] if kc != TRUMP else st[k] + 10.0
                 score = 50.0 - base - 2.0 * pts - self.short_suit * ctx.mine_cls[kc] \
-                    - (_BREAK if c < hand[k] else 0.0)
+                    - (BREAK if c < hand[k] else 0.0)
             if score > best_score and a in legal:
                 best, best_score = a, score
         return best
@@ -357,7 +351,7 @@ class DabangHeuristic(Agent):
         opp_after = tuple(s for s in after if s in (1, 3))
         last = all(left[s] == 0 for s in done) and all(left[s] <= k_led for s in after) \
             and left[0] <= k_led
-        value = points + (_LAST_TRICK_BONUS if last else 0)
+        value = points + (LAST_TRICK_BONUS if last else 0)
         selection = _seg(o, "selection")
         fresh = not any(selection)
         void = ctx.mine_cls[led_cls] == 0
@@ -397,7 +391,7 @@ class DabangHeuristic(Agent):
             a = cat.play(k, k_led)
             if a not in legal:
                 continue
-            cost = st[k] + (_BREAK if hand[k] > k_led else 0.0) - 0.2 * _PTS[k]
+            cost = st[k] + (BREAK if hand[k] > k_led else 0.0) - 0.2 * _PTS[k]
             if not ctx.beatable(st[k], kc, led_cls, k_led, opp_after):
                 if safe is None or cost < safe[0]:
                     safe = (cost, a)
@@ -412,7 +406,7 @@ class DabangHeuristic(Agent):
     def _step(self, ctx: "_Ctx", legal: list, mode: str) -> int:
         """The cheapest legal group to add to the follow (``feed``: points are welcome)."""
         st, cls, hand, mine = ctx.st, ctx.cls, ctx.hand, ctx.mine_cls
-        sign = -_POINT_WEIGHT if mode == "feed" else _POINT_WEIGHT
+        sign = -POINT_WEIGHT if mode == "feed" else POINT_WEIGHT
         best, best_key = legal[0], None
         for a in legal:
             if not cat.PLAY <= a < _PLAY_END:
@@ -423,9 +417,9 @@ class DabangHeuristic(Agent):
             if kc == TRUMP:  # trump-suit 3 .. A: 15 .. 37; 2s 55, 57; level cards 59, 61; jokers
                 cost = 15.0 + 2.0 * (st[k] - 20) + 0.5 * sign * _PTS[k]
             else:
-                cost = st[k] + (4.0 if k // 4 == _RANK_A else 0.0) + 0.4 * mine[kc] \
+                cost = st[k] + (4.0 if k // 4 == RANK_A else 0.0) + 0.4 * mine[kc] \
                     + sign * _PTS[k]
-            cost += _BREAK if c < hand[k] else 0.0
+            cost += BREAK if c < hand[k] else 0.0
             key = (cost, -c)
             if best_key is None or key < best_key:
                 best, best_key = a, key
@@ -457,7 +451,7 @@ class _Ctx:
         st, cls, unseen = self.st, self.cls, self.unseen
         trump_risk = led_cls == TRUMP or \
             max(self.void_prob(s, led_cls) for s in seats) * (1.0 if k == 1 else 0.5) \
-            > _VOID_RISK
+            > VOID_RISK
         for y in _KINDS:
             if unseen[y] < k or st[y] <= strength:
                 continue

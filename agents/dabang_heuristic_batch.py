@@ -29,22 +29,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.dabang_tuning import BREAK, LAST_TRICK_BONUS, POINT_WEIGHT, RANK_A, VOID_RISK
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, NUM_NATURAL, SMALL_JOKER
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
 
-# tuning constants of the per-state code (agents.dabang_heuristic)
-_LAST_TRICK_BONUS = 60
-_BREAK = 4.0
-_POINT_WEIGHT = 3.0
-_VOID_RISK = 0.2
 _NEAR = 1e-9   # a void chance this close to a risk threshold is recomputed in Python
 
 _PTS = KIND_POINTS.astype(np.int64)                     # (54,)
 _PTS_F = _PTS.astype(np.float64)
 _PTS_TRICK = np.tile(_PTS, 4)                           # (216,): the trick piece's points
-_RANK_A = 11
-_IS_ACE = (np.arange(NUM_KINDS) // 4) == _RANK_A       # (54,)
+_IS_ACE = (np.arange(NUM_KINDS) // 4) == RANK_A         # (54,)
 _ACE_F = np.where(_IS_ACE, 4.0, 0.0)                    # the step's extra cost of an ace
 _STR = STRENGTH.astype(np.int64)
 _CLS = SUIT_CLASS.astype(np.int64)
@@ -81,8 +76,8 @@ def _void_chances(unseen_cls: np.ndarray, left: np.ndarray) -> np.ndarray:
     base = 1.0 - share                                                 # (B, 2)
     expo = unseen_cls[:, None, :4].astype(np.float64)                  # (B, 1, 4)
     p = np.where(live[:, :, None], np.power(base[:, :, None], expo), 0.0)
-    near = live[:, :, None] & ((np.abs(p - _VOID_RISK) < _NEAR)
-                               | (np.abs(p - 2 * _VOID_RISK) < _NEAR))
+    near = live[:, :, None] & ((np.abs(p - VOID_RISK) < _NEAR)
+                               | (np.abs(p - 2 * VOID_RISK) < _NEAR))
     for b, s, c in zip(*np.nonzero(near)):  # rare: bit-exact with the per-state path
         p[b, s, c] = float(base[b, s]) ** int(unseen_cls[b, c])
     return p
@@ -94,8 +89,8 @@ def _risk(vp: np.ndarray, rows: np.ndarray, cls_: np.ndarray, k: np.ndarray,
     seats 1 / 3 (flags); shapes broadcast with ``rows``."""
     side = np.minimum(cls_, 3)
     factor = np.where(k == 1, 1.0, 0.5)
-    r1 = seat1 & (vp[rows, 0, side] * factor > _VOID_RISK)
-    r3 = seat3 & (vp[rows, 1, side] * factor > _VOID_RISK)
+    r1 = seat1 & (vp[rows, 0, side] * factor > VOID_RISK)
+    r3 = seat3 & (vp[rows, 1, side] * factor > VOID_RISK)
     return (cls_ == TRUMP) | r1 | r3
 
 
@@ -141,8 +136,8 @@ class Context:
         self.vp = vp = _void_chances(self.unseen_cls, self.left)
         # trump_risk of a lead against seats 1 and 3: [b, 0 (one card) / 1 (more), class]
         risk = np.ones((n, 2, 5), dtype=bool)
-        risk[:, 0, :4] = (vp * 1.0 > _VOID_RISK).any(axis=1)
-        risk[:, 1, :4] = (vp * 0.5 > _VOID_RISK).any(axis=1)
+        risk[:, 0, :4] = (vp * 1.0 > VOID_RISK).any(axis=1)
+        risk[:, 1, :4] = (vp * 0.5 > VOID_RISK).any(axis=1)
         self.lead_risk = risk
 
     def seg(self, name):
@@ -265,7 +260,7 @@ def _follow(agent, masks, ctx, idx, k_led):
     opp = seat1 | seat3
     last = ~(done & (left != 0)).any(axis=1) & ~(after & (left > k_led[:, None])).any(axis=1) \
         & (left[:, 0] <= k_led)
-    value = points + np.where(last, _LAST_TRICK_BONUS, 0)
+    value = points + np.where(last, LAST_TRICK_BONUS, 0)
     fresh = ~(ctx.seg("selection")[idx] != 0).any(axis=1)
     void = mine_cls[r, led_cls] == 0
     risk = _risk(vp, r, led_cls, k_led, seat1, seat3)                   # (B,)
@@ -292,7 +287,7 @@ def _follow(agent, masks, ctx, idx, k_led):
         cand = (hand[w] >= kw) & (st[w] > win_str[wr]) \
             & ((kc == led_cls[wr]) | (void[wr] & (kc == TRUMP))) \
             & ~(side_only[wr] & (kc == TRUMP)) & masks[wr, a_win]
-        cost = (stf[w] + np.where(hand[w] > kw, _BREAK, 0.0)) - 0.2 * _PTS_F
+        cost = (stf[w] + np.where(hand[w] > kw, BREAK, 0.0)) - 0.2 * _PTS_F
         k_beaten = opp[wr] & ((risk[wr] & (top_trump[wr] > st[w]))
                               | (side_led[wr] & (kc == led_cls[wr]) & (top_led[wr] > st[w])))
         safe_k, any_safe = _first_min(cost, cand & ~k_beaten)
@@ -310,10 +305,10 @@ def _follow(agent, masks, ctx, idx, k_led):
 
 def _step(masks, feed, st, stf, cls, hand, mine_cls):
     """``DabangHeuristic._step``: the cheapest legal group, key ``(cost, -count)``, the first
-    in action order. A group's cost is its kind's, plus ``_BREAK`` when it leaves copies of the
+    in action order. A group's cost is its kind's, plus ``BREAK`` when it leaves copies of the
     kind in hand: per kind, the cheapest whole group and the cheapest broken one."""
     n = len(masks)
-    sign = np.where(feed, -_POINT_WEIGHT, _POINT_WEIGHT)[:, None]
+    sign = np.where(feed, -POINT_WEIGHT, POINT_WEIGHT)[:, None]
     trump_cost = (15.0 + 2.0 * (st - 20).astype(np.float64)) + (0.5 * sign) * _PTS_F
     side_cost = ((stf + _ACE_F) + 0.4 * mine_cls[np.arange(n)[:, None], np.minimum(cls, 3)]
                  .astype(np.float64)) + sign * _PTS_F
@@ -323,7 +318,7 @@ def _step(masks, feed, st, stf, cls, hand, mine_cls):
     legal_whole = legal & _WHOLE[hand]                                  # (B, 54)
     legal_broken = legal & _BROKEN[hand]
     whole_cost = np.where(legal_whole != 0, kind_cost, np.inf)
-    broken_cost = np.where(legal_broken != 0, kind_cost + _BREAK, np.inf)
+    broken_cost = np.where(legal_broken != 0, kind_cost + BREAK, np.inf)
     low = np.minimum(whole_cost.min(axis=1), broken_cost.min(axis=1))[:, None]
     tied = np.where(whole_cost == low, legal_whole, np.uint32(0)) \
         | np.where(broken_cost == low, legal_broken, np.uint32(0))

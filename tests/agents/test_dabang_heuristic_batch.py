@@ -181,9 +181,11 @@ def test_void_chances_decide_the_risk_as_the_per_state_path():
                     assert vp[b, i, c] == want
 
 
-def test_kernel_constants_match_the_per_state_ones():
+def test_kernel_and_per_state_code_share_one_copy_of_the_constants():
     from agents import dabang_heuristic as per_state
     from agents import dabang_heuristic_batch as kernel
+    from agents import dabang_tuning
 
-    for name in ("_LAST_TRICK_BONUS", "_BREAK", "_POINT_WEIGHT", "_VOID_RISK", "_RANK_A"):
-        assert getattr(kernel, name) == getattr(per_state, name), name
+    for name in ("LAST_TRICK_BONUS", "BREAK", "POINT_WEIGHT", "VOID_RISK", "RANK_A"):
+        assert getattr(kernel, name) is getattr(per_state, name) \
+            is getattr(dabang_tuning, name), name
