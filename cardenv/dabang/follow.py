@@ -27,7 +27,7 @@ three, sizes summing to what is missing) such that the final shape is allowed; `
 iff, sorted in decreasing order, each part fits the matching one of the three largest counts
 among the unused led-suit kinds. Both the candidate part lists (``_FEASIBLE``, indexed by ``k``,
 the duty, the parts chosen so far and ``c``) and the "three largest counts once ``j`` is removed"
-(``_TOP3``) are small precomputed tables, so a step is two gathers.
+(``TOP3``) are small precomputed tables, so a step is two gathers.
 
 ``trick_winner`` compares the plays of a trick: only ``k`` identical cards of the led suit, or
 ``k`` identical trump cards from a follower void in the led suit, can win; the strongest wins,
@@ -65,7 +65,8 @@ def _sub(big: tuple, small: list):
     return rest
 
 
-def _row(k, duty, n1, n2, n3, c):
+def table_row(k, duty, n1, n2, n3, c):
+    # public: shared with cardenv.dabang.vector (DabangBatch's follow mask)
     return ((((k * 5 + duty) * 4 + n1) * 2 + n2) * 2 + n3) * 4 + (c - 1)
 
 
@@ -75,7 +76,7 @@ def _tcode(t):
 
 def _build_feasible() -> np.ndarray:
     """_FEASIBLE[row(k, duty, n1, n2, n3, c), tcode(t1, t2, t3)]."""
-    table = np.zeros((_row(4, 4, 3, 1, 1, 4) + 1, 125), dtype=bool)
+    table = np.zeros((table_row(4, 4, 3, 1, 1, 4) + 1, 125), dtype=bool)
     tops = list(itertools.product(range(5), repeat=3))
     for k, shapes in SHAPES.items():
         for duty in range(len(shapes)):
@@ -93,13 +94,13 @@ def _build_feasible() -> np.ndarray:
                         for rest in rests:
                             parts = sorted(rest, reverse=True) + [0, 0, 0]
                             if all(p <= q for p, q in zip(parts[:3], t)):
-                                table[_row(k, duty, n1, n2, n3, c), _tcode(t)] = True
+                                table[table_row(k, duty, n1, n2, n3, c), _tcode(t)] = True
                                 break
     return table
 
 
 def _build_top3() -> np.ndarray:
-    """_TOP3[s-code of the four largest counts (desc), h]: tcode of the three largest once one
+    """TOP3[s-code of the four largest counts (desc), h]: tcode of the three largest once one
     count equal to ``h`` is removed (nothing removed if ``h`` is not among the first three)."""
     table = np.zeros((5 ** 4, 5), dtype=np.int64)
     for s in itertools.product(range(5), repeat=4):
@@ -113,7 +114,7 @@ def _build_top3() -> np.ndarray:
 
 
 _FEASIBLE = _build_feasible()
-_TOP3 = _build_top3()
+TOP3 = _build_top3()  # public: shared with cardenv.dabang.vector (DabangBatch)
 
 
 def duty_index(k, e2, e3, e4):
@@ -133,13 +134,14 @@ def duty_index(k, e2, e3, e4):
 # Every condition is computed per (state, kind) as a 4-bit set of the allowed counts c = 1..4,
 # on (B, 54) arrays; one final gather turns each set into 4 booleans (a uint32 viewed as bytes).
 
-_FEASIBLE_BITS = (_FEASIBLE.reshape(-1, 4, 125) << np.arange(4)[None, :, None]).sum(axis=1) \
+# FEASIBLE_BITS, EXPAND32 and counts_between are public: shared with cardenv.dabang.vector
+FEASIBLE_BITS = (_FEASIBLE.reshape(-1, 4, 125) << np.arange(4)[None, :, None]).sum(axis=1) \
     .astype(np.uint8)  # [row(k, duty, n1, n2, n3) // 4, tcode] -> allowed counts as bits
 _EXPAND = ((np.arange(16)[:, None] >> np.arange(4)) & 1).astype(bool)
-_EXPAND32 = np.ascontiguousarray(_EXPAND).view(np.uint32).ravel()
+EXPAND32 = np.ascontiguousarray(_EXPAND).view(np.uint32).ravel()
 
 
-def _between(lo, hi):
+def counts_between(lo, hi):
     """Bits of the counts c in 1..4 with lo <= c <= hi."""
     up_to_hi = (1 << np.clip(hi, 0, 4)) - 1
     below_lo = (1 << np.clip(lo - 1, 0, 4)) - 1
@@ -188,24 +190,24 @@ def play_mask(hands, partial, led, k, trump, level, dead=True) -> np.ndarray:
     suit_left = (a - np.where(in_suit, partial, 0).sum(axis=1))[:, None]
     gap = remaining - suit_left  # cards that must come from outside the led suit
     suit_step = np.where(gap <= other_free, 1 << (np.maximum(hands, 1) - 1), 0)
-    fill_step = _between(gap - (other_free - hands), gap)
+    fill_step = counts_between(gap - (other_free - hands), gap)
     short_bits = np.where(in_suit, suit_step, fill_step)
 
     # Enough in the led suit: only led-suit cards; live rule: enough of them left afterwards.
     suit_free = np.where(in_suit & unused, hands, 0)
-    live_bits = _between(remaining - (suit_free.sum(axis=1)[:, None] - hands), 4)
+    live_bits = counts_between(remaining - (suit_free.sum(axis=1)[:, None] - hands), 4)
 
     # Dead rule: the parts still needed must fit the unused led-suit kinds.
     held_exactly = [(suit_held == m).sum(axis=1) for m in (2, 3, 4)]
     duty = duty_index(k, *held_exactly)
     chosen = np.where(in_suit, partial, 0)
     n1, n2, n3 = ((chosen == m).sum(axis=1) for m in (1, 2, 3))
-    base = _row(np.clip(k, 1, 4), duty, np.minimum(n1, 3), np.minimum(n2, 1),
+    base = table_row(np.clip(k, 1, 4), duty, np.minimum(n1, 3), np.minimum(n2, 1),
                 np.minimum(n3, 1), 1) // 4
     top4 = -np.sort(-suit_free, axis=1)[:, :4]
     scode = ((top4[:, 0] * 5 + top4[:, 1]) * 5 + top4[:, 2]) * 5 + top4[:, 3]
-    tcode = _TOP3[scode[:, None], np.minimum(hands, 4)]  # (b, 54)
-    dead_bits = _FEASIBLE_BITS[base[:, None], tcode]
+    tcode = TOP3[scode[:, None], np.minimum(hands, 4)]  # (b, 54)
+    dead_bits = FEASIBLE_BITS[base[:, None], tcode]
 
     enough_bits = np.where(in_suit, np.where(dead[:, None], dead_bits, live_bits), 0)
     bits = common & np.where((a < k)[:, None], short_bits, enough_bits)
@@ -214,7 +216,7 @@ def play_mask(hands, partial, led, k, trump, level, dead=True) -> np.ndarray:
 
 
 def _expand(bits, b):
-    return np.take(_EXPAND32, bits).view(bool).reshape(b, NUM_KINDS * MAX_COUNT)
+    return np.take(EXPAND32, bits).view(bool).reshape(b, NUM_KINDS * MAX_COUNT)
 
 
 # --- the trick ---------------------------------------------------------------------------------
@@ -245,8 +247,8 @@ def trick_winner(kinds, identical, void, trump, level) -> np.ndarray:
 # --- one state, in plain Python (the environment's hot path) ------------------------------------
 
 _SUIT_CLASS_LISTS = SUIT_CLASS.tolist()
-_FEASIBLE_BITS_LISTS = _FEASIBLE_BITS.tolist()
-_TOP3_LISTS = _TOP3.tolist()
+_FEASIBLE_BITS_LISTS = FEASIBLE_BITS.tolist()
+_TOP3_LISTS = TOP3.tolist()
 # kinds of each suit class under each (trump, level): _CLASS_KINDS[trump][level - 3][class]
 _CLASS_KINDS = [[[[j for j in range(NUM_KINDS) if row[j] == c] for c in range(5)]
                  for row in by_level] for by_level in _SUIT_CLASS_LISTS]
@@ -335,7 +337,7 @@ def _play_steps_general(hand: list, partial: dict, led: int, k: int, trump: int,
     counts = [h for _, h in suit]
     duty = _duty_one(k, counts.count(2), counts.count(3), counts.count(4))
     chosen = list(partial.values())
-    base = _row(min(k, 4), duty, min(chosen.count(1), 3), min(chosen.count(2), 1),
+    base = table_row(min(k, 4), duty, min(chosen.count(1), 3), min(chosen.count(2), 1),
                 min(chosen.count(3), 1), 1) // 4
     top = sorted((h for _, h in free), reverse=True)[:4] + [0, 0, 0, 0]
     scode = ((top[0] * 5 + top[1]) * 5 + top[2]) * 5 + top[3]

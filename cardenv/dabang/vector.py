@@ -40,8 +40,8 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
 from cardenv.dabang import catalogue as cat
-from cardenv.dabang.follow import (_EXPAND32, _FEASIBLE_BITS, _TOP3, _between, _row, duty_index,
-                                   trick_winner)
+from cardenv.dabang.follow import (EXPAND32, FEASIBLE_BITS, TOP3, counts_between, duty_index,
+                                   table_row, trick_winner)
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.deal import DEALT
@@ -70,23 +70,23 @@ _ONE_HOT = np.eye(5, dtype=np.int64)  # _ONE_HOT[c]: c in 0..4 as a histogram's 
 
 
 def _base_table() -> np.ndarray:
-    """``follow``'s dead-rule table row (``_row(...) // 4``) from ``k``, the led-suit kinds held
-    exactly 2 (up to 2), 3 and 4 times (up to 1) and the follow's groups of 1 (up to 3), 2 and
-    3 cards (up to 1), by ``follow.duty_index`` and ``follow._row``."""
+    """``follow``'s dead-rule table row (``table_row(...) // 4``) from ``k``, the led-suit kinds
+    held exactly 2 (up to 2), 3 and 4 times (up to 1) and the follow's groups of 1 (up to 3), 2
+    and 3 cards (up to 1), by ``follow.duty_index`` and ``follow.table_row``."""
     grid = np.indices((5, 3, 2, 2, 4, 2, 2))
     k, e2, e3, e4, n1, n2, n3 = grid
     duty = duty_index(k, e2, e3, e4)
-    return _row(np.maximum(k, 1), duty, n1, n2, n3, 1) // 4
+    return table_row(np.maximum(k, 1), duty, n1, n2, n3, 1) // 4
 
 
 def _top3_table() -> np.ndarray:
-    """``follow._TOP3`` indexed by the counts of free led-suit kinds held at least 1, 2, 3, 4
+    """``follow.TOP3`` indexed by the counts of free led-suit kinds held at least 1, 2, 3, 4
     times (each up to 4, coded base 5) instead of by the four largest counts."""
     at_least = np.indices((5, 5, 5, 5)).reshape(4, -1).T  # rows: [>= 1, >= 2, >= 3, >= 4]
     top4 = (at_least[:, None, :] > np.arange(4)[None, :, None]).sum(axis=2)  # largest first
     table = np.zeros((5 ** 4, 5), dtype=np.int64)
     codes = at_least @ _SCODE
-    table[codes] = _TOP3[top4 @ _SCODE]
+    table[codes] = TOP3[top4 @ _SCODE]
     return table
 
 
@@ -244,9 +244,9 @@ class DabangBatch:
         # short in the led suit: each led-suit kind whole, the gap filled from other cards
         gap = (remaining - suit_left)[:, None]
         suit_step = np.where(gap <= other_free, 1 << (h - 1), 0)
-        fill_step = _between(gap - (other_free - h), gap)
+        fill_step = counts_between(gap - (other_free - h), gap)
         # enough: the live rule, or (dead) the parts still needed fitting the free kinds
-        live = _between(remaining[:, None] - (suit_free[:, None] - h), 4)
+        live = counts_between(remaining[:, None] - (suit_free[:, None] - h), 4)
         # the led-suit kinds held exactly 2, 3, 4 times (the duty shape) and the follow's
         # led-suit groups of 1, 2, 3 cards: histograms of the groups, one-hot summed
         held_kinds = free + _ONE_HOT[held * in_suit].sum(axis=1)[:, 1:]
@@ -256,7 +256,7 @@ class DabangBatch:
                      np.minimum(groups[:, 1], 3), np.minimum(groups[:, 2], 1),
                      np.minimum(groups[:, 3], 1)]
         at_least = np.minimum(free[:, ::-1].cumsum(axis=1)[:, ::-1], 4)  # kinds held >= 1..4
-        dead = _FEASIBLE_BITS[base[:, None], _TOP3_AT_LEAST[at_least @ _SCODE][:, 1:]]
+        dead = FEASIBLE_BITS[base[:, None], _TOP3_AT_LEAST[at_least @ _SCODE][:, 1:]]
         enough = np.where(self.dead[rows, None], dead, live)
         short = (a < k)[:, None]
         bits = np.zeros((b, 9), dtype=np.int64)
@@ -264,7 +264,7 @@ class DabangBatch:
         bits[:, 5:] = common & np.where(short, suit_step, enough)
         bits[led < 0, 1:] = np.tile((1 << _H) - 1, 2)  # a lead: any count held
         # each entry as four bools (a uint32), spread over the kinds
-        return np.take(_EXPAND32[bits].reshape(-1), code).view(bool).reshape(b, 4 * _K)
+        return np.take(EXPAND32[bits].reshape(-1), code).view(bool).reshape(b, 4 * _K)
 
     def legal(self, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, dtype=np.int64)
