@@ -2,11 +2,13 @@
 states (``new_state`` + ``apply``) stepped side by side with random legal actions, over option
 variants mixed in one batch, ended games replaced by new seeds (and by states taken over in the
 middle of a hand, a follow half built), every query compared at every step (100 games per
-mid-hand share in the default run, 400 under -m slow)."""
+mid-hand share in the default run, 400 under -m slow); and the same with seeded heuristic
+players choosing the actions (100 games, 400 under -m slow)."""
 
 import numpy as np
 import pytest
 
+from agents.heuristics import heuristic_for
 from cardenv.dabang.game import DabangGame
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import Phase
@@ -31,7 +33,9 @@ GAMES = [DabangGame(**options) for options in VARIANTS]
 class SideBySide:
     """A batch and its reference states; ``fresh`` makes the pair a slot starts with."""
 
-    def __init__(self, num_envs: int, seed: int, mid_hand: float, vector: bool | None = None):
+    def __init__(self, num_envs: int, seed: int, mid_hand: float, vector: bool | None = None,
+                 agent=None):
+        self.agent = agent  # chooses the actions with act_batch (uniformly random if None)
         self.rng = np.random.default_rng(seed)
         self.next_seed = seed
         self.mid_hand = mid_hand  # share of new games taken over part-way through
@@ -86,8 +90,11 @@ class SideBySide:
 
     def step(self) -> None:
         masks = self.check_queries()
-        choice = (self.rng.random(len(masks)) * masks.sum(axis=1)).astype(int)
-        actions = np.array([np.flatnonzero(m)[c] for m, c in zip(masks, choice)])
+        if self.agent is None:
+            choice = (self.rng.random(len(masks)) * masks.sum(axis=1)).astype(int)
+            actions = np.array([np.flatnonzero(m)[c] for m, c in zip(masks, choice)])
+        else:
+            actions = self.agent.act_batch(self.refs[0].game.observations(self.refs), masks)
         assert self.batch.legal(actions).all()
         rewards, over = self.batch.step(actions)
         for ref, action in zip(self.refs, actions.tolist()):
@@ -121,6 +128,16 @@ def test_batch_plays_exactly_the_reference_games(mid_hand, games):
     while run.ended < games:
         run.step()
     assert Phase.PLAY in {ref.phase for ref in run.refs}
+
+
+@sizes("games", 100, 400)
+def test_batch_plays_exactly_the_reference_games_of_heuristic_players(games):
+    """The same, with a seeded heuristic choosing every action: the positions training and
+    evaluation visit (long follows, buried points, tributes), unlike uniformly random play."""
+    run = SideBySide(num_envs=48, seed=7100, mid_hand=0.0, vector=True,
+                     agent=heuristic_for("dabang", seed=23))
+    while run.ended < games:
+        run.step()
 
 
 @pytest.mark.parametrize("vector", [True, None])

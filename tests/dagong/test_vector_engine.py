@@ -6,16 +6,19 @@
   option variants mixed in one batch (ended games replaced by new seeds): masks, observations
   (the seats to act and given seats), global states, rewards and ends equal at every step, and
   the synced state objects (``to_dict``, masks, rewards) equal for sampled slots and every ended
-  game, before and after ``replace``.
+  game, before and after ``replace``; the same with seeded heuristic players choosing the
+  actions.
 """
 
 import numpy as np
 import pytest
 
+from agents.heuristics import heuristic_for
 from cardenv.dagong import DagongGame, legality
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.selection import select_cards
 from cardenv.dagong.vector import DagongBatch, select_batch
+from tests.sizes import sizes
 
 VARIANTS = [{}, {"hands": 3}, {"allow_solo": False}, {"hands": 2, "xiqian": False,
                                                        "solo_multiplier": 3}]
@@ -79,9 +82,13 @@ def _assert_same_state(batch_state, ref):
             assert getattr(batch_state, name) == getattr(ref, name), name
 
 
-def test_batch_equals_reference_states():
-    """Random play side by side with per-state apply, four variants mixed in one batch."""
-    num_envs, target = 48, 220
+def _random_actions(refs, masks, rng):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+
+
+def _side_by_side(target, choose, num_envs=48):
+    """Play ``target`` games side by side with per-state apply, four variants mixed in one
+    batch, the actions from ``choose(refs, masks, rng)``; the rules paths the run took."""
     games = [DagongGame(**VARIANTS[i % len(VARIANTS)]) for i in range(num_envs)]
     seeds = list(range(num_envs))
     next_seed = num_envs
@@ -99,7 +106,7 @@ def test_batch_equals_reference_states():
         seats = rng.integers(0, 4, num_envs)
         assert np.array_equal(batch.observations(seats), game0.observations(refs, seats))
         assert np.array_equal(batch.global_states(), game0.global_states(refs))
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        actions = choose(refs, masks, rng)
         batch.masks()[:] = False  # each call hands out the caller's own array
         assert batch.legal(actions).all()
         wrong = (actions + 1) % cat.NUM_ACTIONS
@@ -127,8 +134,27 @@ def test_batch_equals_reference_states():
             _assert_same_state(batch.state(int(i)), refs[i])
             seen.update(f"reason:{result.reason}" for result in finished.results)
             seen.update("forced_solo" for result in finished.results if result.forced_solo)
+    return seen
+
+
+def test_batch_equals_reference_states():
+    """Random play side by side with per-state apply, four variants mixed in one batch."""
+    seen = _side_by_side(220, _random_actions)
     assert {"reveal", "jiefeng_partner", "jiefeng_next", "yaobai", "k510", "solo_declared",
             "forced_solo", "reason:bang", "reason:score", "reason:solo"} <= seen, seen
+
+
+@sizes("games", 100, 400)
+def test_batch_equals_reference_states_in_heuristic_games(games):
+    """The same, with seeded heuristic players choosing every action (the positions training
+    and evaluation visit, unlike uniformly random play)."""
+    agent = heuristic_for("dagong", seed=17)
+
+    def heuristic(refs, masks, rng):
+        return agent.act_batch(refs[0].game.observations(refs), masks)
+
+    seen = _side_by_side(games, heuristic)
+    assert {"reveal", "reason:score"} <= seen, seen
 
 
 def _events(ref, action):
