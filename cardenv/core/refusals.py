@@ -31,6 +31,17 @@ def before_rules(state, action, seat: int | None, num_actions: int) -> Refusal |
     return None
 
 
+def refuse(state, action, seat: int | None, num_actions: int, by_rules) -> Refusal | None:
+    """The refusal of ``action`` in ``state`` (``None`` if it is legal): ``before_rules``, then,
+    for an id the state does not allow, the game's ``by_rules(state, action)`` with ``action``
+    an int."""
+    found = before_rules(state, action, seat, num_actions)
+    if found is not None:
+        return found
+    action = int(action)
+    return None if state.is_legal(action) else by_rules(state, action)
+
+
 def text_of(found: Refusal | None) -> str | None:
     """A refusal's sentence (``None`` for no refusal: a legal action)."""
     return None if found is None else found.text

@@ -15,7 +15,7 @@ given for many random states and actions to the engine's legality.
 from __future__ import annotations
 
 from cardenv.core.cards import BIG_JOKER, NUM_NATURAL, SMALL_JOKER, SUIT_SYMBOLS, card_str
-from cardenv.core.refusals import Refusal, before_rules, text_of
+from cardenv.core.refusals import Refusal, refuse, text_of
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang import declare
 from cardenv.dabang.follow import SHAPES, duty_index, play_steps_one
@@ -71,12 +71,11 @@ def why_illegal(state, action: int, seat: int | None = None) -> str | None:
 
 def refusal(state, action, seat: int | None = None) -> Refusal | None:
     """The rule ``action`` breaks in ``state`` and why (``None`` if legal); see the module."""
-    found = before_rules(state, action, seat, cat.NUM_ACTIONS)
-    if found is not None:
-        return found
-    action = int(action)
-    if state.is_legal(action):
-        return None
+    return refuse(state, action, seat, cat.NUM_ACTIONS, _by_rules)
+
+
+def _by_rules(state, action: int) -> Refusal:
+    """The game rule that an action id ``state`` does not allow breaks."""
     info = cat.ACTIONS[action]
     phase = state.phase
     if info.type not in _PHASE_MOVES[phase]:

@@ -14,7 +14,7 @@ engine's legality.
 from __future__ import annotations
 
 from cardenv.core.cards import NUM_NATURAL, RANK_NAMES, card_str
-from cardenv.core.refusals import Refusal, before_rules, text_of
+from cardenv.core.refusals import Refusal, refuse, text_of
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import legality
 
@@ -40,12 +40,11 @@ def why_illegal(state, action: int, seat: int | None = None) -> str | None:
 
 def refusal(state, action, seat: int | None = None) -> Refusal | None:
     """The rule ``action`` breaks in ``state`` and why (``None`` if legal); see the module."""
-    found = before_rules(state, action, seat, cat.NUM_ACTIONS)
-    if found is not None:
-        return found
-    action = int(action)
-    if state.is_legal(action):
-        return None
+    return refuse(state, action, seat, cat.NUM_ACTIONS, _by_rules)
+
+
+def _by_rules(state, action: int) -> Refusal:
+    """The game rule that an action id ``state`` does not allow breaks."""
     info = cat.ACTIONS[action]
     if state.phase == "solo":
         return Refusal("solo_phase", f"'{info.text}' is not a move yet: before the first play "
