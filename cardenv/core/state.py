@@ -1,41 +1,45 @@
 """What every cardenv rules engine shares: the game object's plumbing (options, replays, action
 descriptions) and the state's (seeding, the tensor buffer, common queries, checking an action,
-copying the random generator, and the skeleton of ``clone`` / ``to_dict`` / ``from_dict``).
+copying the random generator, copies and saved states).
 
-A game subclass sets ``state_class``, ``actions`` (its ``ActionInfo`` list) and ``layout``; a
-state subclass implements ``legal_actions``/``legal_mask``, ``is_legal`` and ``_play`` and keeps
-``phase`` (``"over"`` at the end), ``current`` and a ``"hand"`` piece in its layout.
+A game subclass sets ``state_class``, ``actions`` (its ``ActionInfo`` list) and ``layout`` and
+implements ``new_state(seed)`` and ``state_from_deal(seed, deal)``; a state subclass implements
+``legal_actions``/``legal_mask``, ``is_legal`` and ``_play`` and keeps ``phase`` (``"over"`` at
+the end), ``current`` and a ``"hand"`` piece in its layout.
 
-Copies and saved states: ``CardState`` copies, writes and reads what every state has (seed,
-history, hand results, the tensor buffer, the random generator, the options) and calls the
-subclass's hooks for the rest:
+Copies: ``CardState.clone`` copies what every state has (seed, custom deal, history, hand
+results, the tensor buffer, the random generator) and calls the subclass's
+``_copy_fields(new)`` for the rest, other than the attributes named in ``SHARED`` (never changed
+in place, so the copy shares them).
 
-- ``_copy_fields(new)``: copy the game's own fields into the blank ``new`` (``clone``), other
-  than those named in ``SHARED`` (never changed in place, so the copy shares them);
-- ``_save_fields() -> dict``: the game's own fields, JSON-compatible (``to_dict``);
-- ``_load_fields(data)``: read them back, checking each field's type and range and raising
-  ``StateError`` naming the field; then ``_check_consistency()`` checks the fields against each
-  other and against the buffer (cards conserved, derived values agreeing) (``from_dict``);
-- ``_load_result(data)``: one hand result from its dict.
+Saved states are recipes (format ``FORMAT``, ``"cardenv.<game>.state/<version>"``)::
 
-A subclass names its save format in ``FORMAT`` (``"cardenv.<game>.state/<version>"``) and the
-keys its hooks write in ``FIELDS``; ``OLD_FORMATS`` maps formats it no longer reads to the reason.
-``REPLAYED_FORMATS`` maps an older format that differs only by pieces added at the end of the
-layout to its buffer size: such a state is read by replaying its seed and history, and accepted
-only if the replay gives back its buffer (that prefix), results, history and generator (a
-custom deal cannot be replayed, and says so).
+    {"format", "options", "seed", "deal", "history", "results", "crc"}
+
+``deal`` is ``None`` for a seeded game, else what ``game.state_from_deal`` takes (a hand dealt
+by hand). Reading one replays it, every action checked by the rules themselves, so a saved
+state is exactly a position play can reach, and no rule is written a second time as a check of
+saved fields. ``results`` (each finished hand's ``to_dict()``) and ``crc`` (CRC-32 of the final
+buffer) are integrity checks: an edited seed or history that still replays is caught by them.
+``REPLAYED_FORMATS`` names older formats, which saved the whole buffer, results and generator:
+they are read by the same replay and compared with what they saved. ``OLD_FORMATS`` maps formats
+no longer read to the reason.
 """
 
 from __future__ import annotations
 
+import json
+import zlib
+
 import numpy as np
 
-from cardenv.core.checks import (check_array, check_generator_state, check_int, check_int_list,
-                                  is_int)
+from cardenv.core.checks import check_int, check_int_list, is_int
 from cardenv.core.errors import ConfigError, IllegalActionError, StateError
 
 MAX_SEED = 2 ** 63 - 1
-COMMON_KEYS = ("format", "options", "seed", "history", "results", "buffer", "rng")
+RECIPE_KEYS = ("format", "options", "seed", "deal", "history", "results", "crc")
+RECIPE_REQUIRED = ("format", "options", "seed", "history")  # deal, results, crc: optional
+OLD_KEYS = ("format", "options", "seed", "history", "results", "buffer", "rng")
 
 
 def check_seed(seed) -> int:
@@ -134,13 +138,24 @@ class CardGame:
         """The options as plain JSON values (tuples as lists)."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self.options.items()}
 
-    def replay(self, seed: int, actions, **kwargs):
-        """The state reached by ``actions`` (e.g. ``state.history``) from
-        ``new_state(seed, **kwargs)``; ``IllegalActionError`` if one is illegal."""
-        state = self.new_state(seed, **kwargs)
-        for a in actions:
-            state.apply(int(a))
+    def replay(self, seed: int, actions, deal: dict | None = None):
+        """The state that ``deal`` (``None``: the shuffle of ``seed``; else a custom deal, see
+        ``state_from_deal``) and the ``actions`` played from it (e.g. ``state.history``) lead
+        to. ``IllegalActionError`` naming the first illegal one (``history[k]: ...``);
+        ``ValueError`` for a bad deal."""
+        state = self.new_state(seed) if deal is None else self.state_from_deal(seed, deal)
+        for k, a in enumerate(actions):
+            try:
+                state.apply(a)
+            except IllegalActionError as exc:
+                raise IllegalActionError(f"history[{k}]: {exc}") from None
         return state
+
+    def state_from_deal(self, seed: int, deal: dict):
+        """A new episode from a custom deal (the ``deal`` a state dealt by hand saves as
+        ``given_deal``); ``seed`` draws whatever the deal leaves to chance (later hands)."""
+        raise ValueError(f"{self.name or type(self).__name__} has no custom deals; "
+                         f"deal must be None, got {deal!r}"[:300])
 
     def state_from_dict(self, data: dict):
         """A state from ``to_dict()`` output (its own options are used)."""
@@ -227,13 +242,15 @@ class CardState:
         (``cardenv.text.why_illegal`` is the language-aware entry point)."""
         return None
 
-    # --- copies and saved states (see the module docstring for the hooks) -----------------------
+    # --- copies and saved states (see the module docstring) -----------------------------------
 
     FORMAT: str = ""
-    FIELDS: tuple[str, ...] = ()
-    REPLAYED_FORMATS: dict[str, int] = {}
-    OLD_FORMATS: dict[str, str] = {}
+    # older formats of this game: format -> how to read it (None: by replaying its seed and
+    # history and comparing the whole buffer; an int: only that many first buffer entries)
+    REPLAYED_FORMATS: dict[str, int | None] = {}
+    OLD_FORMATS: dict[str, str] = {}  # formats no longer read -> why
     SHARED: tuple[str, ...] = ()  # attributes never changed in place: a clone shares them
+    given_deal: dict | None = None  # the custom deal the episode started from (None: seeded)
 
     _rng: np.random.Generator | None = None
     _rng_saved: dict | None = None  # a clone's generator state, until its first use
@@ -255,7 +272,7 @@ class CardState:
 
     @classmethod
     def _blank(cls, game: CardGame) -> "CardState":
-        """A state object with nothing set but its game (filled by ``clone``/``from_dict``)."""
+        """A state object with nothing set but its game (filled by ``clone``)."""
         state = cls.__new__(cls)
         state.game = game
         return state
@@ -264,6 +281,7 @@ class CardState:
         """An independent copy (the random generator included)."""
         new = self._blank(self.game)
         new.seed = self.seed
+        new.given_deal = self.given_deal  # never changed in place
         new.history = list(self.history)
         new.results = list(self.results)  # results are not changed once written
         new.buffer = self.buffer.copy()
@@ -276,102 +294,122 @@ class CardState:
         self._copy_fields(new)
         return new
 
-    def to_dict(self) -> dict:
-        """A JSON-compatible dict of the whole state (options and random generator included);
-        ``from_dict`` reads it back."""
-        data = {"format": self.FORMAT, "options": self.game.options_dict(), "seed": self.seed,
-                "history": list(self.history), "results": [r.to_dict() for r in self.results],
-                "buffer": self.buffer.tolist(), "rng": self.rng.bit_generator.state}
-        data.update(self._save_fields())
-        return data
+    def crc(self) -> int:
+        """CRC-32 of the tensor buffer (little-endian int16): a saved state's check that its
+        recipe replays to the same position."""
+        return zlib.crc32(self.buffer.astype("<i2", copy=False).tobytes())
 
-    @classmethod
-    def _from_replay(cls, data: dict, old_size: int) -> "CardState":
-        """An older format's state, rebuilt by replaying its seed and history (see the module
-        docstring) and checked against what it saved."""
-        what = f"saved {cls.__name__.removesuffix('State')} state in format {data['format']!r}"
-        try:
-            game = cls._game_class()(**data["options"])
-            state = game.replay(check_int(data["seed"], "seed", 0, MAX_SEED),
-                                check_int_list(data["history"], "history", low=0,
-                                               high=game.num_actions - 1))
-            buffer = np.asarray(data["buffer"])
-            same = buffer.shape == (old_size,) and \
-                np.array_equal(state.buffer[:old_size], buffer) and \
-                [r.to_dict() for r in state.results] == data["results"] and \
-                state.to_dict()["rng"] == data["rng"]
-        except (ConfigError, StateError, IllegalActionError, KeyError, TypeError,
-                ValueError) as exc:
-            raise StateError(f"{what}: it is read by replaying its seed and history, which "
-                             f"failed ({exc})") from None
-        if not same:
-            raise StateError(f"{what}: replaying its seed and history does not give back its "
-                             f"buffer, results and generator (a hand dealt by hand, e.g. "
-                             f"with state_from_hands or a given deck, cannot be replayed): "
-                             f"rebuild it the way it was made, then apply its history")
-        return state
+    def to_dict(self) -> dict:
+        """The state as its recipe, a JSON-compatible dict: the options, the seed, the custom
+        deal (``None`` for a seeded game) and the history, plus two integrity fields, the hand
+        results and ``crc`` (see ``crc``). ``from_dict`` replays it."""
+        return {"format": self.FORMAT, "options": self.game.options_dict(), "seed": self.seed,
+                "deal": self.given_deal, "history": list(self.history),
+                "results": [r.to_dict() for r in self.results], "crc": self.crc()}
 
     @classmethod
     def from_dict(cls, data: dict) -> "CardState":
-        """Rebuild a state from ``to_dict`` output. Every field is checked (type, range, the
-        cards against the deck, derived values against the buffer): ``StateError`` naming the
-        field if one is wrong, ``ConfigError`` for bad options."""
-        what = f"serialized {cls.__name__.removesuffix('State')} state"
+        """Rebuild a state from ``to_dict`` output by replaying its recipe: the deal from the
+        seed (or the custom ``deal``), then each action of the history, every one checked. The
+        replay must give back the saved ``results`` and ``crc`` (each optional: a recipe written
+        by hand may leave them out). ``StateError`` naming the first problem (a bad field, the
+        first illegal step ``history[k]``, a result or position that differs), ``ConfigError``
+        for bad options. Older formats (``REPLAYED_FORMATS``) are read by the same replay."""
+        what = f"saved {cls.__name__.removesuffix('State')} state"
         if not isinstance(data, dict):
             raise StateError(f"not a {what}: expected a dict, got {type(data).__name__}")
         fmt = data.get("format")
-        if isinstance(fmt, str) and fmt in cls.REPLAYED_FORMATS:
-            return cls._from_replay(data, cls.REPLAYED_FORMATS[fmt])
         if isinstance(fmt, str) and fmt in cls.OLD_FORMATS:
             raise StateError(f"{what} in the old format {fmt!r}: {cls.OLD_FORMATS[fmt]}")
-        if fmt != cls.FORMAT:
+        old = isinstance(fmt, str) and fmt in cls.REPLAYED_FORMATS
+        if fmt != cls.FORMAT and not old:
             raise StateError(f"not a {what} (expected format {cls.FORMAT!r}, got {fmt!r})")
-        expected = (*COMMON_KEYS, *cls.FIELDS)
-        missing = [k for k in expected if k not in data]
+        if old:
+            what += f" in format {fmt!r}"
+            required, allowed = OLD_KEYS, None
+        else:
+            required, allowed = RECIPE_REQUIRED, RECIPE_KEYS
+        missing = [k for k in required if k not in data]
         if missing:
             raise StateError(f"{what} lacks {missing}")
-        unknown = sorted(set(data) - set(expected), key=repr)
+        unknown = sorted(set(data) - set(allowed), key=repr) if allowed else []
         if unknown:
             raise StateError(f"{what} has unknown keys {unknown}")
-        if not isinstance(data["options"], dict):
-            raise StateError(f"{what}: options must be a dict, got {data['options']!r}")
-        if not all(isinstance(k, str) for k in data["options"]):
-            raise StateError(f"{what}: options must have string keys, got {data['options']!r}")
+        options = data["options"]
+        if not isinstance(options, dict) or not all(isinstance(k, str) for k in options):
+            raise StateError(f"{what}: options must be a dict with string keys, got "
+                             f"{options!r}"[:300])
         try:
-            game = cls._game_class()(**data["options"])
+            game = cls._game_class()(**options)
         except ConfigError as exc:
             raise ConfigError(f"{what} has bad options: {exc}") from None
-        state = cls._blank(game)
-        state.seed = check_int(data["seed"], "seed", 0, MAX_SEED)
-        state.history = check_int_list(data["history"], "history", low=0,
-                                       high=game.num_actions - 1)
-        layout = game.layout
-        state.buffer = check_array(data["buffer"], "buffer", (layout.size,))
-        bad = layout.out_of_range(state.buffer)
-        if bad is not None:
-            raise StateError(f"{what}: buffer piece {bad!r} is out of its range")
-        state.v = layout.views(state.buffer)
-        check_generator_state(data["rng"], "rng")
         try:
-            state.rng = generator_from_state(data["rng"])
-        except (TypeError, ValueError, KeyError, AttributeError, OverflowError) as exc:
-            raise StateError(f"{what} has a bad generator state (rng): {exc}") from None
-        results = data["results"]
-        if not isinstance(results, list):
-            raise StateError(f"results must be a list, got {results!r}")
-        state.results = []
-        for i, result in enumerate(results):
-            if not isinstance(result, dict):
-                raise StateError(f"results[{i}] must be a dict, got {result!r}")
-            try:
-                state.results.append(state._load_result(result))
-            except StateError as exc:
-                raise StateError(f"results[{i}]: {exc}") from None
-            except (TypeError, ValueError, KeyError) as exc:
-                raise StateError(f"results[{i}] is malformed: {exc}") from None
-        state._load_fields(data)
-        state._check_consistency()
+            seed = check_int(data["seed"], "seed", 0, MAX_SEED)
+            history = check_int_list(data["history"], "history", low=0,
+                                     high=game.num_actions - 1)
+        except StateError as exc:
+            raise StateError(f"{what}: {exc}") from None
+        if old:
+            return cls._from_old(game, data, seed, history, what)
+        state = _replayed(game, seed, history, data.get("deal"), what)
+        if "results" in data:
+            _check_results(state, data["results"], what)
+        if "crc" in data:
+            crc = data["crc"]
+            if not is_int(crc) or isinstance(crc, bool):
+                raise StateError(f"{what}: crc must be an int, got {crc!r}"[:300])
+            if int(crc) != state.crc():
+                raise StateError(
+                    f"{what}: its recipe replays to another position (crc {state.crc()}, "
+                    f"saved {crc}): the seed, deal or history was changed after it was saved")
         return state
+
+    @classmethod
+    def _from_old(cls, game, data, seed, history, what) -> "CardState":
+        """A state in an older format (its whole buffer, results and generator saved): replayed
+        from its seed, or from the custom deal ``_old_deal`` finds in it, and accepted only if
+        the replay gives back its buffer (the first ``REPLAYED_FORMATS[format]`` entries),
+        results and generator."""
+        size = cls.REPLAYED_FORMATS[data["format"]] or game.layout.size
+        try:
+            buffer = np.asarray(data["buffer"])
+        except (TypeError, ValueError):
+            buffer = None
+
+        def same(state) -> bool:
+            return (buffer is not None and buffer.shape == (size,)
+                    and np.array_equal(state.buffer[:size], buffer)
+                    and _plain_results(state) == data["results"]
+                    and state.rng.bit_generator.state == data["rng"])
+
+        deals = [None]
+        try:
+            deal = cls._old_deal(game, data)
+        except (KeyError, TypeError, ValueError, IndexError):
+            deal = None
+        if deal is not None:
+            deals.append(deal)
+        failure = None
+        for deal in deals:
+            try:
+                state = _replayed(game, seed, history, deal, what)
+            except StateError as exc:
+                failure = failure or exc
+                continue
+            if same(state):
+                return state
+        if failure is not None and len(deals) == 1:
+            raise StateError(f"{failure} (it is read by replaying its seed and history)")
+        raise StateError(f"{what}: replaying its seed and history does not give back its "
+                         f"buffer, results and generator (a hand dealt by hand is found only in "
+                         f"the first hand of an episode): rebuild it the way it was made, then "
+                         f"apply its history")
+
+    @classmethod
+    def _old_deal(cls, game, data: dict) -> dict | None:
+        """The custom deal an older saved state of the first hand was made from, read from its
+        fields (``None``: it was seeded, or the format does not tell)."""
+        return None
 
     @classmethod
     def _game_class(cls) -> type:
@@ -380,14 +418,33 @@ class CardState:
     def _copy_fields(self, new: "CardState") -> None:
         raise NotImplementedError
 
-    def _save_fields(self) -> dict:
-        raise NotImplementedError
 
-    def _load_fields(self, data: dict) -> None:
-        raise NotImplementedError
+def _replayed(game: CardGame, seed: int, history: list[int], deal, what: str) -> CardState:
+    """``game.replay(seed, history, deal)``, its errors as ``StateError`` naming ``what``."""
+    if deal is not None and not isinstance(deal, dict):
+        raise StateError(f"{what}: deal must be null (a seeded game) or a dict, got "
+                         f"{deal!r}"[:300])
+    try:
+        return game.replay(seed, history, deal)
+    except IllegalActionError as exc:
+        raise StateError(f"{what}: {exc}") from None
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise StateError(f"{what}: bad deal: {exc}"[:600]) from None
 
-    def _check_consistency(self) -> None:
-        pass
 
-    def _load_result(self, data: dict):
-        raise NotImplementedError
+def _plain_results(state: CardState) -> list:
+    """The state's hand results as JSON gives them back (tuples as lists)."""
+    return json.loads(json.dumps([r.to_dict() for r in state.results]))
+
+
+def _check_results(state: CardState, saved, what: str) -> None:
+    replayed = _plain_results(state)
+    if not isinstance(saved, list):
+        raise StateError(f"{what}: results must be a list, got {saved!r}"[:300])
+    if len(saved) != len(replayed):
+        raise StateError(f"{what}: it saved {len(saved)} hand result(s) but its history "
+                         f"finishes {len(replayed)} hand(s)")
+    for i, (mine, theirs) in enumerate(zip(saved, replayed)):
+        if mine != theirs:
+            raise StateError(f"{what}: results[{i}] is not what its history gives "
+                             f"({theirs!r})"[:600])

@@ -33,23 +33,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenv.core.cards import KIND_POINTS, NUM_KINDS, NUM_NATURAL, parse_cards
-from cardenv.core.checks import check_int, check_seat, is_int, one_hot_index
-from cardenv.core.errors import ConfigError, StateError
+from cardenv.core.cards import NUM_KINDS, parse_cards
+from cardenv.core.checks import is_int
+from cardenv.core.errors import ConfigError
 from cardenv.core.options import (Option, boolean, either, int_in, int_pair,
                                   non_negative_number, one_of, optional_seat, resolve)
 from cardenv.core.state import CardGame, CardState
 from cardenv.dabang import batch, reasons
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
-from cardenv.dabang.phase import DECISIONS, Phase, enter
+from cardenv.dabang.phase import Phase, enter
 from cardenv.dabang.phases import RULES, burial, deal, trick, tribute
 from cardenv.dabang.phases.burial import Kitty
 from cardenv.dabang.phases.deal import DEALT, Deal
 from cardenv.dabang.phases.trick import Trick
 from cardenv.dabang.phases.tribute import Tribute
 from cardenv.dabang.scoring import (MAX_LEVEL, MIN_LEVEL, TOTAL_POINTS, HandResult,
-                                    result_from_dict, score_hand)
+                                    score_hand)
 from cardenv.dabang.vector import DabangBatch
 
 DECKS = 4
@@ -171,6 +171,18 @@ class DabangGame(CardGame):
         """
         return DabangState(self, seed, deck=deck, first_seat=first_seat)
 
+    def state_from_deal(self, seed: int, deal: dict) -> "DabangState":
+        """``new_state(seed, **deal)``: the state a saved ``given_deal`` (keys ``deck`` and
+        ``first_seat``, each ``None`` where the seed decides) starts from."""
+        if not isinstance(deal, dict) or set(deal) != {"deck", "first_seat"}:
+            raise ValueError(f"a Dabang deal is a dict with keys 'deck' and 'first_seat', got "
+                             f"{deal!r}"[:300])
+        deck = deal["deck"]
+        if deck is not None and not (isinstance(deck, list) and all(is_int(k) for k in deck)):
+            raise ValueError(f"deal deck must be null or a list of 216 card kinds, got "
+                             f"{deck!r}"[:300])
+        return self.new_state(seed, deck=deck, first_seat=deal["first_seat"])
+
 
 class DabangState(CardState):
     """One position of a Dabang episode. Create with ``DabangGame.new_state(seed)``.
@@ -204,6 +216,9 @@ class DabangState(CardState):
                 raise ValueError(f"first_seat must be a seat 0..3, got {first_seat!r}")
             if self.match_hand and first_seat != self.next_dealer:
                 raise ValueError("in a later hand the first seat is the dealer")
+            first_seat = int(first_seat)
+        if deck is not None or first_seat is not None:
+            self.given_deal = {"deck": deck, "first_seat": first_seat}
         self._new_hand(first_seat, deck)
         self._advance(_DECLARE)
 
@@ -417,19 +432,13 @@ class DabangState(CardState):
 
     # --- copies and saved states (CardState's skeleton calls these hooks) ---------------------
 
-    # Format "cardenv.dabang.state/3": the common keys (see core.state), "start_seat" and
-    # "last_trick_team", and one plain dict per part of the hand (_PARTS: each dataclass's
-    # to_plain). Everything else is derived when a state is read: from the buffer (phase,
-    # current, dealer, level, trump, 干锅, cards left, points, levels) or from the options and
-    # results (the match's hand, blood, returns, last rewards, truncation), and checked.
-    FORMAT = "cardenv.dabang.state/3"
+    FORMAT = "cardenv.dabang.state/4"
     OLD_FORMATS = {"cardenv.dabang.state/1": "this version does not load it (it reads "
-                   "'cardenv.dabang.state/3'); rebuild the state by replaying its seed and "
+                   "'cardenv.dabang.state/4'); rebuild the state by replaying its seed and "
                    "history with DabangGame.replay"}
-    # format 2 is format 3 without the pieces declared_cards .. taken_back at the buffer's end
-    REPLAYED_FORMATS = {"cardenv.dabang.state/2": 1687}
-    _PARTS = {"deal": Deal, "tribute": Tribute, "kitty": Kitty, "trick": Trick}
-    FIELDS = ("start_seat", "last_trick_team", *_PARTS)
+    # formats 2 and 3 saved the buffer (format 2 without the pieces declared_cards ..
+    # taken_back at its end), the results and the generator: read by replaying
+    REPLAYED_FORMATS = {"cardenv.dabang.state/3": None, "cardenv.dabang.state/2": 1687}
     # never changed in place (replaced when they change), so a clone shares them
     SHARED = ("_legal", "phase", "current", "returns", "last_rewards", "truncated", "levels",
                "match_hand", "next_dealer", "next_blood", "first_hand", "start_seat", "dealer",
@@ -439,6 +448,14 @@ class DabangState(CardState):
     def _game_class(cls) -> type:
         return DabangGame
 
+    @classmethod
+    def _old_deal(cls, game, data: dict) -> dict | None:
+        """Format 3 of a first hand: the deck in its ``deal`` part, the first seat in
+        ``start_seat``."""
+        if data["format"] != "cardenv.dabang.state/3" or data["results"]:
+            return None
+        return {"deck": data["deal"]["deck"], "first_seat": data["start_seat"]}
+
     def _copy_fields(self, new: "DabangState") -> None:
         new.cards_left = self.cards_left.copy()
         new.points = self.points.copy()
@@ -447,257 +464,9 @@ class DabangState(CardState):
         new.kitty = self.kitty.copy()
         new.trick = self.trick.copy()
 
-    def _save_fields(self) -> dict:
-        data = {"start_seat": self.start_seat, "last_trick_team": self.last_trick_team}
-        for name in self._PARTS:
-            data[name] = getattr(self, name).to_plain()
-        return data
-
-    def _load_result(self, data: dict) -> HandResult:
-        options = self.game.options
-        result = result_from_dict(data, joker_levels=options["joker_levels"],
-                                  keep_dealer=options["keep_dealer"],
-                                  four_joker_win=options["four_joker_win"])
-        rewards = [self._team_rewards(result)[s % 2] for s in range(4)]
-        if result.rewards != rewards:
-            raise StateError(f"rewards must be {rewards} (the {options['episode']} episode's "
-                             f"rewards for this hand), got {result.rewards}")
-        result.rewards = rewards
-        return result
-
-    def _load_fields(self, data: dict) -> None:
-        """Read the stored fields (types and ranges) and derive the others from the buffer."""
-        self.start_seat = check_seat(data["start_seat"], "start_seat")
-        self.last_trick_team = check_int(data["last_trick_team"], "last_trick_team", 0, 1,
-                                         optional=True)
-        for name, part in self._PARTS.items():
-            setattr(self, name, part.from_plain(data[name], name))
-        v = self.v
-        self._legal = None
-        phase = one_hot_index(v, "phase", optional=True)
-        seat = one_hot_index(v, "to_play", optional=True)
-        if (phase is None) != (seat is None):
-            raise StateError(f"buffer pieces 'phase' {v['phase'].tolist()} and 'to_play' "
-                             f"{v['to_play'].tolist()} must both be zero (the episode is over) "
-                             f"or both name the decision")
-        self.phase = _OVER if phase is None else DECISIONS[phase]
-        self.current = seat  # when over: the seat that ended the hand (trick.plays[-1][0])
-        self.dealer = one_hot_index(v, "dealer", optional=True)
-        self.trump = one_hot_index(v, "trump", optional=True)
-        self.level = one_hot_index(v, "level") + MIN_LEVEL
-        self.gangguo = bool(v["gangguo"][0])
-        self.cards_left = v["hand"].sum(axis=1).tolist()
-        self.points = v["points"].tolist()
-
-    def _check_consistency(self) -> None:
-        """Everything the rules tie together, in an order where each check can rely on the ones
-        before it (``StateError`` naming the field)."""
-        self._check_match()
-        self._check_hand()
-        dealt = deal.check(self)
-        tribute.check(self, dealt)
-        burial.check(self, deal.kitty_shown_at_reveal(self))
-        self._check_cards(dealt)
-        trick.check(self)
-        if self.phase is _OVER:
-            self.current = self.trick.plays[-1][0]
-        self._check_history()
-        self._check_finished()
-        if self.phase is not _OVER:
-            legal = self._legal = self._compute_legal()
-            if not legal or (self.phase is _DECLARE and len(legal) < 2):
-                raise StateError(f"current: seat {self.current} has nothing to decide in the "
-                                 f"{self.phase} phase (no legal action, or no declaration)")
-
-    def _check_match(self) -> None:
-        """The results against each other and the options, the end of the episode against
-        them; derives the match fields (hand number, blood due, returns, ...)."""
-        opts, results, over = self.game.options, self.results, self.phase is _OVER
-        for i, result in enumerate(results):
-            before = results[i - 1] if i else None
-            want_dealer = before.next_dealer if before else opts["dealer"]
-            want_levels = list(before.levels_after) if before else \
-                [3, 3] if opts["dealer"] is None else opts["levels"]
-            if isinstance(want_dealer, int) and result.dealer != want_dealer:
-                raise StateError(f"results[{i}].dealer must be {want_dealer} (the previous "
-                                 f"hand's next_dealer, or option dealer), got {result.dealer}")
-            if want_levels != "random" and result.levels_before != list(want_levels):
-                raise StateError(f"results[{i}].levels_before must be {list(want_levels)} (the "
-                                 f"previous hand's levels_after, or option levels), got "
-                                 f"{result.levels_before}")
-            if before is not None and before.match_winner is not None:
-                raise StateError(f"results[{i}]: the match ended with results[{i - 1}] (its "
-                                 f"match_winner is {before.match_winner})")
-        done = len(results)
-        if opts["episode"] == "hand":
-            ended = done == 1
-            if done > 1:
-                raise StateError(f"results: a hand episode has one hand, got {done} results")
-        else:
-            limit = opts["max_hands"]
-            if limit is not None and done > limit:
-                raise StateError(f"results: {done} hands played, more than max_hands ({limit})")
-            ended = done > 0 and (results[-1].match_winner is not None or done == limit)
-        if over != ended:
-            raise StateError(
-                f"phase (buffer piece 'phase') shows the episode {'over' if over else 'going on'}"
-                f", but its {done} results say it {'has ended' if ended else 'goes on'} "
-                f"(episode={opts['episode']!r}, max_hands={opts.get('max_hands')})")
-        index, previous = self._this_hand()
-        self.first_hand = opts["dealer"] is None and index == 0
-        self.match_hand = (0 if opts["dealer"] is None else 1) + index
-        self.blood_due = 0 if self.first_hand else \
-            previous.blood if previous else self._first_blood()
-        self.next_blood = self.blood_due
-        self.returns = [0.0] * 4
-        for result in results:
-            self.returns = [a + b for a, b in zip(self.returns, result.rewards)]
-        self.truncated = over and opts["episode"] == "match" and \
-            results[-1].match_winner is None
-
-    def _this_hand(self) -> tuple[int, HandResult | None]:
-        """This hand's index within the episode, and the result of the hand before it."""
-        index = len(self.results) - (1 if self.phase is _OVER else 0)
-        return index, (self.results[index - 1] if index else None)
-
-    def _check_hand(self) -> None:
-        """The hand's buffer facts (first hand, levels, dealer, level, cards left) against the
-        match; derives ``levels`` and ``next_dealer``."""
-        v, opts = self.v, self.game.options
-        previous = self._this_hand()[1]
-        levels = v["levels"].tolist()
-        if levels[2:] != levels[:2] or min(levels) < MIN_LEVEL:
-            raise StateError(f"levels (buffer piece 'levels') must be each seat's team level in "
-                             f"{MIN_LEVEL}..{MAX_LEVEL} (seats 0, 2 then 1, 3 alike), got "
-                             f"{levels}")
-        levels = levels[:2]
-        want = previous.levels_after if previous else \
-            [3, 3] if opts["dealer"] is None else opts["levels"]
-        if want != "random" and levels != list(want):
-            raise StateError(f"levels (buffer piece 'levels') must be {list(want)} (the previous "
-                             f"hand's levels_after, or option levels), got {levels}")
-        self.levels = list(self.results[-1].levels_after) if self.phase is _OVER else levels
-        if v["first_hand"][0] != self.first_hand:
-            raise StateError(f"buffer piece 'first_hand' must be {int(self.first_hand)} (a fresh "
-                             f"match's first hand: option dealer None, no hand played before)")
-        if not self.first_hand:
-            want = previous.next_dealer if previous else opts["dealer"]
-            if self.dealer is None or (want != "random" and self.dealer != want):
-                raise StateError(f"dealer (buffer piece 'dealer') must be "
-                                 f"{'a seat' if want == 'random' else want} (the previous hand's "
-                                 f"next_dealer, or option dealer), got {self.dealer}")
-            if self.start_seat != self.dealer:
-                raise StateError(f"start_seat must be the dealer, seat {self.dealer}, in a later "
-                                 f"hand, got {self.start_seat}")
-        self.next_dealer = None if self.first_hand else self.dealer
-        level = MIN_LEVEL if self.first_hand else levels[self.dealer % 2]
-        if self.level != level:
-            raise StateError(f"level (buffer piece 'level') must be {level} (3 in a first hand, "
-                             f"else the dealer's team level), got {self.level}")
-        if v["cards_left"].tolist() != self.cards_left:
-            raise StateError(f"cards_left (buffer piece 'cards_left') {v['cards_left'].tolist()} "
-                             f"disagrees with the hands (buffer piece 'hand' holds "
-                             f"{self.cards_left})")
-
-    def _check_cards(self, dealt: np.ndarray) -> None:
-        """The 216 cards conserved, and each seat's cards (hand and played) against what it was
-        dealt (``deal.deck``), paid or given back as tribute, picked up from the kitty and
-        buried, buried by 扣王 and taken back."""
-        v, d, phase = self.v, self.deal, self.phase
-        hands, played, koujoker = v["hand"], v["played"], v["koujoker"]
-        held = hands.sum(axis=0) + played.sum(axis=0) + v["kitty"] + _counts(d.deck[d.pos:DEALT])
-        if (held != DECKS).any():
-            kind = int(np.flatnonzero(held != DECKS)[0])
-            raise StateError(f"cards not conserved: buffer pieces 'hand' + 'played' + 'kitty' and "
-                             f"the undealt deck hold {held[kind]} copies of kind {kind}; the 216 "
-                             f"cards of four decks hold {DECKS}")
-        expected = dealt.astype(np.int64)
-        if phase is not _DECLARE and self.dealer is not None:
-            dealer = self.dealer
-            giver = (dealer - 1) % 4
-            moved = _counts(self.tribute.cards) - v["returned_known"][giver]
-            expected[giver] -= moved
-            expected[dealer] += moved
-            if burial.taken_up(self):
-                expected[dealer] += _counts(d.deck[DEALT:]) - _counts(self.kitty.buried)
-        diff = hands + played - expected
-        pile = self.kitty
-        for seat in range(4):
-            jokers = int(koujoker[seat])
-            pending = 0
-            if pile.kou_seats and pile.kou_seats[0] == seat and phase in (Phase.KOUJOKER,
-                                                                          Phase.TAKEBACK):
-                pending = pile.take_need if pile.kou_stopped else jokers
-            row = diff[seat]
-            back = row[:NUM_NATURAL]
-            if not jokers and not row.any():
-                continue
-            if jokers and row[NUM_NATURAL:].sum() == -jokers and (row[NUM_NATURAL:] <= 0).all() \
-                    and (back >= 0).all() and back.sum() == jokers - pending and \
-                    not (back * KIND_POINTS[:NUM_NATURAL]).any():
-                continue
-            raise StateError(f"cards not conserved: seat {seat}'s cards (buffer pieces 'hand' + "
-                             f"'played') are not what it was dealt (deal.deck from start_seat), "
-                             f"paid or given back (tribute), picked up and buried (kitty) or "
-                             f"buried and taken back by 扣王 (buffer piece 'koujoker')")
-        # what each seat's cards lack and gained beyond that is what it buried and took back
-        # by 扣王, kind by kind
-        if not np.array_equal(v["koujoker_kinds"], -diff[:, NUM_NATURAL:]) or \
-                not np.array_equal(v["taken_back"][:, :NUM_NATURAL], diff[:, :NUM_NATURAL]) or \
-                v["taken_back"][:, NUM_NATURAL:].any():
-            raise StateError(f"buffer pieces 'koujoker_kinds' {v['koujoker_kinds'].tolist()} and "
-                             f"'taken_back' must be the small and big jokers each seat buried by "
-                             f"扣王 and the cards it took back: its cards (buffer pieces 'hand' "
-                             f"+ 'played') against what it was dealt, paid, got and buried")
-
-    def _check_history(self) -> None:
-        """The history's last plays against the cards played this hand; derives
-        ``last_rewards`` (the last result's right after a hand ended, else zeros)."""
-        history, phase = self.history, self.phase
-        cards = 0
-        for action in reversed(history):
-            if not cat.PLAY <= action < cat.RETURN:
-                break
-            cards += (action - cat.PLAY) % 4 + 1
-        if phase in (_PLAY, _OVER):
-            want = int(self.v["played"].sum()) + sum(self.trick.partial.values())
-        else:
-            want = DEALT if cards and self.results else 0
-        if cards != want:
-            raise StateError(f"history: its last plays hold {cards} cards, but "
-                             f"{want} were played since the hand's last other decision (buffer "
-                             f"piece 'played', trick.partial; a whole hand before this one's "
-                             f"first decision)")
-        ended = phase is _OVER or (phase is not _PLAY and cards > 0)
-        self.last_rewards = list(self.results[-1].rewards) if ended else [0.0] * 4
-
-    def _check_finished(self) -> None:
-        """Once over, the last result against the hand played out in the buffer."""
-        if self.phase is not _OVER:
-            return
-        opts = self.game.options
-        levels = self.v["levels"].tolist()[:2]
-        got = self.results[-1].to_dict()
-        expected = score_hand(
-            dealer=self.dealer, level=self.level, trump=self.trump, levels=levels,
-            trick_points=[self.points[0] + self.points[2], self.points[1] + self.points[3]],
-            kitty=list(self.kitty.cards), last_trick_team=self.last_trick_team,
-            gangguo=self.gangguo, joker_levels=opts["joker_levels"],
-            keep_dealer=opts["keep_dealer"], four_joker_win=opts["four_joker_win"])
-        for name, value in expected.to_dict().items():
-            if name != "rewards" and value != got[name]:
-                raise StateError(f"results[-1].{name} disagrees with the hand played out in "
-                                 f"the buffer: expected {value!r}, got {got[name]!r}")
-
     def __repr__(self):
         return (f"DabangState(hand {len(self.results) + 1}, levels {self.levels}, "
                 f"phase={self.phase}, to_play={self.current_player})")
 
 
 DabangGame.state_class = DabangState
-
-
-
-def _counts(cards: list[int]) -> np.ndarray:
-    """Copies of each kind in a list of cards."""
-    return np.bincount(np.asarray(cards, dtype=np.int64), minlength=NUM_KINDS)

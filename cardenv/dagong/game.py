@@ -9,13 +9,9 @@ Phases of a hand: ``"solo"`` (each player in turn from the dealer may declare �
 (option ``hands``) follow each other under the later-hand rules: the previous 一游 deals and
 the call is the dealer's first dealt card.
 
-Saved states (``to_dict`` / ``from_dict``, format ``cardenv.dagong.state/3``) hold the tensor
-buffer, the history, the hand results, the generator and the two things the buffer cannot give:
-the action id of the play to beat (``standing``) and the order the cards were dealt in
-(``deal_order``). Everything else (phase, seat to act, roles, cards left, places, points,
-returns...) is derived from them on loading, after checking that they describe a position the
-rules can reach: the cards against the two decks, each piece against the others, the history's
-last moves against the trick, each result against ``settle``.
+Saved states (``to_dict`` / ``from_dict``, format ``cardenv.dagong.state/4``) are recipes: the
+options, the seed, the custom deal of ``state_from_hands`` (``None`` if seeded) and the history,
+read back by replaying them (``core.state``).
 """
 
 from __future__ import annotations
@@ -27,10 +23,10 @@ from cardenv.core.checks import check_seat, is_int
 from cardenv.core.options import Option, boolean, int_in, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
-from cardenv.dagong import batch, legality, reasons, saved
+from cardenv.dagong import batch, legality, reasons
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_calls
 from cardenv.dagong.observation import LAYOUT
-from cardenv.dagong.scoring import HandResult, result_from_dict, settle
+from cardenv.dagong.scoring import HandResult, settle
 from cardenv.dagong.selection import select_cards
 from cardenv.dagong.vector import DagongBatch
 
@@ -124,8 +120,24 @@ class DagongGame(CardGame):
             raise ValueError("the dealer must hold the called card and its twin must be dealt "
                              "(or the dealer holds both copies and plays alone)")
         state = DagongState(self, seed, _deal=False)
+        state.given_deal = {"hands": kinds, "dealer": dealer, "called": int(called)}
         state._setup_hand(counts, kinds, dealer, int(called), forced_solo=held == 2)
         return state
+
+    def state_from_deal(self, seed: int, deal: dict) -> "DagongState":
+        """``state_from_hands(**deal, seed=seed)``: the state a saved ``given_deal`` (keys
+        ``hands``, ``dealer``, ``called``) starts from."""
+        if not isinstance(deal, dict) or set(deal) != {"hands", "dealer", "called"}:
+            raise ValueError(f"a Dagong deal is a dict with keys 'hands', 'dealer' and "
+                             f"'called', got {deal!r}"[:300])
+        hands = deal["hands"]
+        if not isinstance(hands, list) or not all(
+                isinstance(h, list) and all(is_int(k) for k in h) for h in hands):
+            raise ValueError(f"deal hands must be four lists of card kinds, got {hands!r}"[:300])
+        if not is_int(deal["called"]) or not 0 <= deal["called"] < NUM_KINDS:
+            raise ValueError(f"deal called must be a card kind 0..{NUM_KINDS - 1}, got "
+                             f"{deal['called']!r}")
+        return self.state_from_hands(hands, deal["dealer"], deal["called"], seed=seed)
 
 class DagongState(CardState):
     """One position of a Dagong episode. Create with ``DagongGame.new_state(seed)``."""
@@ -411,10 +423,10 @@ class DagongState(CardState):
 
     # --- copies and saved states (CardState's skeleton calls these hooks) --------------------
 
-    FORMAT = "cardenv.dagong.state/3"
-    FIELDS = ("standing", "deal_order")
-    # format 2 is format 3 without the superseded_calls piece at the end of the buffer
-    REPLAYED_FORMATS = {"cardenv.dagong.state/2": 634}
+    FORMAT = "cardenv.dagong.state/4"
+    # formats 2 and 3 saved the buffer (format 2 without the superseded_calls piece at its end),
+    # the results and the generator: read by replaying their seed and history
+    REPLAYED_FORMATS = {"cardenv.dagong.state/3": None, "cardenv.dagong.state/2": 634}
     OLD_FORMATS = {
         "cardenv.dagong.state/1": (
             "format 1 stored the derived fields (phase, seat to act, roles, cards left, points "
@@ -432,6 +444,16 @@ class DagongState(CardState):
     def _game_class(cls) -> type:
         return DagongGame
 
+    @classmethod
+    def _old_deal(cls, game, data: dict) -> dict | None:
+        """Format 3 of a first hand: its cards in ``deal_order``, the dealer and the call in
+        the buffer."""
+        if data["format"] != "cardenv.dagong.state/3" or data["results"]:
+            return None
+        v = game.layout.views(np.asarray(data["buffer"], dtype=np.int16))
+        return {"hands": data["deal_order"], "dealer": int(np.argmax(v["dealer"])),
+                "called": int(np.argmax(v["called"]))}
+
     def _copy_fields(self, new: "DagongState") -> None:
         new.passed = self.passed.copy()
         new.cards_left = self.cards_left.copy()
@@ -439,20 +461,6 @@ class DagongState(CardState):
         new.won = self.won.copy()
         new.yaobai = self.yaobai.copy()
         new._feasible = self._feasible.copy()  # cached masks are immutable once computed
-
-    def _save_fields(self) -> dict:
-        return {"standing": self.standing, "deal_order": [list(c) for c in self.deal_order]}
-
-    def _load_result(self, data: dict) -> HandResult:
-        options = self.game.options
-        return result_from_dict(data, solo_multiplier=options["solo_multiplier"],
-                                xiqian=options["xiqian"])
-
-    def _load_fields(self, data: dict) -> None:
-        saved.load_fields(self, data)
-
-    def _check_consistency(self) -> None:
-        saved.check_consistency(self)
 
     def __repr__(self):
         return (f"DagongState(hand {self.hand_index + 1}/{self.game.options['hands']}, "
