@@ -1,11 +1,12 @@
 """Game records: one played game (a hand, several hands, or a whole Dabang match) as a JSON file
 that replays exactly through the rules engine.
 
-A record holds what the engine needs to play the game again -- the game's name, its rules
-options, the deal seed and the actions -- and what the game produced (each hand's result and
-each seat's total), so that reading it back checks it: the replay must give back the same
-results and returns. Who sat where (``players``) and free-form ``meta`` (where it came from,
-when, which deal pair) ride along. The format is described in ``docs/records.md``::
+A record is a saved state (``state.to_dict()``, the game's recipe: rules options, deal seed, a
+custom deal if the game was dealt by hand, the actions, each hand's result) plus the game's
+name, each seat's total, who sat where (``players``) and free-form ``meta`` (where it came from,
+when, which deal pair). Reading it back replays it through the same loader as a saved state
+(``game.replay_steps``), which checks every action, and the replay must give back the same
+results and returns. The format is described in ``docs/records.md``::
 
     from cardenv.records import load, record_of, replay, save
 
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 
 from cardenv.core.checks import check_bool, is_int, is_number
 from cardenv.core.errors import ConfigError, IllegalActionError
+from cardenv.core.state import same_json
 from cardenv.games import check_name, make_game
 
 __all__ = ["FORMAT", "VERSION", "GameRecord", "RecordError", "record_of", "dumps", "save",
@@ -41,9 +43,10 @@ VERSION = 1
 MAX_SEED = 2 ** 63 - 1
 MAX_BYTES = 16 * 2 ** 20  # the largest record file load reads
 MAX_DEPTH = 64  # the deepest nesting of arrays and objects load accepts
-FIELDS = ("format", "version", "game", "options", "seed", "players", "actions", "results",
-          "returns", "meta")
-REQUIRED = FIELDS[:-1]  # meta is optional
+FIELDS = ("format", "version", "game", "options", "seed", "deal", "players", "actions",
+          "results", "returns", "meta")
+OPTIONAL = ("deal", "meta")  # a seeded game has no deal; meta may be left out
+REQUIRED = tuple(k for k in FIELDS if k not in OPTIONAL)
 
 
 class RecordError(ValueError):
@@ -66,14 +69,17 @@ class GameRecord:
     results: list  # each finished hand's result, as its to_dict()
     returns: list  # each seat's total reward
     meta: dict = field(default_factory=dict)  # free-form: source, date, deal pair, ...
+    deal: dict | None = None  # the custom deal (a state's given_deal); None: dealt from seed
     source: str | None = field(default=None, compare=False, repr=False)
 
     def to_dict(self) -> dict:
-        """The record as the JSON object ``save`` writes."""
+        """The record as the JSON object ``save`` writes (``deal`` only for a custom deal)."""
         data = {"format": FORMAT, "version": VERSION, "game": self.game,
-                "options": dict(self.options), "seed": self.seed, "players": list(self.players),
-                "actions": list(self.actions), "results": list(self.results),
-                "returns": list(self.returns)}
+                "options": dict(self.options), "seed": self.seed}
+        if self.deal is not None:
+            data["deal"] = self.deal
+        data.update({"players": list(self.players), "actions": list(self.actions),
+                     "results": list(self.results), "returns": list(self.returns)})
         if self.meta:
             data["meta"] = dict(self.meta)
         return data
@@ -110,18 +116,19 @@ def _json_default(value):
 
 
 def record_of(state, players, meta: dict | None = None) -> GameRecord:
-    """The record of ``state``'s game so far (finished or not): its game, options, seed and
-    history, the results of its finished hands and the returns so far. ``players`` names the
-    seats in order (strings, e.g. ``cardenv.players.player_name(spec)``)."""
+    """The record of ``state``'s game so far (finished or not): its saved state (options, seed,
+    custom deal, history, the results of its finished hands), its game's name and the returns
+    so far. ``players`` names the seats in order (strings, e.g.
+    ``cardenv.players.player_name(spec)``)."""
     game = state.game
     players = [str(p) for p in players]
     if len(players) != game.num_players:
         raise ValueError(f"players must name the {game.num_players} seats, got {players!r}")
-    options = game.options_dict() if hasattr(game, "options_dict") else dict(game.options)
-    return GameRecord(game=game.name, options=_plain(options), seed=int(state.seed),
-                      players=players, actions=[int(a) for a in state.history],
-                      results=_plain([r.to_dict() for r in state.results]),
-                      returns=_plain(list(state.returns)), meta=_plain(dict(meta or {})))
+    saved = _plain(state.to_dict())
+    return GameRecord(game=game.name, options=saved["options"], seed=int(saved["seed"]),
+                      deal=saved.get("deal"), players=players, actions=saved["history"],
+                      results=saved["results"], returns=_plain(list(state.returns)),
+                      meta=_plain(dict(meta or {})))
 
 
 # --- writing and reading -------------------------------------------------------------------------
@@ -291,9 +298,13 @@ def _parse(data, source: str | None) -> GameRecord:
     meta = data.get("meta", {})
     if not isinstance(meta, dict):
         raise fail(f"\"meta\" must be an object, got {_describe(meta)}")
+    deal = data.get("deal")
+    if deal is not None and not isinstance(deal, dict):
+        raise fail(f"\"deal\" must be an object (a custom deal) or left out, got "
+                   f"{_describe(deal)}")
     return GameRecord(game=name, options=options, seed=int(seed), players=list(players),
                       actions=[int(a) for a in actions], results=results, returns=returns,
-                      meta=meta, source=source)
+                      meta=meta, deal=deal, source=source)
 
 
 # --- replaying -----------------------------------------------------------------------------------
@@ -313,36 +324,28 @@ def _states(record: GameRecord, keep: bool):
     """Play the record: yields the state after 0, 1, ... moves (copies if ``keep``, else the
     one state being played), then checks the results and returns against the record."""
     game = game_of(record)
-    state = game.new_state(record.seed)
-    yield state.clone() if keep else state
-    for k, action in enumerate(record.actions):
+    steps = game.replay_steps(record.seed, record.actions, record.deal)
+    moves, state = 0, None
+    try:
+        for moves, state in enumerate(steps):
+            yield state.clone() if keep else state
+    except IllegalActionError:
+        action = record.actions[moves]
         if state.is_over:
-            raise record.fail(f"move {k + 1} (actions[{k}]): action {action} comes after the "
-                              f"end of the game ({k} moves); the record has "
-                              f"{len(record.actions) - k} moves too many")
+            raise record.fail(f"move {moves + 1} (actions[{moves}]): action {action} comes "
+                              f"after the end of the game ({moves} moves); the record has "
+                              f"{len(record.actions) - moves} moves too many") from None
         seat = state.current_player
         who = f"player_{seat}" + (f" ({record.players[seat]})"
                                   if 0 <= seat < len(record.players) else "")
-        try:
-            state.apply(int(action))
-        except IllegalActionError:
-            text = game.action_info(int(action)).text
-            raise record.fail(f"move {k + 1} (actions[{k}]): action {action} ({text}) is "
-                              f"illegal for {who}") from None
-        yield state.clone() if keep else state
+        text = game.action_info(int(action)).text
+        raise record.fail(f"move {moves + 1} (actions[{moves}]): action {action} ({text}) is "
+                          f"illegal for {who}") from None
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        if state is not None:
+            raise
+        raise record.fail(f"bad deal: {exc}") from None
     _compare(record, state)
-
-
-def _same(a, b) -> bool:
-    """``a == b`` for JSON values, except that a bool equals only a bool (``True == 1`` in
-    Python: a record saying ``true`` for a seat 1 is not the engine's result)."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 def _first_difference(recorded, replayed, where: str) -> str:
@@ -352,7 +355,7 @@ def _first_difference(recorded, replayed, where: str) -> str:
                 return f"{where} has {key!r}, which the engine does not give"
             if key not in recorded:
                 return f"{where} lacks {key!r}"
-            if not _same(recorded[key], replayed[key]):
+            if not same_json(recorded[key], replayed[key]):
                 return _first_difference(recorded[key], replayed[key], f"{where}[{key!r}]")
     return f"{where} is {_describe(recorded)} in the record but {_describe(replayed)} on replay"
 
@@ -363,11 +366,11 @@ def _compare(record: GameRecord, state) -> None:
         raise record.fail(f"the record does not replay: it has {len(record.results)} hand "
                           f"result(s) but its actions finish {len(results)} hand(s)")
     for i, (mine, theirs) in enumerate(zip(record.results, results)):
-        if not _same(_plain(mine), theirs):
+        if not same_json(_plain(mine), theirs):
             raise record.fail("the record does not replay: "
                               + _first_difference(_plain(mine), theirs, f"results[{i}]"))
     returns = _plain(list(state.returns))
-    if not _same(_plain(record.returns), returns):
+    if not same_json(_plain(record.returns), returns):
         raise record.fail(f"the record does not replay: returns are {record.returns} in the "
                           f"record but {returns} on replay")
 

@@ -14,9 +14,12 @@ registered without them gets a ``ValueError`` saying so.
 
 from __future__ import annotations
 
+import json
+
 from cardenv import games
 from cardenv.core.checks import check_int
 from cardenv.core.errors import StateError
+from cardenv.core.state import same_json
 from cardenv.core.lang import check_lang
 
 
@@ -80,19 +83,18 @@ def move_text(state, action: int, viewer: int | None = None, lang: str = "zh") -
 def explain(state, result, seat: int | None, lang: str = "zh") -> str:
     """A finished hand's ``result`` in words for ``seat``'s player, or (``seat=None``) for
     someone watching every seat: who won, by seat and team, with no "you". ``result`` is one of
-    ``state.results`` or its ``to_dict()`` (read back, checked: ``StateError`` if malformed).
+    ``state.results`` or its ``to_dict()`` (``StateError`` if it is not one of them).
     The last hand of an episode cut short (a Dabang match at ``max_hands``) says that no hand
     follows."""
     module = _module(state)
     seat = _seat(state, seat, optional=True)
     if isinstance(result, dict):
-        try:
-            result = state._load_result(result)
-        except StateError as exc:
-            raise StateError(f"result: {exc}") from None
-        except (TypeError, ValueError, KeyError) as exc:
-            raise StateError(f"result is not a hand result of {state.game.name} ({exc!r})") \
-                from None
+        # a result is checked by the replay that made it: a dict is one of this state's results
+        mine = [r for r in state.results if same_json(result, json.loads(json.dumps(r.to_dict())))]
+        if not mine:
+            raise StateError(f"result is not one of this state's hand results (a dict must be "
+                             f"the to_dict() of one of state.results): {result!r}"[:300])
+        result = mine[0]
     elif not hasattr(result, "to_dict"):
         raise ValueError(f"result must be a hand result (one of state.results), got "
                          f"{result!r}"[:200])

@@ -124,7 +124,7 @@ LIBRARY = [
      ValueError, "action must be an int in 0..2418"),
     ("text.explain a junk result", lambda f: text.explain(make_game("dagong").new_state(0),
                                                           {"x": 1}, 0),
-     StateError, "result: a hand result lacks"),
+     StateError, "result is not one of this state's hand results"),
     ("parse_move None", lambda f: parse_move(make_game("dagong").new_state(0), None, str),
      ValueError, "a move is typed as text, got None"),
     ("parse_move 5000 digits", lambda f: parse_move(make_game("dagong").new_state(0),

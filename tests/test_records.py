@@ -407,3 +407,64 @@ def test_the_documented_record_and_example_work(tmp_path, monkeypatch):
          namespace)
     assert namespace["record"].meta == {"source": "me"} and len(namespace["states"]) == \
         len(namespace["state"].history) + 1
+
+
+def _dealt_by_hand(name: str):
+    """A game dealt by hand, played on at random for a while (a later hand too, for Dagong)."""
+    if name == "dagong":
+        game = make_game("dagong", hands=2)
+        deck = np.random.default_rng(11).permutation(np.repeat(np.arange(54), 2)).tolist()
+        hands = [deck[i::4] for i in range(4)]
+        called = next(k for k in hands[2] if k < 52 and hands[2].count(k) == 1)
+        state = game.state_from_hands(hands, 2, called, seed=5)
+    else:
+        game = make_game("dabang", episode="match")
+        deck = np.random.default_rng(12).permutation(np.repeat(np.arange(54), 4)).tolist()
+        state = game.new_state(5, deck=deck, first_seat=3)
+    rng = np.random.default_rng(1)
+    while not state.is_over and len(state.results) < 1 + (name == "dagong"):
+        state.apply(int(rng.choice(state.legal_actions())))
+    return state
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_a_record_is_the_saved_state_plus_players_and_meta(tmp_path, name):
+    """Records and saved states share one shape and one loader (issue 22): the record's game
+    fields are ``state.to_dict()``'s, and a custom deal travels in ``deal``."""
+    state = _dealt_by_hand(name)
+    record = record_of(state, PLAYERS, meta={"puzzle": 1})
+    saved = state.to_dict()
+    assert (record.options, record.seed, record.deal, record.actions, record.results) == \
+        (saved["options"], saved["seed"], saved["deal"], saved["history"], saved["results"])
+    assert record.deal is not None  # dealt by hand
+    save(record, tmp_path / "r.json")
+    again = load(tmp_path / "r.json")
+    assert again.deal == saved["deal"]
+    assert replay(again)[-1].to_dict() == saved
+    # a seeded game's record has no deal field: its files are as they were
+    seeded = record_of(play(name, {}, 3, moves=20), PLAYERS)
+    assert seeded.deal is None and "deal" not in seeded.to_dict()
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_a_record_with_a_bad_deal_is_refused(tmp_path, name):
+    record = record_of(_dealt_by_hand(name), PLAYERS)
+    data = record.to_dict()
+    key = "hands" if name == "dagong" else "deck"
+    bad = json.loads(json.dumps(data))
+    if name == "dagong":
+        bad["deal"]["hands"][0] = bad["deal"]["hands"][0] + [bad["deal"]["hands"][1][0]] * 2
+    else:
+        bad["deal"]["deck"][0] = (bad["deal"]["deck"][0] + 1) % 54
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(RecordError, match="bad deal: .*"):
+        load(tmp_path / "bad.json")
+    bad["deal"] = [1, 2]
+    (tmp_path / "bad.json").write_text(json.dumps(bad))
+    with pytest.raises(RecordError, match="\"deal\" must be an object"):
+        load(tmp_path / "bad.json")
+    del data["deal"]  # the seeded deal is another game: its first moves are illegal or differ
+    (tmp_path / "seeded.json").write_text(json.dumps(data))
+    with pytest.raises(RecordError, match="illegal|does not replay"):
+        load(tmp_path / "seeded.json")
+    assert key in record.deal

@@ -142,14 +142,22 @@ class CardGame:
         """The state that ``deal`` (``None``: the shuffle of ``seed``; else a custom deal, see
         ``state_from_deal``) and the ``actions`` played from it (e.g. ``state.history``) lead
         to. ``IllegalActionError`` naming the first illegal one (``history[k]: ...``);
-        ``ValueError`` for a bad deal."""
+        ``ValueError`` for a bad deal. Saved states and game records are read by it."""
+        for state in self.replay_steps(seed, actions, deal):
+            pass
+        return state
+
+    def replay_steps(self, seed: int, actions, deal: dict | None = None):
+        """``replay`` one step at a time: yields the state dealt, then the same state after
+        each action (one object moving on: ``clone()`` what you keep)."""
         state = self.new_state(seed) if deal is None else self.state_from_deal(seed, deal)
+        yield state
         for k, a in enumerate(actions):
             try:
                 state.apply(a)
             except IllegalActionError as exc:
                 raise IllegalActionError(f"history[{k}]: {exc}") from None
-        return state
+            yield state
 
     def state_from_deal(self, seed: int, deal: dict):
         """A new episode from a custom deal (the ``deal`` a state dealt by hand saves as
@@ -379,7 +387,7 @@ class CardState:
         def same(state) -> bool:
             return (buffer is not None and buffer.shape == (size,)
                     and np.array_equal(state.buffer[:size], buffer)
-                    and _plain_results(state) == data["results"]
+                    and same_json(_plain_results(state), data["results"])
                     and state.rng.bit_generator.state == data["rng"])
 
         deals = [None]
@@ -437,6 +445,18 @@ def _plain_results(state: CardState) -> list:
     return json.loads(json.dumps([r.to_dict() for r in state.results]))
 
 
+def same_json(a, b) -> bool:
+    """``a == b`` for JSON values, except that a bool equals only a bool (``True == 1`` in
+    Python: a saved ``true`` for a seat 1 is not the engine's result)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same_json(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return a == b
+
+
 def _check_results(state: CardState, saved, what: str) -> None:
     replayed = _plain_results(state)
     if not isinstance(saved, list):
@@ -445,6 +465,6 @@ def _check_results(state: CardState, saved, what: str) -> None:
         raise StateError(f"{what}: it saved {len(saved)} hand result(s) but its history "
                          f"finishes {len(replayed)} hand(s)")
     for i, (mine, theirs) in enumerate(zip(saved, replayed)):
-        if mine != theirs:
+        if not same_json(mine, theirs):
             raise StateError(f"{what}: results[{i}] is not what its history gives "
                              f"({theirs!r})"[:600])
