@@ -20,6 +20,11 @@ random one applied; chance nodes sampled and not counted), when ``open_spiel`` i
 games with each state stepped by its own ``apply`` (``VectorGame(..., batched=False)``, the path
 before the games' batched engines).
 
+``python -m cardenv.bench load`` measures how long a saved state takes to load
+(``game.state_from_dict`` of its JSON: a replay of its recipe, every action checked) for a
+2-hand Dagong game and a 40-hand Dabang match, against the target ``LOAD_TARGET``; the games are
+played with the first legal action outside play and random plays, from fixed seeds.
+
 Timings are wall-clock over fixed durations (``--seconds``); run on an idle machine.
 """
 
@@ -38,6 +43,10 @@ from cardenv.vector import legal_indices
 
 GAMES = ("dagong", "dabang")
 VECTOR_TARGET = 0.5  # batch-1024 random play against OpenSpiel's C++ Dou Dizhu
+LOAD_TARGET = 0.2  # seconds to load a saved 40-hand Dabang match (issue 22)
+# (game, options, seed, what): seed 115 is a Dabang match of 44 hands under load_game's policy
+LOAD_CASES = (("dagong", {"hands": 2}, 0, "2-hand Dagong game"),
+              ("dabang", {"episode": "match", "max_hands": 40}, 115, "40-hand Dabang match"))
 RLCARD_TARGET = 7  # raw_env() random play against RLCard's Dou Dizhu
 
 
@@ -287,11 +296,47 @@ def bench_vector(seconds: float) -> dict:
     return results
 
 
+def load_game(name: str, options: dict, seed: int):
+    """A finished game: the first legal action outside play, random plays (seeded)."""
+    state = importlib.import_module("cardenv.games").make_game(name, **options).new_state(seed)
+    rng = np.random.default_rng(seed)
+    while not state.is_over:
+        legal = state.legal_actions()
+        state.apply(int(rng.choice(legal)) if state.phase == "play" else legal[0])
+    return state
+
+
+def bench_load(seconds: float) -> dict:
+    import json
+
+    results = {}
+    print(f"cardenv.bench load: {seconds:g} s per measurement, numpy {np.__version__}, "
+          f"Python {sys.version.split()[0]}")
+    for name, options, seed, what in LOAD_CASES:
+        state = load_game(name, options, seed)
+        text = json.dumps(state.to_dict())
+        game, times = state.game, []
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end or not times:
+            start = time.perf_counter()
+            loaded = game.state_from_dict(json.loads(text))
+            times.append(time.perf_counter() - start)
+        assert loaded.crc() == state.crc()
+        best = float(np.median(times))
+        results[f"{name}_load_s"] = best
+        verdict = "met" if best < LOAD_TARGET else "MISSED"
+        _row(f"{what} ({len(state.results)} hands, {len(state.history):,} actions)",
+             f"{best * 1000:8.1f} ms to load, {len(text) / 1024:6.1f} KiB   "
+             f"(target < {LOAD_TARGET:g} s: {verdict})")
+    return results
+
+
 def main(argv=None) -> None:
     parser = cli.ArgumentParser(prog="python -m cardenv.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=(*GAMES, "vector"),
-                        help="a game's engine and env, or the batched engine for both games")
+    parser.add_argument("game", choices=(*GAMES, "vector", "load"),
+                        help="a game's engine and env, the batched engine for both games, or "
+                             "loading saved states")
     parser.add_argument("--seconds", type=float, default=5.0,
                         help="duration of each measurement (default 5)")
     args = parser.parse_args(argv)
@@ -299,6 +344,8 @@ def main(argv=None) -> None:
         parser.error(f"--seconds must be in (0, {cli.MAX_SECONDS:g}], got {args.seconds}")
     if args.game == "vector":
         bench_vector(args.seconds)
+    elif args.game == "load":
+        bench_load(args.seconds)
     else:
         bench(args.game, args.seconds)
 

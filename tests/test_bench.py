@@ -48,3 +48,12 @@ def test_game_benchmark_prints_every_figure(capsys):
         assert f"(target >= {bench.RLCARD_TARGET}x)" in out
     else:
         assert "rlcard not installed" in out
+
+
+def test_load_benchmark_measures_the_games_it_names(capsys):
+    results = bench.bench_load(0.01)
+    out = capsys.readouterr().out
+    assert results["dagong_load_s"] > 0 and results["dabang_load_s"] > 0
+    assert "2-hand Dagong game (2 hands," in out
+    assert "40-hand Dabang match (40 hands," in out  # seed 115 runs past 40 hands
+    assert "target < 0.2 s" in out
