@@ -52,7 +52,9 @@ class ToyGame:
     def new_state(self, seed: int | None = None) -> "ToyState":
         return ToyState(self, 0 if seed is None else seed)
 
-    def replay(self, seed: int, actions) -> "ToyState":
+    def replay(self, seed: int, actions, deal=None) -> "ToyState":
+        if deal is not None:  # the contract's custom deal: the toy game has none
+            raise ValueError(f"toy has no custom deals; deal must be None, got {deal!r}")
         state = self.new_state(seed)
         for a in actions:
             state.apply(int(a))

@@ -65,14 +65,6 @@ class Layout:
         """Named views (no copies) of a flat buffer of size ``self.size``."""
         return {name: buffer[start:stop].reshape(shape) for name, start, stop, shape in self._spans}
 
-    def out_of_range(self, buffer: np.ndarray) -> str | None:
-        """The first piece with an entry outside ``0..high`` in ``buffer``, or ``None``."""
-        for p, (name, start, stop, _) in zip(self.pieces, self._spans):
-            part = buffer[start:stop]
-            if part.size and (part.min() < 0 or part.max() > p.high):
-                return name
-        return None
-
     def _gather(self, seat: int) -> np.ndarray:
         parts = []
         for p in self.pieces:

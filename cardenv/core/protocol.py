@@ -68,7 +68,8 @@ class GameState(Protocol):
     def clone(self) -> "GameState": ...
 
     def to_dict(self) -> dict:
-        """A JSON-compatible dict; ``game.state_from_dict`` reads it back."""
+        """The state's recipe as a JSON-compatible dict (for ``CardState``: ``{format, options,
+        seed, deal, history, results, crc}``); ``game.state_from_dict`` reads it back."""
 
 
 @runtime_checkable
@@ -89,10 +90,17 @@ class Game(Protocol):
 
     def new_state(self, seed: int | None = None) -> GameState: ...
 
-    def replay(self, seed: int, actions) -> GameState: ...
+    def replay(self, seed: int, actions, deal: dict | None = None) -> GameState:
+        """The state that a deal and the ``actions`` played from it lead to: ``deal=None`` deals
+        the shuffle of ``seed``; otherwise ``deal`` is one of the game's custom deals (the
+        ``deal`` of a saved state; a game without them raises ``ValueError``).
+        ``IllegalActionError`` if an action is illegal (``CardGame`` names the first illegal
+        step: ``history[k]: ...``)."""
 
     def state_from_dict(self, data: dict) -> GameState:
-        """``StateError`` / ``ConfigError`` naming the field if ``data`` is not a valid state."""
+        """The state ``to_dict()`` saved, read back by replaying it; ``StateError`` /
+        ``ConfigError`` naming the problem (the first step that does not replay, a field) if
+        ``data`` is not a state that play reaches."""
 
     def action_info(self, action: int) -> Any:
         """A description of an action id with at least ``.text``."""

@@ -6,19 +6,13 @@ the order of the observation's one-hot ``phase`` piece; ``OVER`` is not one of t
 Steps without a choice (the deal itself, the kitty flip or draw, tribute, picking up the kitty)
 have no phase of their own: ``DabangState._advance`` runs them between decisions.
 
-Also here, for the phase modules in ``cardenv.dabang.phases``: ``enter`` (make a phase current)
-and ``PhaseData``, the base of their small state dataclasses (copy and plain-dict round trip,
-each field checked on the way in).
+Also here, for the phase modules in ``cardenv.dabang.phases``: ``enter``, which makes a phase
+current.
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import fields
-from typing import Callable, ClassVar
-
-from cardenv.core.checks import check_bool, check_choice, check_int, check_int_list
-from cardenv.core.errors import StateError
 
 
 class Phase(str, enum.Enum):
@@ -53,71 +47,3 @@ def enter(state, phase: Phase, seat: int) -> None:
         v["to_play"][seat] = 1
     state.phase, state.current = phase, seat
 
-
-class PhaseData:
-    """Base of the phase dataclasses: ``copy`` and ``to_plain``/``from_plain`` for fields that
-    are ``None``, bools, ints, strings or lists of ints (a subclass overrides the three for
-    anything else). ``SPEC`` maps each field to its check (``integer``, ``flag``, ``int_list``,
-    ``choice`` below), which ``from_plain`` applies."""
-
-    __slots__ = ()
-    SPEC: ClassVar[dict[str, Callable]] = {}
-
-    def copy(self):
-        """An independent copy."""
-        return type(self)(**{f.name: _copied(getattr(self, f.name)) for f in fields(self)})
-
-    def to_plain(self) -> dict:
-        """The fields as a JSON-compatible dict."""
-        return {f.name: _copied(getattr(self, f.name)) for f in fields(self)}
-
-    @classmethod
-    def from_plain(cls, data, name: str) -> "PhaseData":
-        """Rebuild from ``to_plain`` output (saved as ``name``), each field checked by its
-        ``SPEC``; ``StateError`` names the first bad field (``name.field``), a missing or an
-        unknown one."""
-        data = check_keys(cls, data, name)
-        return cls(**{key: check(data[key], f"{name}.{key}") for key, check in cls.SPEC.items()})
-
-
-def check_keys(cls, data, name: str) -> dict:
-    """``data`` if a dict with exactly the fields of dataclass ``cls``, else ``StateError``."""
-    if not isinstance(data, dict):
-        raise StateError(f"{name} must be a dict of the {cls.__name__} fields, got {data!r}")
-    names = [f.name for f in fields(cls)]
-    missing = [key for key in names if key not in data]
-    unknown = sorted((key for key in data if key not in names), key=repr)
-    if missing or unknown:
-        raise StateError(f"{name} lacks fields {missing} or has unknown ones {unknown}")
-    return data
-
-
-# --- field checks for SPEC: (value, name) -> the value (plain Python), or StateError -----------
-
-def integer(low: int, high: int, *, optional: bool = False) -> Callable:
-    """An int in ``low..high`` (or ``None`` if ``optional``)."""
-    return lambda value, name: check_int(value, name, low, high, optional=optional)
-
-
-def flag(value, name: str) -> bool:
-    return check_bool(value, name)
-
-
-def int_list(low: int, high: int, *, length: int | None = None,
-             max_length: int | None = None) -> Callable:
-    """A list of ints in ``low..high``, of ``length`` items, or at most ``max_length``."""
-    def check(value, name):
-        items = check_int_list(value, name, length, low, high)
-        if max_length is not None and len(items) > max_length:
-            raise StateError(f"{name} must hold at most {max_length} items, got {len(items)}")
-        return items
-    return check
-
-
-def choice(*values) -> Callable:
-    """One of ``values`` (strings or ``None``)."""
-    return lambda value, name: check_choice(value, name, values)
-
-
-def _copied(value):
-    return list(value) if isinstance(value, list) else value

@@ -7,18 +7,13 @@ team attacks (抓分方).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, SMALL_JOKER
-from cardenv.core.checks import (check_bool, check_choice, check_int, check_int_list,
-                                 check_number_list, check_seat)
-from cardenv.core.errors import StateError
 
 MIN_LEVEL, MAX_LEVEL = 3, 10
 WIN_SCORE = 160
 TOTAL_POINTS = 400  # the point cards of the four decks
-KITTY_CARDS = 8
-MATCH_ENDS = ("pass_10", "zero", "400", "four_jokers")
 
 
 @dataclass
@@ -150,65 +145,3 @@ def settle(*, dealer: int, level: int, trump: int, levels: list[int], trick_poin
         outcome=outcome, gangguo=gangguo, kitty_jokers=(big, small), levels_before=list(levels),
         levels_after=levels_after, gained=gained, blood=blood, next_dealer=next_dealer,
         match_winner=match_winner, match_end=match_end, rewards=[0.0] * 4)
-
-
-def result_from_dict(data: dict, **rules) -> HandResult:
-    """A ``HandResult`` from its ``to_dict()``, checked: every field's type and range, the points
-    of the four decks accounted for, and every field that scoring derives equal to what
-    ``settle`` gives under ``rules`` (``joker_levels``, ``keep_dealer``, ``four_joker_win``).
-    ``rewards`` are only type-checked here (the engine sets them from the episode mode).
-    ``StateError`` naming the field."""
-    names = [f.name for f in fields(HandResult)]
-    missing = [n for n in names if n not in data]
-    unknown = sorted((k for k in data if k not in names), key=repr)
-    if missing or unknown:
-        raise StateError(f"a hand result lacks {missing} or has unknown keys {unknown}")
-    levels = (MIN_LEVEL, MAX_LEVEL)
-    dealer = check_seat(data["dealer"], "dealer")
-    level = check_int(data["level"], "level", *levels)
-    trump = check_int(data["trump"], "trump", 0, 3)
-    trick_points = check_int_list(data["trick_points"], "trick_points", 2, 0, TOTAL_POINTS)
-    kitty_points = check_int(data["kitty_points"], "kitty_points", 0, 10 * KITTY_CARDS)
-    koudi = check_bool(data["koudi"], "koudi")
-    gangguo = check_bool(data["gangguo"], "gangguo")
-    jokers = check_int_list(data["kitty_jokers"], "kitty_jokers", 2, 0, 4)
-    before = check_int_list(data["levels_before"], "levels_before", 2, *levels)
-    given = {
-        "dealer": dealer, "level": level, "trump": trump, "trick_points": trick_points,
-        "kitty_points": kitty_points, "koudi": koudi, "gangguo": gangguo,
-        "kitty_jokers": tuple(jokers), "levels_before": before,
-        "defenders": check_int(data["defenders"], "defenders", 0, 1),
-        "attackers": check_int(data["attackers"], "attackers", 0, 1),
-        "score": check_int(data["score"], "score", 0, 2 * TOTAL_POINTS),
-        "outcome": check_int(data["outcome"], "outcome", 1, 4),
-        "levels_after": check_int_list(data["levels_after"], "levels_after", 2, *levels),
-        "gained": check_int_list(data["gained"], "gained", 2, 0, MAX_LEVEL),
-        "blood": check_int(data["blood"], "blood", 0, 2 * TOTAL_POINTS),
-        "next_dealer": check_seat(data["next_dealer"], "next_dealer", optional=True),
-        "match_winner": check_int(data["match_winner"], "match_winner", 0, 1, optional=True),
-        "match_end": check_choice(data["match_end"], "match_end", (None, *MATCH_ENDS)),
-        "rewards": check_number_list(data["rewards"], "rewards", 4),
-    }
-    if any(p % 5 for p in (*trick_points, kitty_points)):
-        raise StateError(f"trick_points {trick_points} and kitty_points {kitty_points} must be "
-                         f"multiples of 5 (point cards are worth 5 or 10)")
-    if sum(trick_points) + kitty_points != TOTAL_POINTS:
-        raise StateError(f"trick_points {trick_points} and kitty_points {kitty_points} must add "
-                         f"up to the {TOTAL_POINTS} points of the four decks")
-    if sum(jokers) > KITTY_CARDS or kitty_points > 10 * (KITTY_CARDS - sum(jokers)):
-        raise StateError(f"kitty_jokers {jokers} and kitty_points {kitty_points} do not fit in "
-                         f"a kitty of {KITTY_CARDS} cards")
-    if gangguo and any(jokers):
-        raise StateError(f"kitty_jokers must be [0, 0] in a 干锅 hand (gangguo), got {jokers}")
-    if level != before[dealer % 2]:
-        raise StateError(f"level {level} must be the dealer's team level, levels_before"
-                         f"[{dealer % 2}] = {before[dealer % 2]}")
-    expected = settle(dealer=dealer, level=level, trump=trump, levels=before,
-                      trick_points=trick_points, kitty_points=kitty_points,
-                      kitty_jokers=tuple(jokers), koudi=koudi, gangguo=gangguo, **rules)
-    for name in names:
-        if name != "rewards" and getattr(expected, name) != given[name]:
-            raise StateError(f"{name} disagrees with the scoring rules: expected "
-                             f"{getattr(expected, name)!r}, got {given[name]!r}")
-    expected.rewards = given["rewards"]
-    return expected

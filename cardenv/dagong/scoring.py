@@ -5,16 +5,12 @@ Pure functions of the finished hand; the engine calls ``settle`` once per hand.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 
-from cardenv.core.cards import NUM_KINDS, NUM_NATURAL
-from cardenv.core.checks import check_bool, check_choice, check_int, check_int_list, check_seat
-from cardenv.core.errors import StateError
+from cardenv.core.cards import NUM_NATURAL
 from cardenv.dagong.catalogue import POINT_RANKS
 
 TOTAL_POINTS = 200
-REASONS = ("score", "tie", "qing", "bang", "guangtou", "solo")
-MAX_XIQIAN = 100  # |喜钱 balance| of one seat for one deal: far above what 27 cards can reach
 
 
 @dataclass
@@ -148,80 +144,3 @@ def settle(*, dealer: int, partner: int | None, called: int, solo: int | None, f
         winners=winners, base_multiplier=multiplier, multiplier=unit, reason=reason,
         yaobai_doubled=doubled,
         payoff=payoff, xiqian=balance, rewards=[p + x for p, x in zip(payoff, balance)])
-
-
-def result_from_dict(data: dict, *, solo_multiplier: int, xiqian: bool) -> HandResult:
-    """A ``HandResult`` from its ``to_dict()``, checked: each field's type and range, the roles
-    and places of a finished hand, and every derived field (points after the transfers,
-    winners, multipliers, reason, payoff, rewards) against ``settle`` run again on the result's
-    own places and trick points. ``StateError`` naming the field if one is wrong."""
-    names = [f.name for f in fields(HandResult)]
-    missing = [k for k in names if k not in data]
-    unknown = sorted(set(data) - set(names), key=repr)
-    if missing or unknown:
-        raise StateError(f"a hand result lacks {missing} / has unknown keys {unknown}")
-    dealer = check_seat(data["dealer"], "dealer")
-    partner = check_seat(data["partner"], "partner", optional=True)
-    called = check_int(data["called"], "called", 0, NUM_KINDS - 1)
-    solo = check_seat(data["solo"], "solo", optional=True)
-    forced_solo = check_bool(data["forced_solo"], "forced_solo")
-    places = check_int_list(data["places"], "places", low=0, high=3)
-    trick_points = check_int_list(data["trick_points"], "trick_points", 4, 0, TOTAL_POINTS)
-    points = check_int_list(data["points"], "points", 4, 0, TOTAL_POINTS)
-    winners = check_int_list(data["winners"], "winners", low=0, high=3)
-    base_multiplier = check_int(data["base_multiplier"], "base_multiplier", 1)
-    multiplier = check_int(data["multiplier"], "multiplier", 1)
-    reason = check_choice(data["reason"], "reason", REASONS)
-    yaobai_doubled = check_bool(data["yaobai_doubled"], "yaobai_doubled")
-    payoff = check_int_list(data["payoff"], "payoff", 4)
-    balance = check_int_list(data["xiqian"], "xiqian", 4, -MAX_XIQIAN, MAX_XIQIAN)
-    rewards = check_int_list(data["rewards"], "rewards", 4)
-
-    if partner == dealer:
-        raise StateError(f"partner must not be the dealer (seat {dealer})")
-    if (partner is None) != forced_solo:
-        raise StateError(f"partner must be None exactly when forced_solo (the dealer held both "
-                         f"called cards); got partner={partner}, forced_solo={forced_solo}")
-    if forced_solo and solo != dealer:
-        raise StateError(f"solo must be the dealer ({dealer}) when forced_solo, got {solo}")
-    if len(set(places)) != len(places):
-        raise StateError(f"places must be distinct seats, got {places}")
-    if solo is not None and len(places) != 1:
-        raise StateError(f"places: a solo hand ends when the first player goes out, got {places}")
-    if solo is None:
-        team = {dealer, partner}
-        if len(places) == 2 and set(places) not in (team, set(range(4)) - team):
-            raise StateError(f"places: a hand ends with two out only when they are one side "
-                             f"(绑), got {places}")
-        if len(places) not in (2, 4):
-            raise StateError(f"places must list 2 (绑) or 4 seats, got {places}")
-    if sum(trick_points) > TOTAL_POINTS or sum(points) > TOTAL_POINTS:
-        raise StateError(f"trick_points / points add up to more than {TOTAL_POINTS}")
-    if sum(balance) != 0 or len({x % 4 for x in balance}) != 1:
-        raise StateError(f"xiqian must be 4 x units - all units per seat (zero-sum), got {balance}")
-    if not xiqian and any(balance):
-        raise StateError(f"xiqian must be zeros when the xiqian option is off, got {balance}")
-    if rewards != [p + x for p, x in zip(payoff, balance)]:
-        raise StateError(f"rewards must be payoff + xiqian, got {rewards}")
-
-    last_hand_points, total = 0, TOTAL_POINTS
-    if len(places) == 4:  # 三游 received the points left in 末游's hand; all points are counted
-        last_hand_points = points[places[2]] - trick_points[places[2]]
-        total = sum(points)
-    expected = settle(dealer=dealer, partner=partner, called=called, solo=solo,
-                      forced_solo=forced_solo, places=places, trick_points=trick_points,
-                      last_hand_points=max(last_hand_points, 0),
-                      yaobai_seats=set(winners) if yaobai_doubled else set(), dealt_hands=None,
-                      solo_multiplier=solo_multiplier, xiqian=False, total_points=total)
-    given = {"points": points, "winners": winners, "base_multiplier": base_multiplier,
-             "multiplier": multiplier, "reason": reason, "yaobai_doubled": yaobai_doubled,
-             "payoff": payoff}
-    for name, value in given.items():
-        if getattr(expected, name) != value:
-            raise StateError(f"{name} must be {getattr(expected, name)!r} for these places, "
-                             f"roles and trick points, got {value!r}")
-    return HandResult(dealer=dealer, partner=partner, called=called, solo=solo,
-                      forced_solo=forced_solo, places=places, trick_points=trick_points,
-                      points=points, winners=winners, base_multiplier=base_multiplier,
-                      multiplier=multiplier, reason=reason, yaobai_doubled=yaobai_doubled,
-                      payoff=payoff, xiqian=balance, rewards=rewards)
