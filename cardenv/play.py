@@ -45,9 +45,9 @@ import numpy as np
 from cardenv import cli
 from cardenv.core.options import parse_assignments
 from cardenv.games import make_game, names as game_names
-from cardenv.moves import group_moves, is_type, label, moves_text, parse_move
+from cardenv.moves import group_moves, is_type, label, moves_text, open_step, parse_move
 from cardenv.players import load_player, player_name
-from cardenv.text import explain, move_text, render
+from cardenv.text import explain, move_text, option_specs, render
 
 
 HELP = __doc__.split("\n\n")[2].replace("``", "")  # ``?``: that paragraph, as plain text
@@ -125,17 +125,16 @@ class Table:
                 self.show_hand_end(hands_before)
 
     def note(self, seat: int, action: int, text: str) -> None:
-        """Log another seat's move for the human. A Dabang follow built in several steps is
-        logged once whole, its groups in card order, as the web page's log has it (the order
-        the steps were chosen in is not shown)."""
+        """Log another seat's move for the human. A move built in several steps (a Dabang
+        follow: ``open_step``) is logged once whole, its groups in card order, as the web
+        page's log has it (the order the steps were chosen in is not shown)."""
         state = self.state
-        if self.game.name == "dabang" and self.game.action_info(action).type == "play":
-            self.steps.append((action, text.split(": ", 1)[1]))
-            if not state.is_over and state.current_player == seat and \
-                    state.v["selection"][seat].any():
-                return  # the follow is not whole yet
+        self.steps.append((action, text.split(": ", 1)[1]))
+        if not state.is_over and state.current_player == seat and open_step(state):
+            return  # the move is not whole yet
+        if len(self.steps) > 1:
             text = f"player_{seat}: " + " + ".join(t for _, t in sorted(self.steps))
-            self.steps = []
+        self.steps = []
         self.log.append(text)
 
     def pause(self) -> None:
@@ -195,7 +194,11 @@ class Table:
             except ValueError as exc:
                 self.write(f"Not played: {exc}")
                 continue
-            joint = " + " if self.game.name == "dabang" and state.phase == "play" else "; "
+            joint = "; "  # several moves (a burial), or one built step by step (a follow):
+            if len(actions) > 1:
+                trial = state.clone()
+                trial.apply(actions[0])
+                joint = " + " if open_step(trial) else "; "
             self.write("You play: " + joint.join(self.translate(self.game.action_info(a).text)
                                                  for a in actions))  # a follow as the log has it
             return actions
@@ -265,6 +268,16 @@ def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = 
               f"hands ended by: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
 
 
+def _has_match(name: str) -> bool:
+    """Whether game ``name`` plays whole matches (an option ``episode`` that takes
+    ``"match"``)."""
+    try:
+        specs = option_specs(name)
+    except ValueError:  # a game registered without a presentation
+        return False
+    return any(o["name"] == "episode" and "match" in o.get("choices", []) for o in specs)
+
+
 # --- command line ------------------------------------------------------------------------------
 
 def main(argv=None, read_line=input, write=print) -> int:
@@ -303,8 +316,11 @@ def main(argv=None, read_line=input, write=print) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     if args.match:
-        if args.game != "dabang":
-            parser.error("--match is for dabang (a Dagong episode is --set hands=N)")
+        matches = [name for name in game_names() if _has_match(name)]
+        if args.game not in matches:
+            parser.error(f"--match is for {', '.join(matches) or 'no game here'} (the games "
+                         f"with an option episode='match'); for {args.game}, see its options "
+                         f"(--set KEY=VALUE)")
         options["episode"] = "match"
     try:
         game = make_game(args.game, **options)

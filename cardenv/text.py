@@ -130,3 +130,12 @@ def move_label(game, kind: str, lang: str = "zh", phase: str | None = None) -> s
     type by its phase (Dabang's ``bury`` in the 扣王 phase). Programs keep using ``kind``."""
     name = game if isinstance(game, str) else game.name
     return _in(_game_module(name).move_label(kind, phase), lang)
+
+
+def option_specs(game) -> list[dict]:
+    """The rules options people may set for ``game`` (a game or its name), as JSON-ready
+    data (``core.options.describe`` of the presentation's ``options()``): name, default,
+    expected value, doc, and what each accepts (``boolean``, ``ints``, ``choices``, ``pair``)."""
+    from cardenv.core.options import describe
+    name = game if isinstance(game, str) else game.name
+    return describe(_game_module(name).options())
