@@ -67,7 +67,7 @@ from cardenv.games import make_game, names as game_names
 from cardenv.players import load_player, player_name
 from cardenv.text import option_specs
 from cardenv.web.sessions import (GameSession, ReplaySession, Store, WebError, languages,
-                                  translator)
+                                  translate_all, translator)
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 BUILT_IN_PLAYERS = ("random", "heuristic")
@@ -217,7 +217,7 @@ class App:
             raise WebError(400, f"lang must be one of {', '.join(languages())}, got {lang!r}")
         route = (method, parts[0] if parts else "", len(parts))
         if route == ("GET", "info", 1):
-            return self.info()
+            return self.info(lang)
         if route == ("GET", "records", 1):
             return self.list_records()
         if parts[:1] == ["games"]:
@@ -240,12 +240,12 @@ class App:
                                 f"(see docs/web.md)")
         raise WebError(404, f"no such API endpoint: /api/{'/'.join(parts)}")
 
-    def info(self) -> dict:
+    def info(self, lang: str = "zh") -> dict:
         try:
             from cardenv.core.lang import TERMS
         except ImportError:  # pragma: no cover - lang ships with this package
             TERMS = {}
-        shown = _shown_games()
+        shown = translate_all(_shown_games(), translator(lang))  # the docs name terms
         return {"games": list(shown), "options": shown, "players": list(BUILT_IN_PLAYERS),
                 "checkpoints": self.checkpoints(), "langs": languages(),
                 "terms": dict(TERMS), "records_dir": self.records_dir}
