@@ -231,3 +231,52 @@ def test_the_terminal_lists_the_registered_games(toy, capsys):
     with pytest.raises(SystemExit):
         play.main(["nosuchgame"])
     assert "'dagong', 'dabang', 'toy'" in capsys.readouterr().err
+
+
+GAME_PACKAGES = ("cardenv/dagong/", "cardenv/dabang/")
+OUTSIDE_GAMES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "cardenv").rglob("*.py")
+                       if not p.relative_to(ROOT).as_posix().startswith(GAME_PACKAGES))
+
+
+def _constants(node) -> set:
+    """The constants of a comparison operand, inside tuples, lists and sets too."""
+    if isinstance(node, ast.Constant):
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return set().union(*(_constants(e) for e in node.elts))
+    return set()
+
+
+def test_the_guard_covers_the_people_layer():
+    for path in ("cardenv/moves.py", "cardenv/text.py", "cardenv/play.py", "cardenv/replay.py",
+                 "cardenv/web/server.py", "cardenv/web/sessions.py", "cardenv/games.py",
+                 "cardenv/records.py", "cardenv/bench.py", "cardenv/single_agent.py"):
+        assert path in OUTSIDE_GAMES
+
+
+@pytest.mark.parametrize("path", OUTSIDE_GAMES)
+def test_no_code_outside_a_game_package_compares_a_game_name(path):
+    """Every file of cardenv/ but the games' own packages reaches a game through the registry
+    and its contracts (engine, presentation): no ``if game == "dabang"``, no ``name in
+    ("dagong", ...)``, no ``match`` on a game name. Naming a game in a table (the registry's
+    entries) is fine; switching on it is not."""
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    names = set(games.names()) | {"dagong", "dabang"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            found = set().union(*(_constants(c) for c in [node.left, *node.comparators]))
+            assert not found & names, f"{path}:{node.lineno} compares a game's name"
+        if isinstance(node, ast.MatchValue):
+            assert not _constants(node.value) & names, f"{path}:{node.lineno} matches a name"
+
+
+def test_the_page_script_has_no_game_branch():
+    """app.js draws whatever game the server sends: no game's name appears in it at all (so
+    none is compared), and no message field of one game only is read."""
+    script = (ROOT / "cardenv" / "web" / "static" / "app.js").read_text(encoding="utf-8")
+    code = re.sub(r"(^|\s)//.*", "", script)  # the comments may name the games they draw
+    assert "//" not in code.replace("://", "")
+    for name in ("dagong", "dabang"):
+        assert name not in code.lower(), f"app.js names {name} outside its comments"
+    for field in ("standing", "trick", "selection", "kitty_known", "partner_text", "levels"):
+        assert not re.search(rf"\.{field}\b", script), f"app.js reads the game field {field}"
