@@ -172,12 +172,12 @@ def card_moves(state, cards, translate=lambda text: text) -> list[list[int]]:
     if not kinds:
         raise ValueError("no card selected: click cards in your hand, or choose a move from "
                          "the list")
-    hand = collections.Counter(parse_cards(" ".join(
-        seat_view(state, state.current_player)["hand"])))
-    missing = [k for k, n in collections.Counter(kinds).items() if hand[k] < n]
+    hand = collections.Counter(seat_view(state, state.current_player)["hand"])  # card texts
+    missing = [card_str(k) for k, n in collections.Counter(kinds).items()
+               if hand[card_str(k)] < n]
     if missing:
-        raise ValueError(f"you do not hold {' '.join(card_str(k) for k in missing)}"
-                         + (" that many times" if all(hand[k] for k in missing) else ""))
+        raise ValueError(f"you do not hold {' '.join(missing)}"
+                         + (" that many times" if all(hand[c] for c in missing) else ""))
     return _presentation(state).card_moves(state, kinds, translate)
 
 
