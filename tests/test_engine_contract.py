@@ -1,8 +1,12 @@
 """The engine contract: both games satisfy ``cardenv.core.protocol``, the registry builds them by
 name, a toy third game registered from the tests runs through the agents' batched engine and
-duplicate evaluation unchanged, and ``agents/`` (and train.py) hold no engine internals."""
+duplicate evaluation unchanged, and ``agents/`` (and train.py) hold no engine internals; no file of
+cardenv/ outside a game's own package, nor the page's app.js, switches on a game's name; and a
+game installed as a package (entry points ``cardenv.games``) reaches the command lines."""
 
 import ast
+import json
+import os
 import re
 import pathlib
 import subprocess
@@ -280,3 +284,59 @@ def test_the_page_script_has_no_game_branch():
         assert name not in code.lower(), f"app.js names {name} outside its comments"
     for field in ("standing", "trick", "selection", "kitty_known", "partner_text", "levels"):
         assert not re.search(rf"\.{field}\b", script), f"app.js reads the game field {field}"
+
+
+def _installed_toy(folder: pathlib.Path) -> dict:
+    """A test distribution ``toy_dist`` installed into ``folder`` (its module and its
+    ``.dist-info`` with the entry points, as pip writes them): the environment of a process
+    that sees it on its path."""
+    package = folder / "toy_dist"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""A game installed as a package."""\n')
+    for source, target in (("toy_game.py", "game.py"), ("toy_render.py", "render.py")):
+        (package / target).write_text((ROOT / "tests" / source).read_text(encoding="utf-8"),
+                                      encoding="utf-8")
+    info = folder / "toy_dist-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-dist\nVersion: 0\n")
+    (info / "entry_points.txt").write_text(
+        "[cardenv.games]\ntoy = toy_dist.game:ToyGame\n\n"
+        "[cardenv.presentations]\ntoy = toy_dist.render\n\n"
+        "[cardenv.reasons]\ntoy = toy_dist.render\n")
+    return {**os.environ, "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}"}
+
+
+def test_an_installed_package_provides_a_game_to_the_command_lines(tmp_path):
+    """``python -m agents.evaluate toy random random`` works from the command line once a
+    package that declares the game in the ``cardenv.games`` entry-point group is installed
+    (docs/engine.md); so does terminal play, through the presentation it declares."""
+    env = _installed_toy(tmp_path)
+    out = tmp_path / "stats.json"
+    proc = subprocess.run([sys.executable, "-m", "agents.evaluate", "toy", "random", "random",
+                           "--deals", "6", "--out", str(out), "--quiet"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(out.read_text())
+    assert stats["game"] == "toy" and stats["pairs"] == 6
+    proc = subprocess.run([sys.executable, "-m", "cardenv.play", "toy", "--agents",
+                           "random,random,random,random", "--delay", "0", "--seed", "4",
+                           "--no-record"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Team 0" in proc.stdout and "player_3: play" in proc.stdout
+    code = ("import cardenv.games as g, sys; n = g.names(); "
+            "print(n, 'toy_dist.game' in sys.modules)")
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert shown == "('dagong', 'dabang', 'toy') False"  # listed, not imported
+
+
+def test_a_game_registered_in_the_program_keeps_its_name_over_an_installed_one(tmp_path):
+    env = _installed_toy(tmp_path)
+    code = ("from cardenv import games; from tests.toy_game import ToyGame\n"
+            "class Mine(ToyGame): pass\n"
+            "games.register('toy', Mine)\n"
+            "print(type(games.make_game('toy')).__name__, games.names())")
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert shown == "Mine ('dagong', 'dabang', 'toy')"
