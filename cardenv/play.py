@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib
 import itertools
 import os
 import sys
@@ -227,39 +226,36 @@ def save_record(state, names: list[str], directory: str, meta: dict) -> str | No
 
 # --- the random games of the old spectator mode ------------------------------------------------
 
-def random_episode(env, seed: int, rng: np.random.Generator, show: bool) -> None:
-    env.reset(seed=seed)
+def random_episode(game, seed: int, rng: np.random.Generator, show: bool, lang: str = "zh"):
+    """One game of uniformly random legal moves (drawn by ``rng``), shown move by move with
+    every hand when ``show``; the finished state."""
+    state = game.new_state(seed)
     if show:
-        print(env.render())
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        print(render(state, lang=lang))
+    while not state.is_over:
+        seat = state.current_player
+        action = int(rng.choice(np.flatnonzero(state.legal_mask())))
         if show:
-            print(f"\n{agent}: {env.unwrapped.describe_action(action)}")
-        env.step(action)
+            print(f"\nplayer_{seat}: {move_text(state, action, None, lang)}")
+        state.apply(action)
         if show:
-            print(env.render())
+            print(render(state, lang=lang))
+    return state
 
 
-def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = None,
-          lang: str = "zh") -> None:
-    module = importlib.import_module(f"cardenv.{game}_v0")
-    options = options or {}
+def tally(game, games: int, seed: int, quiet: bool, lang: str = "zh") -> None:
+    """Show one random game of ``game`` (unless ``quiet``), then play ``games`` more silently
+    and count how their hands ended (a result's ``label``, where the game's results have
+    one)."""
     rng = np.random.default_rng(seed)
     if not quiet:
-        random_episode(module.raw_env(render_mode="ansi", lang=lang, **options), seed, rng,
-                       show=True)
-    env = module.raw_env(**options)
+        random_episode(game, seed, rng, show=True, lang=lang)
     reasons, steps = collections.Counter(), 0
     start = time.perf_counter()
     for i in range(games):
-        random_episode(env, seed + 1 + i, rng, show=False)
-        state = env.game_state
+        state = random_episode(game, seed + 1 + i, rng, show=False)
         steps += len(state.history)
-        reasons.update(r.label for r in state.results)
+        reasons.update(getattr(r, "label", "over") for r in state.results)
         if (i + 1) % max(1, games // 10) == 0:
             print(f"\r{i + 1}/{games} games", end="", file=sys.stderr, flush=True)
     if games:
@@ -345,7 +341,7 @@ def main(argv=None, read_line=input, write=print) -> int:
         if not 0 <= args.games <= MAX_GAMES:
             parser.error(f"--games must be in 0..{MAX_GAMES:,}, got {args.games}")
         say_seed()
-        tally(args.game, args.games, args.seed, args.quiet, options, args.lang)
+        tally(game, args.games, args.seed, args.quiet, args.lang)
         return 0
 
     if args.agents is not None:

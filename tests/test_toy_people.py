@@ -85,3 +85,11 @@ def test_the_toy_game_has_no_cards_to_select_and_no_options(toy):
         moves.card_moves(state, ["♠3"])
     with pytest.raises(ValueError, match="chosen from the list"):  # its own rule, once held
         games.presentation(toy).card_moves(state, [0], str)
+
+
+def test_the_toy_game_in_the_terminals_random_mode(toy, capsys):
+    """Without --seat or --agents: one random game shown with every hand, more tallied."""
+    assert play.main(["toy", "--games", "5", "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Two cards | played nothing") and "\nplayer_3: play" in out
+    assert "5 random games in" in out and "hands ended by: over 5" in out
