@@ -65,6 +65,7 @@ _REASONS: dict[str, Any] = {"dagong": "cardenv.dagong.reasons", "dabang": "carde
 ENTRY_POINTS = {"factory": "cardenv.games", "presentation": "cardenv.presentations",
                 "reasons": "cardenv.reasons"}
 _installed_read = False
+_SKIPPED: dict[str, str] = {}  # installed games whose entry points were malformed: why
 
 
 def _read_installed() -> None:
@@ -83,10 +84,8 @@ def _read_installed() -> None:
         try:
             register(name, factory, presentation=found["presentation"].get(name),
                      reasons=found["reasons"].get(name))
-        except ValueError as exc:  # a malformed entry point: say which, keep the others
-            import warnings
-            warnings.warn(f"entry point {name} = {factory!r} of group {ENTRY_POINTS['factory']} "
-                          f"is not a game factory: {exc}", stacklevel=3)
+        except ValueError as exc:  # a malformed entry point: the others still load, and
+            _SKIPPED[name] = str(exc)  # looking this one up says why it is missing
 
 
 def register(name: str, factory: Callable[..., Any] | str, *, presentation: Any = None,
@@ -130,6 +129,9 @@ def check_name(name) -> str:
     if not isinstance(name, str) or name not in _FACTORIES:
         close = difflib.get_close_matches(str(name), _FACTORIES, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
+        if name in _SKIPPED:
+            hint = f" (its entry point in group {ENTRY_POINTS['factory']} is malformed: " \
+                   f"{_SKIPPED[name]})"
         raise ValueError(f"unknown game {name!r}{hint}; registered games: "
                          f"{', '.join(_FACTORIES)}")
     return name

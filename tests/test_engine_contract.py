@@ -340,3 +340,17 @@ def test_a_game_registered_in_the_program_keeps_its_name_over_an_installed_one(t
     shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                            text=True, check=True).stdout.strip()
     assert shown == "Mine ('dagong', 'dabang', 'toy')"
+
+
+def test_a_malformed_installed_game_is_left_out_saying_why(tmp_path):
+    env = _installed_toy(tmp_path)
+    points = tmp_path / "toy_dist-0.dist-info" / "entry_points.txt"
+    points.write_text(points.read_text().replace("[cardenv.games]\n",
+                                                 "[cardenv.games]\nbroken = no_attribute\n"))
+    code = ("from cardenv import games\nprint(games.names())\n"
+            "try:\n    games.make_game('broken')\nexcept ValueError as e:\n    print(e)")
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                           text=True, check=True).stdout
+    assert shown.startswith("('dagong', 'dabang', 'toy')\n")  # the others still load
+    assert "unknown game 'broken' (its entry point in group cardenv.games is malformed: " \
+           "factory must be callable or 'module:attribute'" in shown

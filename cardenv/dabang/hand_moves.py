@@ -8,7 +8,6 @@ names it.
 
 from __future__ import annotations
 
-import collections
 import itertools
 
 from cardenv.core.cards import card_str, kinds_of
@@ -34,7 +33,9 @@ def plan(state, cards: list[int], phase: str, translate=lambda text: text) -> li
     """The actions that play (or bury) ``cards``: the first order of the groups that is legal
     step by step on a copy of ``state`` (``ValueError`` with the reason if none is)."""
     game = state.game
-    counts = collections.Counter(cards)
+    counts: dict[int, int] = {}
+    for kind in cards:
+        counts[kind] = counts.get(kind, 0) + 1
     by_text = {game.action_info(a).text: a for a in range(game.num_actions)}
     if phase == "bury":
         steps = [[by_text[f"bury {card_str(k)}"]] * n for k, n in counts.items()]

@@ -10,8 +10,6 @@ for a 510K, the very same cards (its suits decide 正 or 杂).
 
 from __future__ import annotations
 
-import collections
-
 from cardenv.core.cards import card_str, parse_cards
 from cardenv.dagong.reasons import why_illegal
 from cardenv.dagong.selection import select_cards
@@ -21,11 +19,20 @@ def _cards_text(kinds) -> str:
     return " ".join(card_str(k) for k in kinds)
 
 
+def _count(values) -> dict:
+    """How many times each value occurs (a ``collections.Counter``, which the engine's
+    packages do not import)."""
+    counts: dict = {}
+    for value in values:
+        counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
 def _profile(kinds, called: int) -> tuple:
     """What a Dagong action fixes of the cards it plays: the jokers, the count of each natural
     rank and the number of called-kind cards."""
     jokers = sum(1 for k in kinds if k >= 52)
-    ranks = collections.Counter(k // 4 for k in kinds if k < 52)
+    ranks = _count(k // 4 for k in kinds if k < 52)
     return jokers, ranks, sum(1 for k in kinds if k == called)
 
 
@@ -81,7 +88,7 @@ def actions_for_cards(state, cards) -> list[int]:
                                            else [int(card)])]
     if state.is_over or state.phase != "play" or not kinds:
         return []
-    held = collections.Counter(int(k) for k in kinds)
+    held = _count(int(k) for k in kinds)
     hand = state.hands[state.current_player]
     if any(hand[k] < n for k, n in held.items()):
         return []
