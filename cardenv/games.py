@@ -13,9 +13,10 @@ taking the options, or a ``"module:attribute"`` string imported on first use)::
 A game that people play (``python -m cardenv.play``, the web page, record replays) also names
 its presentation and its reasons, each a module imported on first use: the presentation draws
 states and moves for people (``render_text``, ``render_view``, ``seat_view``, ``move_text``,
-``explain_result``, ``explain_watched``, ``stopped``, ``move_label``, ``phase_label``), the
-reasons module says why a move is illegal (``why_illegal``). ``cardenv.text`` reaches them
-through ``presentation(name)`` / ``reasons(name)`` only::
+``explain_result``, ``explain_watched``, ``stopped``, ``move_label``, ``phase_label``,
+``card_moves``, ``typed_moves``, ``move_cards``, ``open_step``, ``options``; docs/engine.md), the
+reasons module says why a move is illegal (``why_illegal``). ``cardenv.text`` and
+``cardenv.moves`` reach them through ``presentation(name)`` / ``reasons(name)`` only::
 
     register("mygame", "mypackage.game:MyGame", presentation="mypackage.render",
              reasons="mypackage.reasons")
@@ -152,7 +153,8 @@ def _module(table: dict, name, what: str, provides: str):
 def presentation(name: str):
     """The module that draws game ``name`` for people (``render_text``, ``render_view``,
     ``seat_view``, ``move_text``, ``explain_result``, ``explain_watched``, ``stopped``,
-    ``move_label``, ``phase_label``); ``ValueError`` if the game registered none."""
+    ``move_label``, ``phase_label``, ``card_moves``, ``typed_moves``, ``move_cards``,
+    ``open_step``, ``options``); ``ValueError`` if the game registered none."""
     return _module(_PRESENTATIONS, name, "presentation", "render_text, seat_view, move_text, ...")
 
 

@@ -3,8 +3,8 @@
 ``s`` may know (its own hand, counts of the others, everything played in public), and
 ``seat_view(state, s)`` the same as a JSON-ready dict (for the web page). Beside them: a move
 about to be played (``move_text``), a finished hand's result (``explain``), why a move is illegal
-(``why_illegal``) and the names of a move type and a phase (``move_label``, ``phase_label``),
-each in the chosen language.
+(``why_illegal``), the names of a move type and a phase (``move_label``, ``phase_label``),
+each in the chosen language, and the rules options people may set (``option_specs``).
 
 Programs (terminal play, replay, the web page) call this module and never a game's package, so
 that a game is reached through its name alone: each game's presentation and reasons modules are
