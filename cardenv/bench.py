@@ -157,6 +157,7 @@ def _dabang_mask(positions, i, j):
 
 
 POSITIONS = {"dagong": (dagong_positions, _dagong_mask), "dabang": (dabang_positions, _dabang_mask)}
+MASK_NAMES = {"dagong": "mask", "dabang": "follow mask"}  # what each game's batched mask covers
 
 
 def mask_microseconds(game: str, positions, batch: int, seconds: float) -> float:
@@ -196,7 +197,7 @@ def bench(game: str, seconds: float) -> dict:
     results["env_steps_per_s"], _ = env_steps_per_second(module.env, seconds)
     _row("env() random masked play", f"{results['env_steps_per_s']:10,.0f} steps/s")
     positions = POSITIONS[game][0](4096)
-    what = "mask" if game == "dagong" else "follow mask"
+    what = MASK_NAMES[game]
     for batch in (1, 64, 1024):
         us = mask_microseconds(game, positions, batch, seconds / 2)
         results[f"mask_us_per_state_b{batch}"] = us

@@ -13,14 +13,31 @@ taking the options, or a ``"module:attribute"`` string imported on first use)::
 A game that people play (``python -m cardenv.play``, the web page, record replays) also names
 its presentation and its reasons, each a module imported on first use: the presentation draws
 states and moves for people (``render_text``, ``render_view``, ``seat_view``, ``move_text``,
-``explain_result``, ``explain_watched``, ``stopped``, ``move_label``, ``phase_label``), the
-reasons module says why a move is illegal (``why_illegal``). ``cardenv.text`` reaches them
-through ``presentation(name)`` / ``reasons(name)`` only::
+``explain_result``, ``explain_watched``, ``stopped``, ``move_label``, ``phase_label``,
+``card_moves``, ``typed_moves``, ``move_cards``, ``open_step``, ``options``; docs/engine.md), the
+reasons module says why a move is illegal (``why_illegal``). ``cardenv.text`` and
+``cardenv.moves`` reach them through ``presentation(name)`` / ``reasons(name)`` only::
 
     register("mygame", "mypackage.game:MyGame", presentation="mypackage.render",
              reasons="mypackage.reasons")
 
-Importing this module imports no game: the built-in ones load on first use.
+An installed package can also provide games without any import by the user: entry points of
+the group ``cardenv.games`` (name = the game's name, value = its factory as
+``"module:attribute"``), with its presentation and reasons in the groups
+``cardenv.presentations`` and ``cardenv.reasons`` (value = a module name) under the same name.
+They are read once, when a game is first looked up or listed, and registered as if
+``register`` had named them (a name already registered keeps its entry). So, with such a
+package installed, ``python -m agents.evaluate toy random random`` and
+``python -m cardenv.play toy ...`` find the game from the command line. In ``setup.py`` /
+``pyproject.toml``::
+
+    [project.entry-points."cardenv.games"]
+    toy = "toy_package.game:ToyGame"
+    [project.entry-points."cardenv.presentations"]
+    toy = "toy_package.render"
+
+Importing this module imports no game: the built-in ones load on first use, the entry points'
+only when one is made.
 """
 
 from __future__ import annotations
@@ -45,6 +62,31 @@ _FACTORIES: dict[str, Callable[..., Any] | str] = {
 _PRESENTATIONS: dict[str, Any] = {"dagong": "cardenv.dagong.render",
                                   "dabang": "cardenv.dabang.render"}
 _REASONS: dict[str, Any] = {"dagong": "cardenv.dagong.reasons", "dabang": "cardenv.dabang.reasons"}
+#: The entry-point groups installed packages provide games through (see the module docstring).
+ENTRY_POINTS = {"factory": "cardenv.games", "presentation": "cardenv.presentations",
+                "reasons": "cardenv.reasons"}
+_installed_read = False
+_SKIPPED: dict[str, str] = {}  # installed games whose entry points were malformed: why
+
+
+def _read_installed() -> None:
+    """Register the games of the installed packages' entry points (once; names already
+    registered keep their entries). Nothing is imported but the packages' metadata."""
+    global _installed_read
+    if _installed_read:
+        return
+    _installed_read = True
+    from importlib.metadata import entry_points
+    found = {what: {point.name: point.value for point in entry_points(group=group)}
+             for what, group in ENTRY_POINTS.items()}
+    for name, factory in found["factory"].items():
+        if name in _FACTORIES:
+            continue
+        try:
+            register(name, factory, presentation=found["presentation"].get(name),
+                     reasons=found["reasons"].get(name))
+        except ValueError as exc:  # a malformed entry point: the others still load, and
+            _SKIPPED[name] = str(exc)  # looking this one up says why it is missing
 
 
 def register(name: str, factory: Callable[..., Any] | str, *, presentation: Any = None,
@@ -77,15 +119,20 @@ def unregister(name: str) -> None:
 
 
 def names() -> tuple[str, ...]:
-    """The registered game names."""
+    """The registered game names (the installed packages' entry points included)."""
+    _read_installed()
     return tuple(_FACTORIES)
 
 
 def check_name(name) -> str:
     """``name`` if it is a registered game, else a ``ValueError`` listing them."""
+    _read_installed()
     if not isinstance(name, str) or name not in _FACTORIES:
         close = difflib.get_close_matches(str(name), _FACTORIES, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
+        if name in _SKIPPED:
+            hint = f" (its entry point in group {ENTRY_POINTS['factory']} is malformed: " \
+                   f"{_SKIPPED[name]})"
         raise ValueError(f"unknown game {name!r}{hint}; registered games: "
                          f"{', '.join(_FACTORIES)}")
     return name
@@ -106,7 +153,8 @@ def _module(table: dict, name, what: str, provides: str):
 def presentation(name: str):
     """The module that draws game ``name`` for people (``render_text``, ``render_view``,
     ``seat_view``, ``move_text``, ``explain_result``, ``explain_watched``, ``stopped``,
-    ``move_label``, ``phase_label``); ``ValueError`` if the game registered none."""
+    ``move_label``, ``phase_label``, ``card_moves``, ``typed_moves``, ``move_cards``,
+    ``open_step``, ``options``); ``ValueError`` if the game registered none."""
     return _module(_PRESENTATIONS, name, "presentation", "render_text, seat_view, move_text, ...")
 
 

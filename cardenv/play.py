@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import importlib
 import itertools
 import os
 import sys
@@ -45,9 +44,9 @@ import numpy as np
 from cardenv import cli
 from cardenv.core.options import parse_assignments
 from cardenv.games import make_game, names as game_names
-from cardenv.moves import group_moves, is_type, label, moves_text, parse_move
+from cardenv.moves import group_moves, is_type, label, moves_text, open_step, parse_move
 from cardenv.players import load_player, player_name
-from cardenv.text import explain, move_text, render
+from cardenv.text import explain, move_text, option_specs, render
 
 
 HELP = __doc__.split("\n\n")[2].replace("``", "")  # ``?``: that paragraph, as plain text
@@ -125,17 +124,16 @@ class Table:
                 self.show_hand_end(hands_before)
 
     def note(self, seat: int, action: int, text: str) -> None:
-        """Log another seat's move for the human. A Dabang follow built in several steps is
-        logged once whole, its groups in card order, as the web page's log has it (the order
-        the steps were chosen in is not shown)."""
+        """Log another seat's move for the human. A move built in several steps (a Dabang
+        follow: ``open_step``) is logged once whole, its groups in card order, as the web
+        page's log has it (the order the steps were chosen in is not shown)."""
         state = self.state
-        if self.game.name == "dabang" and self.game.action_info(action).type == "play":
-            self.steps.append((action, text.split(": ", 1)[1]))
-            if not state.is_over and state.current_player == seat and \
-                    state.v["selection"][seat].any():
-                return  # the follow is not whole yet
+        self.steps.append((action, text.split(": ", 1)[1]))
+        if not state.is_over and state.current_player == seat and open_step(state):
+            return  # the move is not whole yet
+        if len(self.steps) > 1:
             text = f"player_{seat}: " + " + ".join(t for _, t in sorted(self.steps))
-            self.steps = []
+        self.steps = []
         self.log.append(text)
 
     def pause(self) -> None:
@@ -195,7 +193,11 @@ class Table:
             except ValueError as exc:
                 self.write(f"Not played: {exc}")
                 continue
-            joint = " + " if self.game.name == "dabang" and state.phase == "play" else "; "
+            joint = "; "  # several moves (a burial), or one built step by step (a follow):
+            if len(actions) > 1:
+                trial = state.clone()
+                trial.apply(actions[0])
+                joint = " + " if open_step(trial) else "; "
             self.write("You play: " + joint.join(self.translate(self.game.action_info(a).text)
                                                  for a in actions))  # a follow as the log has it
             return actions
@@ -224,45 +226,52 @@ def save_record(state, names: list[str], directory: str, meta: dict) -> str | No
 
 # --- the random games of the old spectator mode ------------------------------------------------
 
-def random_episode(env, seed: int, rng: np.random.Generator, show: bool) -> None:
-    env.reset(seed=seed)
+def random_episode(game, seed: int, rng: np.random.Generator, show: bool, lang: str = "zh"):
+    """One game of uniformly random legal moves (drawn by ``rng``), shown move by move with
+    every hand when ``show``; the finished state."""
+    state = game.new_state(seed)
     if show:
-        print(env.render())
-    for agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        print(render(state, lang=lang))
+    while not state.is_over:
+        seat = state.current_player
+        action = int(rng.choice(np.flatnonzero(state.legal_mask())))
         if show:
-            print(f"\n{agent}: {env.unwrapped.describe_action(action)}")
-        env.step(action)
+            print(f"\nplayer_{seat}: {move_text(state, action, None, lang)}")
+        state.apply(action)
         if show:
-            print(env.render())
+            print(render(state, lang=lang))
+    return state
 
 
-def tally(game: str, games: int, seed: int, quiet: bool, options: dict | None = None,
-          lang: str = "zh") -> None:
-    module = importlib.import_module(f"cardenv.{game}_v0")
-    options = options or {}
+def tally(game, games: int, seed: int, quiet: bool, lang: str = "zh") -> None:
+    """Show one random game of ``game`` (unless ``quiet``), then play ``games`` more silently
+    and count how their hands ended (a result's ``label``, where the game's results have
+    one)."""
     rng = np.random.default_rng(seed)
     if not quiet:
-        random_episode(module.raw_env(render_mode="ansi", lang=lang, **options), seed, rng,
-                       show=True)
-    env = module.raw_env(**options)
+        random_episode(game, seed, rng, show=True, lang=lang)
     reasons, steps = collections.Counter(), 0
     start = time.perf_counter()
     for i in range(games):
-        random_episode(env, seed + 1 + i, rng, show=False)
-        state = env.game_state
+        state = random_episode(game, seed + 1 + i, rng, show=False)
         steps += len(state.history)
-        reasons.update(r.label for r in state.results)
+        reasons.update(getattr(r, "label", "over") for r in state.results)
         if (i + 1) % max(1, games // 10) == 0:
             print(f"\r{i + 1}/{games} games", end="", file=sys.stderr, flush=True)
     if games:
         elapsed = time.perf_counter() - start
         print(f"\n{games} random games in {elapsed:.1f} s ({steps / elapsed:,.0f} steps/s); "
               f"hands ended by: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
+
+
+def _has_match(name: str) -> bool:
+    """Whether game ``name`` plays whole matches (an option ``episode`` that takes
+    ``"match"``)."""
+    try:
+        specs = option_specs(name)
+    except ValueError:  # a game registered without a presentation
+        return False
+    return any(o["name"] == "episode" and "match" in o.get("choices", []) for o in specs)
 
 
 # --- command line ------------------------------------------------------------------------------
@@ -303,8 +312,11 @@ def main(argv=None, read_line=input, write=print) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     if args.match:
-        if args.game != "dabang":
-            parser.error("--match is for dabang (a Dagong episode is --set hands=N)")
+        matches = [name for name in game_names() if _has_match(name)]
+        if args.game not in matches:
+            parser.error(f"--match is for {', '.join(matches) or 'no game here'} (the games "
+                         f"with an option episode='match'); for {args.game}, see its options "
+                         f"(--set KEY=VALUE)")
         options["episode"] = "match"
     try:
         game = make_game(args.game, **options)
@@ -329,7 +341,7 @@ def main(argv=None, read_line=input, write=print) -> int:
         if not 0 <= args.games <= MAX_GAMES:
             parser.error(f"--games must be in 0..{MAX_GAMES:,}, got {args.games}")
         say_seed()
-        tally(args.game, args.games, args.seed, args.quiet, options, args.lang)
+        tally(game, args.games, args.seed, args.quiet, args.lang)
         return 0
 
     if args.agents is not None:

@@ -3,8 +3,8 @@
 ``s`` may know (its own hand, counts of the others, everything played in public), and
 ``seat_view(state, s)`` the same as a JSON-ready dict (for the web page). Beside them: a move
 about to be played (``move_text``), a finished hand's result (``explain``), why a move is illegal
-(``why_illegal``) and the names of a move type and a phase (``move_label``, ``phase_label``),
-each in the chosen language.
+(``why_illegal``), the names of a move type and a phase (``move_label``, ``phase_label``),
+each in the chosen language, and the rules options people may set (``option_specs``).
 
 Programs (terminal play, replay, the web page) call this module and never a game's package, so
 that a game is reached through its name alone: each game's presentation and reasons modules are
@@ -132,3 +132,12 @@ def move_label(game, kind: str, lang: str = "zh", phase: str | None = None) -> s
     type by its phase (Dabang's ``bury`` in the 扣王 phase). Programs keep using ``kind``."""
     name = game if isinstance(game, str) else game.name
     return _in(_game_module(name).move_label(kind, phase), lang)
+
+
+def option_specs(game) -> list[dict]:
+    """The rules options people may set for ``game`` (a game or its name), as JSON-ready
+    data (``core.options.describe`` of the presentation's ``options()``): name, default,
+    expected value, doc, and what each accepts (``boolean``, ``ints``, ``choices``, ``pair``)."""
+    from cardenv.core.options import describe
+    name = game if isinstance(game, str) else game.name
+    return describe(_game_module(name).options())

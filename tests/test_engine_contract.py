@@ -1,8 +1,12 @@
 """The engine contract: both games satisfy ``cardenv.core.protocol``, the registry builds them by
 name, a toy third game registered from the tests runs through the agents' batched engine and
-duplicate evaluation unchanged, and ``agents/`` (and train.py) hold no engine internals."""
+duplicate evaluation unchanged, and ``agents/`` (and train.py) hold no engine internals; no file of
+cardenv/ outside a game's own package, nor the page's app.js, switches on a game's name; and a
+game installed as a package (entry points ``cardenv.games``) reaches the command lines."""
 
 import ast
+import json
+import os
 import re
 import pathlib
 import subprocess
@@ -231,3 +235,122 @@ def test_the_terminal_lists_the_registered_games(toy, capsys):
     with pytest.raises(SystemExit):
         play.main(["nosuchgame"])
     assert "'dagong', 'dabang', 'toy'" in capsys.readouterr().err
+
+
+GAME_PACKAGES = ("cardenv/dagong/", "cardenv/dabang/")
+OUTSIDE_GAMES = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "cardenv").rglob("*.py")
+                       if not p.relative_to(ROOT).as_posix().startswith(GAME_PACKAGES))
+
+
+def _constants(node) -> set:
+    """The constants of a comparison operand, inside tuples, lists and sets too."""
+    if isinstance(node, ast.Constant):
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return set().union(*(_constants(e) for e in node.elts))
+    return set()
+
+
+def test_the_guard_covers_the_people_layer():
+    for path in ("cardenv/moves.py", "cardenv/text.py", "cardenv/play.py", "cardenv/replay.py",
+                 "cardenv/web/server.py", "cardenv/web/sessions.py", "cardenv/games.py",
+                 "cardenv/records.py", "cardenv/bench.py", "cardenv/single_agent.py"):
+        assert path in OUTSIDE_GAMES
+
+
+@pytest.mark.parametrize("path", OUTSIDE_GAMES)
+def test_no_code_outside_a_game_package_compares_a_game_name(path):
+    """Every file of cardenv/ but the games' own packages reaches a game through the registry
+    and its contracts (engine, presentation): no ``if game == "dabang"``, no ``name in
+    ("dagong", ...)``, no ``match`` on a game name. Naming a game in a table (the registry's
+    entries) is fine; switching on it is not."""
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    names = set(games.names()) | {"dagong", "dabang"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            found = set().union(*(_constants(c) for c in [node.left, *node.comparators]))
+            assert not found & names, f"{path}:{node.lineno} compares a game's name"
+        if isinstance(node, ast.MatchValue):
+            assert not _constants(node.value) & names, f"{path}:{node.lineno} matches a name"
+
+
+def test_the_page_script_has_no_game_branch():
+    """app.js draws whatever game the server sends: no game's name appears in it at all (so
+    none is compared), and no message field of one game only is read."""
+    script = (ROOT / "cardenv" / "web" / "static" / "app.js").read_text(encoding="utf-8")
+    code = re.sub(r"(^|\s)//.*", "", script)  # the comments may name the games they draw
+    assert "//" not in code.replace("://", "")
+    for name in ("dagong", "dabang"):
+        assert name not in code.lower(), f"app.js names {name} outside its comments"
+    for field in ("standing", "trick", "selection", "kitty_known", "partner_text", "levels"):
+        assert not re.search(rf"\.{field}\b", script), f"app.js reads the game field {field}"
+
+
+def _installed_toy(folder: pathlib.Path) -> dict:
+    """A test distribution ``toy_dist`` installed into ``folder`` (its module and its
+    ``.dist-info`` with the entry points, as pip writes them): the environment of a process
+    that sees it on its path."""
+    package = folder / "toy_dist"
+    package.mkdir()
+    (package / "__init__.py").write_text('"""A game installed as a package."""\n')
+    for source, target in (("toy_game.py", "game.py"), ("toy_render.py", "render.py")):
+        (package / target).write_text((ROOT / "tests" / source).read_text(encoding="utf-8"),
+                                      encoding="utf-8")
+    info = folder / "toy_dist-0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-dist\nVersion: 0\n")
+    (info / "entry_points.txt").write_text(
+        "[cardenv.games]\ntoy = toy_dist.game:ToyGame\n\n"
+        "[cardenv.presentations]\ntoy = toy_dist.render\n\n"
+        "[cardenv.reasons]\ntoy = toy_dist.render\n")
+    return {**os.environ, "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}"}
+
+
+def test_an_installed_package_provides_a_game_to_the_command_lines(tmp_path):
+    """``python -m agents.evaluate toy random random`` works from the command line once a
+    package that declares the game in the ``cardenv.games`` entry-point group is installed
+    (docs/engine.md); so does terminal play, through the presentation it declares."""
+    env = _installed_toy(tmp_path)
+    out = tmp_path / "stats.json"
+    proc = subprocess.run([sys.executable, "-m", "agents.evaluate", "toy", "random", "random",
+                           "--deals", "6", "--out", str(out), "--quiet"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    stats = json.loads(out.read_text())
+    assert stats["game"] == "toy" and stats["pairs"] == 6
+    proc = subprocess.run([sys.executable, "-m", "cardenv.play", "toy", "--agents",
+                           "random,random,random,random", "--delay", "0", "--seed", "4",
+                           "--no-record"], cwd=ROOT, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "Team 0" in proc.stdout and "player_3: play" in proc.stdout
+    code = ("import cardenv.games as g, sys; n = g.names(); "
+            "print(n, 'toy_dist.game' in sys.modules)")
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert shown == "('dagong', 'dabang', 'toy') False"  # listed, not imported
+
+
+def test_a_game_registered_in_the_program_keeps_its_name_over_an_installed_one(tmp_path):
+    env = _installed_toy(tmp_path)
+    code = ("from cardenv import games; from tests.toy_game import ToyGame\n"
+            "class Mine(ToyGame): pass\n"
+            "games.register('toy', Mine)\n"
+            "print(type(games.make_game('toy')).__name__, games.names())")
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                           text=True, check=True).stdout.strip()
+    assert shown == "Mine ('dagong', 'dabang', 'toy')"
+
+
+def test_a_malformed_installed_game_is_left_out_saying_why(tmp_path):
+    env = _installed_toy(tmp_path)
+    points = tmp_path / "toy_dist-0.dist-info" / "entry_points.txt"
+    points.write_text(points.read_text().replace("[cardenv.games]\n",
+                                                 "[cardenv.games]\nbroken = no_attribute\n"))
+    code = ("from cardenv import games\nprint(games.names())\n"
+            "try:\n    games.make_game('broken')\nexcept ValueError as e:\n    print(e)")
+    shown = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                           text=True, check=True).stdout
+    assert shown.startswith("('dagong', 'dabang', 'toy')\n")  # the others still load
+    assert "unknown game 'broken' (its entry point in group cardenv.games is malformed: " \
+           "factory must be callable or 'module:attribute'" in shown

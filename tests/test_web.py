@@ -1,7 +1,7 @@
 """The web page's server without a browser (``cardenv.web``): whole games through the JSON API with
 every message checked against the true state (nothing of another seat's hidden cards), bad
 requests answered 4xx with the game unchanged, the record viewer, the HTTP layer, and the card
-selections of ``cardenv.moves`` (``actions_for_cards``, ``card_moves``). The page in a real
+selections of ``cardenv.moves`` (``card_moves``; Dagong's ``actions_for_cards``). The page in a real
 browser: ``tests/test_web_browser.py``."""
 
 import json
@@ -16,6 +16,7 @@ import pytest
 
 from cardenv import moves, records
 from cardenv.core.cards import card_str
+from cardenv.dagong.hand_moves import actions_for_cards
 from cardenv.core.lang import translate
 from cardenv.games import make_game
 from cardenv.text import move_label, move_text, phase_label, seat_view, why_illegal
@@ -71,7 +72,7 @@ def test_every_legal_dagong_play_is_found_again_from_its_cards():
                 for action in legal:
                     cards = moves.move_cards(state, action)
                     if cards:
-                        assert action in moves.actions_for_cards(state, cards)
+                        assert action in actions_for_cards(state, cards)
                         checked += 1
             state.apply(int(rng.choice(legal)))
     assert checked > 1000
@@ -80,18 +81,18 @@ def test_every_legal_dagong_play_is_found_again_from_its_cards():
 def test_actions_for_cards_compares_ranks_jokers_and_510k_suits():
     state = dagong_puzzle(["♠4 ♥4 SJ BJ ♠5 ♠10 ♠K ♥5 ♦9 ♦Q", "♣3 ♣Q ♦Q", "♥3 ♥Q", "♠3 ♠Q"])
     assert state.current_player == 0
-    assert texts(state, moves.actions_for_cards(state, ["♠4", "♥4", "SJ", "BJ"])) == [
+    assert texts(state, actions_for_cards(state, ["♠4", "♥4", "SJ", "BJ"])) == [
         "bomb 4x4 with 2 jokers", "pair run 3-4 (2 pairs) with 2 jokers",
         "pair run 4-5 (2 pairs) with 2 jokers"]
-    assert texts(state, moves.actions_for_cards(state, ["♠5", "♠10", "♠K"])) == ["正510K ♠"]
-    assert texts(state, moves.actions_for_cards(state, ["♥5", "♠10", "♠K"])) == ["杂510K"]
-    assert texts(state, moves.actions_for_cards(state, ["BJ"])) == ["single 3 (1 joker)"]
-    assert texts(state, moves.actions_for_cards(state, ["♦Q"])) == ["single Q incl. called card"]
-    assert moves.actions_for_cards(state, ["♠4", "♦9"]) == []  # not a combination
-    assert moves.actions_for_cards(state, ["♣3"]) == []  # not in the hand
-    assert moves.actions_for_cards(state, []) == []
+    assert texts(state, actions_for_cards(state, ["♠5", "♠10", "♠K"])) == ["正510K ♠"]
+    assert texts(state, actions_for_cards(state, ["♥5", "♠10", "♠K"])) == ["杂510K"]
+    assert texts(state, actions_for_cards(state, ["BJ"])) == ["single 3 (1 joker)"]
+    assert texts(state, actions_for_cards(state, ["♦Q"])) == ["single Q incl. called card"]
+    assert actions_for_cards(state, ["♠4", "♦9"]) == []  # not a combination
+    assert actions_for_cards(state, ["♣3"]) == []  # not in the hand
+    assert actions_for_cards(state, []) == []
     with pytest.raises(ValueError, match="Dagong"):
-        moves.actions_for_cards(make_game("dabang").new_state(0), ["♠4"])
+        actions_for_cards(make_game("dabang").new_state(0), ["♠4"])
 
 
 def test_card_moves_say_why_cards_are_refused():

@@ -1,5 +1,6 @@
 """A tiny third game written from scratch against the engine contract (``cardenv.core.protocol``),
-to show that the batched engine, the agents and the evaluation need nothing else.
+to show that the batched engine, the agents and the evaluation need nothing else; its
+presentation (``tests/toy_render.py``) shows it to people (terminal, web page, record replays).
 
 "Two cards": each of four seats is dealt two cards from ten (values 0..9, one copy each); in
 turn from seat 0, each plays one of its cards (action = the card's value). Seats 0 + 2 play
@@ -29,6 +30,7 @@ class ToyResult:
 @dataclass(frozen=True)
 class ToyAction:
     card: int
+    type: str = "play"  # the move type people's lists group by (cardenv.moves)
 
     @property
     def text(self) -> str:
@@ -102,6 +104,10 @@ class ToyState:
     @property
     def is_over(self) -> bool:
         return len(self.played) == 4
+
+    @property
+    def phase(self) -> str:  # what people's programs read (cardenv.moves, cardenv.web)
+        return "over" if self.is_over else "play"
 
     def legal_mask(self) -> np.ndarray:
         mask = np.zeros(CARDS, dtype=bool)

@@ -35,9 +35,16 @@ def non_negative_number(value) -> bool:
     return is_number(value) and value >= 0
 
 
+def _described(check: Callable[[Any], bool], **facts) -> Callable[[Any], bool]:
+    """``check`` carrying what it accepts (``ints``, ``choices``, ``boolean``, ``parts``), for
+    ``describe`` (a form built from a spec)."""
+    check.accepts = facts
+    return check
+
+
 def int_in(low: int, high: int) -> Callable[[Any], bool]:
     """An int in ``low..high`` (counts have an upper bound: ``hands=10**30`` is refused)."""
-    return lambda value: is_int(value) and low <= value <= high
+    return _described(lambda value: is_int(value) and low <= value <= high, ints=[low, high])
 
 
 def boolean(value) -> bool:
@@ -51,20 +58,30 @@ def optional_seat(value) -> bool:
     return value is None or (is_int(value) and 0 <= value < 4)
 
 
+optional_seat.accepts = {"ints": [0, 3], "choices": [None]}
+boolean.accepts = {"boolean": True}
+
+
 def int_pair(low: int, high: int) -> Callable[[Any], bool]:
     """Two ints in ``low..high``, as a tuple or list."""
-    return lambda value: (isinstance(value, (tuple, list)) and len(value) == 2
-                          and all(is_int(x) and low <= x <= high for x in value))
+    return _described(lambda value: (isinstance(value, (tuple, list)) and len(value) == 2
+                                     and all(is_int(x) and low <= x <= high for x in value)),
+                      pair=[low, high])
 
 
 def one_of(*choices) -> Callable[[Any], bool]:
     """One of the given values (strings or None); any other type fails without comparing."""
-    return lambda value: isinstance(value, (str, type(None))) and value in choices
+    return _described(lambda value: isinstance(value, (str, type(None))) and value in choices,
+                      choices=list(choices))
 
 
 def either(*checks: Callable[[Any], bool]) -> Callable[[Any], bool]:
     """Passes if any of ``checks`` does."""
-    return lambda value: any(check(value) for check in checks)
+    facts: dict = {}
+    for check in checks:
+        for key, value in getattr(check, "accepts", {}).items():
+            facts[key] = facts.get(key, []) + value if key == "choices" else value
+    return _described(lambda value: any(check(value) for check in checks), **facts)
 
 
 def _plain(value):
@@ -74,6 +91,19 @@ def _plain(value):
     if is_int(value):
         return int(value)
     return value.item() if isinstance(value, np.generic) else value
+
+
+def describe(spec: dict[str, Option]) -> list[dict]:
+    """Each option of ``spec`` as JSON-ready data, for a form built from it (the web page's
+    setup): ``name``, ``default``, ``expected``, ``doc``, and what its check accepts where it
+    says: ``boolean``, ``ints`` (``[low, high]``), ``choices`` (strings or ``None``), ``pair``
+    (two ints in ``[low, high]``). A check that says nothing accepts what ``expected`` says."""
+    out = []
+    for name, option in spec.items():
+        default = list(option.default) if isinstance(option.default, tuple) else option.default
+        out.append({"name": name, "default": _plain(default), "expected": option.expected,
+                    "doc": option.doc, **getattr(option.check, "accepts", {})})
+    return out
 
 
 def resolve(spec: dict[str, Option], given: dict[str, Any], where: str) -> dict[str, Any]:

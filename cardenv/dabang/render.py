@@ -14,11 +14,16 @@ import numpy as np
 
 from cardenv.core.cards import NUM_SUITS, SUIT_SYMBOLS, card_str, hand_str, kinds_of
 from cardenv.dabang import catalogue as cat
+from cardenv.dabang.hand_moves import card_moves, move_cards, open_step, typed_moves
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.trick import winning_seat
 from cardenv.dabang.scoring import score_blood
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
 
+__all__ = ["render_text", "render_view", "seat_view", "move_text", "explain_result",
+           "explain_watched", "stopped", "move_label", "phase_label", "card_moves",
+           "typed_moves", "move_cards", "open_step", "options", "hand_groups"]
+TITLE = "Dabang"
 WINNING = "(winning)"  # after the play that takes the trick so far
 # the phases in which the dealt kitty's face-up cards are still the news of the hand: after the
 # burial they are no longer the kitty (``kitty_revealed`` keeps them for the observation)
@@ -186,7 +191,7 @@ def seat_view(state, seat: int) -> dict:
                          "BJ": int(v["koujoker_kinds"][s][1])},
             "taken_back": _cards(v["taken_back"][s]),
         })
-    return {
+    view = {
         "game": "dabang", "seat": seat, "team": seat % 2, "hand": _cards(v["hand"][seat]),
         "hand_groups": hand_groups(v["hand"][seat], state.trump, state.level),
         "selection": _cards(v["selection"][seat]),
@@ -208,6 +213,72 @@ def seat_view(state, seat: int) -> dict:
         "returned_known": _cards(v["returned_known"][seat]),
         "results": [result.to_dict() for result in state.results],
     }
+    return _for_people(view, _no_declaration(state))
+
+
+def _for_people(view: dict, no_declaration: str) -> dict:
+    """``view`` with the generic facts that programs draw with no game branch (the web page;
+    docs/engine.md, "Showing a game to people"): ``title``, ``status`` (label and value pairs
+    for the seat), ``table`` (public facts for a spectator), each seat row's ``facts``,
+    ``own``, ``leader`` (the play winning the trick), ``center`` (the table's middle: texts
+    with a ``{player}`` to name a seat, cards), ``extra`` (labelled cards beside the hand) and
+    ``select_hint``. The words are the terminal's (``render_view``)."""
+    seat, team, levels = view["seat"], view["team"], view["levels"]
+    trump = view["trump"] or "?"
+    dealer = "?" if view["dealer"] is None else f"player_{view['dealer']}"
+    decl = view["declaration"]
+    status = [["hand", view["hand_number"]], ["you", f"player_{seat} (team {team})"],
+              ["levels", f"yours {levels[team]}, theirs {levels[1 - team]}"],
+              ["playing level", view["level"]], ["trump", trump], ["dealer", dealer],
+              ["phase", view["phase_label"]],
+              ["declaration", f"{decl['text']} by player_{decl['seat']}" if decl
+               else no_declaration]]
+    table = [f"hand {view['hand_number']}", f"levels {levels[0]} : {levels[1]}",
+             f"level {view['level']}", f"trump {trump}", f"dealer {dealer}",
+             f"phase {view['phase_label']}"]
+    if decl:
+        table.append(f"declared: {decl['text']} by player_{decl['seat']}")
+    if view["tribute"]:
+        status.append(["tribute", view["tribute"]])
+    if view["gangguo"]:
+        status.append(["干锅", "yes"])
+    flips = view["flip_jokers"]
+    if any(flips.values()):
+        status.append(["jokers in the kitty flips", f"{flips['SJ']} SJ, {flips['BJ']} BJ"])
+    for row in view["seats"]:
+        row["facts"] = [f"team {row['team']}", f"points {row['points']}"]
+        if row["shown"]:
+            row["facts"].append("showed " + ", ".join(_shown(what, n)
+                                                      for what, n in row["shown"].items()))
+        if any(row["koujoker"].values()):
+            row["facts"].append(f"扣王 {row['koujoker']['SJ']} SJ {row['koujoker']['BJ']} BJ")
+        if row["taken_back"]:
+            row["facts"].append("took back " + " ".join(row["taken_back"]))
+    center = []
+    if view["trick"]:
+        center.append({"text": "Trick:"})
+        center += [{"text": "{player}: ", "seat": p["seat"], "cards": p["cards"], "kind": "play",
+                    "winning": p["winning"], "badge": "winning" if p["winning"] else None}
+                   for p in view["trick"]]
+    elif view["phase"] == "play":
+        center.append({"text": "{player} leads.", "seat": view["to_act"]})
+    elif view["to_act"] is not None and view["to_act"] >= 0:
+        center.append({"text": f"{{player}}: {view['phase_label']}", "seat": view["to_act"]})
+    if view["kitty_revealed"]:
+        center.append({"text": "Kitty cards turned face up: ", "cards": view["kitty_revealed"],
+                       "kind": "play"})
+    winning = [p["seat"] for p in view["trick"] if p["winning"]]
+    extra = [[label, view[key]] for key, label in (
+        ("selection", "Your follow so far"), ("kitty_known", "Kitty (known to you)"),
+        ("tribute_known", "Tribute you saw"), ("returned_known", "Given back for the tribute"))
+        if view[key]]
+    view.update({
+        "title": TITLE, "status": status, "table": table, "own": [],
+        "leader": {"seat": winning[0], "label": "winning"} if winning else None,
+        "center": center, "extra": extra,
+        "select_hint": "Click the cards of a whole lead, follow or burial, then play them.",
+    })
+    return view
 
 
 def _shown(what: str, n: int) -> str:
@@ -418,3 +489,10 @@ PHASE_LABELS = {"declare": "亮主", "return": "giving back (喝血)", "bury": "
 def phase_label(phase) -> str:
     """The name of decision phase ``phase`` (``PHASE_LABELS``; the id if it has none)."""
     return PHASE_LABELS.get(str(phase), str(phase))
+
+
+def options() -> dict:
+    """The rules options people may set (``cardenv.dabang.game.OPTIONS``: ``core.options``
+    specs), for the web page's setup form."""
+    from cardenv.dabang.game import OPTIONS
+    return OPTIONS

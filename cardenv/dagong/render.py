@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from cardenv.core.cards import card_str, hand_str, kinds_of
 from cardenv.dagong import catalogue as cat
+from cardenv.dagong.hand_moves import card_moves, move_cards, typed_moves  # noqa: F401
+
+__all__ = ["render_text", "render_view", "seat_view", "move_text", "explain_result",
+           "explain_watched", "move_label", "phase_label", "card_moves", "typed_moves",
+           "move_cards", "open_step", "options"]
+TITLE = "Dagong"
 
 PLACE_NAMES = ("一游", "二游", "三游", "末游")
 
@@ -87,7 +93,7 @@ def seat_view(state, seat: int) -> dict:
                     "cards": _cards(state.v["standing_cards"]), "seat": int(state.standing_seat),
                     "trick_points": int(state.trick_points),
                     "passed": [s for s in range(4) if state.passed[s]]}
-    return {
+    view = {
         "game": "dagong", "seat": seat, "hand": _cards(state.hands[seat]),
         "hand_number": state.hand_index + 1, "hands": state.game.options["hands"],
         "phase": state.phase, "phase_label": phase_label(state.phase),
@@ -98,6 +104,49 @@ def seat_view(state, seat: int) -> dict:
         "seats": seats, "standing": standing,
         "results": [result.to_dict() for result in state.results],
     }
+    return _for_people(view)
+
+
+def _for_people(view: dict) -> dict:
+    """``view`` with the generic facts that programs draw with no game branch (the web page;
+    docs/engine.md, "Showing a game to people"): ``title``, ``status`` (label and value pairs
+    for the seat), ``table`` (public facts for a spectator), each seat row's ``facts``,
+    ``own`` (the seat's own facts for a spectator), ``leader`` (the play to beat), ``center``
+    (the table's middle: texts with a ``{player}`` to name a seat, cards), ``extra`` (labelled
+    cards beside the hand) and ``select_hint``."""
+    seat, solo, standing = view["seat"], view["solo"], view["standing"]
+    hand = f"{view['hand_number']}/{view['hands']}"
+    status = [["hand", hand], ["you", f"player_{seat}"], ["dealer", f"player_{view['dealer']}"],
+              ["called card", view["called"]], ["partner", view["partner_text"]]]
+    table = [f"hand {hand}", f"dealer player_{view['dealer']}", f"called card {view['called']}"]
+    if view["superseded_calls"]:
+        status.append(["earlier calls", " ".join(view["superseded_calls"])])
+    if solo is not None:
+        status.append(["硬牌", f"player_{solo}"])
+        table.append(f"硬牌 player_{solo}")
+    for row in view["seats"]:
+        row["facts"] = [f"points {row['points']}"] + ([row["place"]] if row["place"] else [])
+    center = []
+    if standing:
+        passed = ", ".join(f"player_{s}" for s in standing["passed"]) or "nobody"
+        center = [{"text": f"To beat: {standing['text']} by {{player}}", "seat": standing["seat"],
+                   "kind": "play"},
+                  {"cards": standing["cards"], "kind": "play"},
+                  {"text": f"trick points {standing['trick_points']}; passed: {passed}",
+                   "kind": "hint"}]
+    elif view["phase"] == "play":
+        center = [{"text": "{player} leads.", "seat": view["to_act"]}]
+    elif view["phase"] == "solo":
+        center = [{"text": "{player} decides on 硬牌.", "seat": view["to_act"]}]
+    view.update({
+        "title": TITLE, "status": status, "table": table,
+        "own": [f"partner: {view['partner_text']}"],
+        "leader": {"seat": standing["seat"], "label": "to beat"} if standing else None,
+        "center": center, "extra": [],
+        "select_hint": "Click cards, then play them (Dagong moves name ranks and jokers; the "
+                       "game picks the suits).",
+    })
+    return view
 
 
 def render_view(state, seat: int) -> str:
@@ -285,3 +334,15 @@ PHASE_LABELS = {"solo": "硬牌 decision", "play": "play", "over": "over"}
 def phase_label(phase) -> str:
     """The name of phase ``phase`` (``PHASE_LABELS``; the id if it has none)."""
     return PHASE_LABELS.get(str(phase), str(phase))
+
+
+def open_step(state) -> None:
+    """No Dagong move is built step by step: every move is one action."""
+    return None
+
+
+def options() -> dict:
+    """The rules options people may set (``cardenv.dagong.game.OPTIONS``: ``core.options``
+    specs), for the web page's setup form."""
+    from cardenv.dagong.game import OPTIONS
+    return OPTIONS

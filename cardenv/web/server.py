@@ -19,12 +19,14 @@ login), yet it holds up against a client that misbehaves (``tests/test_web_harde
   JSON as well, and a client that disconnects leaves no traceback;
 - at most ``max_games`` games are kept, and a new one does not push out a game used in the last
   ``keep_busy`` seconds (503); a game has at most ``MAX_OPTION["hands"]`` Dagong hands, a Dabang
-  match at most ``MAX_OPTION["max_hands"]`` (the default for a match on the page);
+  match at most ``MAX_OPTION["max_hands"]`` (the default for a match on the page: an option of
+  ``MAX_OPTION`` left ``None`` gets its bound where the game takes it);
 - only checkpoints that load are offered, each loaded once when first found.
 
 API (JSON bodies; ``lang`` is ``zh`` or ``en`` on every request that returns texts)::
 
-    GET  /api/info                    games, players, checkpoints, languages, records folder
+    GET  /api/info                    games and their rules options, players, checkpoints,
+                                      languages, records folder
     POST /api/games                   {"game", "seat", "opponents": [3 specs], "options", "seed"}
     GET  /api/games/ID?lang=          the game as the person's seat may know it
     POST /api/games/ID/move           {"action": id, "version": n}
@@ -63,8 +65,9 @@ from cardenv.core.checks import is_int
 from cardenv.core.errors import ConfigError
 from cardenv.games import make_game, names as game_names
 from cardenv.players import load_player, player_name
+from cardenv.text import option_specs
 from cardenv.web.sessions import (GameSession, ReplaySession, Store, WebError, languages,
-                                  translator)
+                                  translate_all, translator)
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 BUILT_IN_PLAYERS = ("random", "heuristic")
@@ -214,7 +217,7 @@ class App:
             raise WebError(400, f"lang must be one of {', '.join(languages())}, got {lang!r}")
         route = (method, parts[0] if parts else "", len(parts))
         if route == ("GET", "info", 1):
-            return self.info()
+            return self.info(lang)
         if route == ("GET", "records", 1):
             return self.list_records()
         if parts[:1] == ["games"]:
@@ -237,20 +240,21 @@ class App:
                                 f"(see docs/web.md)")
         raise WebError(404, f"no such API endpoint: /api/{'/'.join(parts)}")
 
-    def info(self) -> dict:
+    def info(self, lang: str = "zh") -> dict:
         try:
             from cardenv.core.lang import TERMS
         except ImportError:  # pragma: no cover - lang ships with this package
             TERMS = {}
-        return {"games": list(game_names()), "players": list(BUILT_IN_PLAYERS),
+        shown = translate_all(_shown_games(), translator(lang))  # the docs name terms
+        return {"games": list(shown), "options": shown, "players": list(BUILT_IN_PLAYERS),
                 "checkpoints": self.checkpoints(), "langs": languages(),
                 "terms": dict(TERMS), "records_dir": self.records_dir}
 
     def new_game(self, data: dict, lang: str) -> dict:
         name = data.get("game")
-        if name not in game_names():
-            raise WebError(400, f"unknown game {name!r}: choose one of "
-                                f"{', '.join(game_names())}")
+        shown = _shown_games()
+        if not isinstance(name, str) or name not in shown:
+            raise WebError(400, f"unknown game {name!r}: choose one of {', '.join(shown)}")
         options = data.get("options") or {}
         if not isinstance(options, dict):
             raise WebError(400, f"'options' must be an object of rules options, got {options!r}")
@@ -373,18 +377,42 @@ class App:
         return dict(replay.summary(lang), id=ident)
 
 
+def _shown_games() -> dict[str, list[dict]]:
+    """The games the page offers (those registered with a presentation), each with its rules
+    options (``cardenv.text.option_specs``), the page's bounds (``MAX_OPTION``) applied."""
+    shown = {}
+    for name in game_names():
+        try:
+            specs = option_specs(name)
+        except ValueError:  # registered without a presentation: played by programs only
+            continue
+        for spec in specs:
+            if "ints" in spec:
+                low, high = spec["ints"]
+                spec["ints"] = [low, min(high, MAX_OPTION.get(spec["name"], MAX_OTHER_OPTION))]
+        shown[name] = specs
+    return shown
+
+
 def _bounded(game: str, options: dict) -> dict:
     """``options`` within the page's limits (``MAX_OPTION``; ``WebError`` 400 naming the option
-    and its bound), a Dabang match given ``max_hands``."""
+    and its bound); an option of ``MAX_OPTION`` that the game has and that is left ``None``
+    gets the bound where the game takes it (a Dabang match: ``max_hands``), so that every game
+    on the page ends."""
     for key, value in options.items():
         if is_int(value) or isinstance(value, (float, np.floating)):  # numpy's as Python's
             bound = MAX_OPTION.get(key, MAX_OTHER_OPTION)
             if value > bound:
                 raise WebError(400, f"options.{key} is at most {bound} on the web page, got "
                                     f"{str(value)[:40]}")
-    if game == "dabang" and options.get("episode") == "match" and \
-            options.get("max_hands") is None:
-        options = dict(options, max_hands=MAX_OPTION["max_hands"])
+    known = {spec["name"]: spec for spec in option_specs(game)}
+    for key, bound in MAX_OPTION.items():
+        if key in known and known[key]["default"] is None and options.get(key) is None:
+            try:
+                make_game(game, **dict(options, **{key: bound}))
+            except (ConfigError, TypeError, ValueError):  # not with these options (a hand)
+                continue
+            options = dict(options, **{key: bound})
     return options
 
 

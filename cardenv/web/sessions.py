@@ -11,8 +11,9 @@ server-side (``cardenv.players``). Everything it sends to the page goes through
 - ``log``: the moves played so far, each as the seat may know it (``public_entry``): a move of
   another seat shows its cards only where the seat sees them (``cardenv.text.move_text``, the
   terminal's rule): the Dabang dealer's burial shows none, a tribute card given back shows only
-  to the dealer and the seat it goes to, and a Dabang follow built step by step shows as one play
-  of its cards once whole (the order of its steps is not shown);
+  to the dealer and the seat it goes to, and a move built step by step (``cardenv.moves.
+  open_step``: a Dabang follow) shows as one play of its cards once whole (the order of its
+  steps is not shown);
 - ``results``: each finished hand's result in words for the seat (``cardenv.text.explain``).
 
 The deal's seed, the other hands and the kitty are never sent while the game runs: the seed
@@ -185,22 +186,19 @@ class GameSession:
     def _apply(self, action: int) -> None:
         state = self.state
         seat, hand = state.current_player, len(state.results) + 1
-        info = self.game.action_info(action)
         cards = moves_mod.move_cards(state, action)
         private = hidden_texts(state, action)
         state.apply(action)  # IllegalActionError leaves the state unchanged
         last = self.log[-1] if self.log else None
-        if (self.game.name == "dabang" and info.type == "play" and last is not None
-                and last.get("open") and last["seat"] == seat):
-            entry = last  # the next step of a Dabang follow
+        if last is not None and last.get("open") and last["seat"] == seat:
+            entry = last  # the next step of a move built step by step (a Dabang follow)
         else:
             entry = {"seat": seat, "hand": hand, "actions": [], "cards": [], "private": private}
             self.log.append(entry)
         entry["actions"].append(int(action))
         entry["cards"].extend(cards)
-        entry["open"] = (self.game.name == "dabang" and info.type == "play"
-                         and not state.is_over and state.current_player == seat
-                         and bool(state.v["selection"][seat].any()))
+        entry["open"] = (not state.is_over and state.current_player == seat
+                         and bool(moves_mod.open_step(state)))
 
     def advance(self) -> None:
         """Let the players act until it is the person's turn or the game is over."""

@@ -1,6 +1,9 @@
 // cardenv web page: plain JavaScript, no build step, nothing fetched but this server's API.
 // The server decides everything (legality, the agents' moves, what a seat may see); this file
-// only draws its JSON messages and sends the person's clicks back (see docs/web.md).
+// only draws its JSON messages and sends the person's clicks back (see docs/web.md). It knows no
+// game: each game's presentation sends generic facts in its seat view (title, status, table,
+// the seats' facts, center, extra, leader, select_hint) and /api/info its rules options, and
+// this file draws them the same way for every game.
 "use strict";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -71,10 +74,6 @@ function showError(message) {
   box.hidden = !message;
 }
 
-function term(zh) {
-  return page.lang === "en" && page.info && page.info.terms && page.info.terms[zh] || zh;
-}
-
 // --- cards ----------------------------------------------------------------------------------
 
 function cardEl(card, attrs = {}) {
@@ -113,12 +112,10 @@ function drawGroups(v, card) {
   g.cards.map((c) => card(c, i++))));
 }
 
-// the seat whose play is the one to beat: Dabang's play winning the trick so far, Dagong's
-// standing play
+// the seat whose play is the one to beat (the view's leader: Dabang's play winning the trick so
+// far, Dagong's standing play)
 function winningSeat(v) {
-  if (v.game === "dagong") return v.standing ? v.standing.seat : null;
-  const p = v.trick.find((play) => play.winning);
-  return p ? p.seat : null;
+  return v.leader ? v.leader.seat : null;
 }
 
 function player(message, seat) {
@@ -128,6 +125,61 @@ function player(message, seat) {
 
 // --- choosing a game --------------------------------------------------------------------------
 
+// A rules option's input, built from its spec (/api/info): a checkbox for a boolean, a list for
+// a choice of words, a number for an int, else text read as JSON where it parses (5 or [5, 7]
+// or null) and as a word otherwise ("random").
+function optionInput(spec) {
+  const attrs = { id: `opt-${spec.name}`, title: `${spec.doc} (${spec.expected})`,
+    dataset: { option: spec.name, default: JSON.stringify(spec.default) } };
+  const words = spec.choices && spec.choices.every((c) => typeof c === "string");
+  const intOrNone = spec.ints && !spec.pair && (spec.choices || []).every((c) => c === null);
+  if (spec.boolean) {
+    return el("input", Object.assign(attrs, { type: "checkbox", checked: spec.default === true }));
+  }
+  if (words && !spec.ints && !spec.pair) {
+    const select = el("select", attrs, spec.choices.map((c) => el("option", { value: c, text: c })));
+    select.value = spec.default;
+    return select;
+  }
+  if (intOrNone) {
+    return el("input", Object.assign(attrs, { type: "number", min: spec.ints[0], max: spec.ints[1],
+      value: spec.default === null ? "" : spec.default,
+      placeholder: spec.default === null ? "none" : null }));
+  }
+  return el("input", Object.assign(attrs, { type: "text", placeholder: JSON.stringify(spec.default) }));
+}
+
+// The rules options set in the form that differ from their defaults.
+function chosenOptions() {
+  const options = {};
+  for (const input of $$("#rules-options [data-option]")) {
+    let value;
+    if (input.type === "checkbox") value = input.checked;
+    else if (input.value.trim() === "") continue;
+    else if (input.type === "number") value = Number(input.value);
+    else if (input.tagName === "SELECT") value = input.value;
+    else {
+      try {
+        value = JSON.parse(input.value);
+      } catch (e) {
+        value = input.value.trim();
+      }
+    }
+    if (JSON.stringify(value) !== input.dataset.default) options[input.dataset.option] = value;
+  }
+  return options;
+}
+
+function fillOptions(name) {
+  const box = $("#rules-options");
+  if (box.dataset.game === name && page.info.lang === box.dataset.lang) return;
+  box.dataset.game = name;
+  box.dataset.lang = page.info.lang;
+  box.replaceChildren(el("legend", { text: "Rules options" }),
+    ...(page.info.options[name] || []).map((spec) =>
+      el("label", { title: `${spec.doc} (${spec.expected})` }, spec.name + " ", optionInput(spec))));
+}
+
 function fillSetup() {
   const info = page.info;
   const game = $("#game");
@@ -135,6 +187,7 @@ function fillSetup() {
     for (const name of info.games) game.append(el("option", { value: name, text: name }));
   }
   document.body.dataset.game = game.value;
+  fillOptions(game.value);
   const seat = $("#seat");
   if (!seat.options.length) {
     for (let s = 0; s < 4; s++) seat.append(el("option", { value: s, text: `player_${s}` }));
@@ -162,9 +215,7 @@ function fillSetup() {
 async function startGame(event) {
   event.preventDefault();
   const game = $("#game").value;
-  const options = game === "dabang"
-    ? ($("#match").checked ? { episode: "match" } : {})
-    : { hands: Number($("#hands").value || 1) };
+  const options = chosenOptions();
   const body = {
     game, seat: Number($("#seat").value), options,
     opponents: $$("#opponents select").map((s) => s.value),
@@ -202,47 +253,14 @@ function showGame(message) {
 
 function drawStatus(message) {
   const v = message.view;
-  const items = [[message.game === "dagong" ? "Dagong" : "Dabang", ""]];
-  if (v.game === "dagong") {
-    items.push(["hand", `${v.hand_number}/${v.hands}`], ["you", `player_${v.seat}`],
-      ["dealer", `player_${v.dealer}`], ["called card", v.called],
-      ["partner", v.partner_text]);
-    if (v.superseded_calls.length) items.push(["earlier calls", v.superseded_calls.join(" ")]);
-    if (v.solo !== null) items.push([term("硬牌"), `player_${v.solo}`]);
-  } else {
-    const team = v.team;
-    items.push(["hand", v.hand_number], ["you", `player_${v.seat} (team ${team})`],
-      ["levels", `yours ${v.levels[team]}, theirs ${v.levels[1 - team]}`],
-      ["playing level", v.level], ["trump", v.trump || "?"],
-      ["dealer", v.dealer === null ? "?" : `player_${v.dealer}`], ["phase", v.phase_label || v.phase]);
-    if (v.declaration) items.push(["declared", `${v.declaration.text} by player_${v.declaration.seat}`]);
-    if (v.tribute) items.push(["tribute", v.tribute]);
-    if (v.gangguo) items.push([term("干锅"), "yes"]);
-    if (v.flip_jokers.SJ || v.flip_jokers.BJ) {
-      items.push(["jokers in the kitty flips", `${v.flip_jokers.SJ} SJ, ${v.flip_jokers.BJ} BJ`]);
-    }
-  }
+  const items = [[v.title, ""], ...v.status];
   $("#status").replaceChildren(...items.map(([k, value]) =>
     el("span", {}, value === "" ? el("b", { text: k }) : [k + ": ", el("b", { text: String(value) })])));
 }
 
 function seatBox(message, row, lastEntry) {
   const v = message.view;
-  const facts = [];
-  if (v.game === "dagong") {
-    facts.push(`points ${row.points}`);
-    if (row.place) facts.push(row.place);
-  } else {
-    facts.push(`team ${row.team}`, `points ${row.points}`);
-    // "2 ♦ level cards", "4 SJ": the same words as the terminal's (dabang/render.py)
-    const shown = Object.entries(row.shown).map(([what, n]) =>
-      / level$/.test(what) ? `${n} ${what} card${n === 1 ? "" : "s"}` : `${n} ${what}`);
-    if (shown.length) facts.push("showed " + shown.join(", "));
-    if (row.koujoker.SJ || row.koujoker.BJ) {
-      facts.push(`${term("扣王")} ${row.koujoker.SJ} SJ ${row.koujoker.BJ} BJ`);
-    }
-    if (row.taken_back.length) facts.push("took back " + row.taken_back.join(" "));
-  }
+  const facts = row.facts;
   const winning = winningSeat(v) === row.seat;
   const box = el("div", {
     class: "seat" + (v.to_act === row.seat ? " to-act" : "") + (winning ? " winning" : ""),
@@ -250,7 +268,7 @@ function seatBox(message, row, lastEntry) {
   },
   el("div", {}, el("span", { class: "name", text: player(message, row.seat) }),
     row.role ? el("span", { class: "badge", text: row.role }) : null,
-    winning ? el("span", { class: "badge winning", text: v.game === "dagong" ? "to beat" : "winning" })
+    winning ? el("span", { class: "badge winning", text: v.leader.label })
       : null),
   el("div", { class: "facts" }, backs(row.cards), " ", facts.join(" · ")),
   lastEntry ? el("div", { class: "last" }, "last: " + lastEntry.text + " ",
@@ -272,39 +290,26 @@ function drawBoard(message) {
   $("#center").replaceChildren(...centerParts(v, (s) => player(message, s)));
 }
 
+// The table's middle as the view describes it: texts naming seats ("{player}"), cards, badges.
 function centerParts(v, name) {
-  const parts = [];
-  if (v.game === "dagong") {
-    const st = v.standing;
-    if (st) {
-      parts.push(el("div", { class: "play" }, `To beat: ${st.text} by ${name(st.seat)}`),
-        el("div", { class: "play" }, smallCards(st.cards)),
-        el("div", { class: "hint" }, `trick points ${st.trick_points}; passed: ` +
-          (st.passed.length ? st.passed.map((s) => `player_${s}`).join(", ") : "nobody")));
-    } else if (v.phase === "play") {
-      parts.push(el("div", { text: `${name(v.to_act)} leads.` }));
-    } else if (v.phase === "solo") {
-      parts.push(el("div", { text: `${name(v.to_act)} decides on ${term("硬牌")}.` }));
+  return v.center.map((part) => {
+    const children = [];
+    if (part.text) {
+      part.text.split("{player}").forEach((piece, i) => {
+        if (i) children.push(name(part.seat));
+        children.push(piece);
+      });
     }
-  } else {
-    if (v.trick.length) {
-      parts.push(el("div", { text: "Trick:" }));
-      for (const p of v.trick) {
-        parts.push(el("div", { class: "play" + (p.winning ? " winning" : ""), dataset: { seat: p.seat } },
-          `${name(p.seat)}: `, smallCards(p.cards),
-          p.winning ? el("span", { class: "badge winning", text: "winning" }) : null));
-      }
-    } else if (v.phase === "play") {
-      parts.push(el("div", { text: `${name(v.to_act)} leads.` }));
-    } else if (v.to_act !== null && v.to_act >= 0) {
-      parts.push(el("div", { text: `${name(v.to_act)}: ${v.phase_label || v.phase}` }));
+    if (part.cards) children.push(smallCards(part.cards));
+    if (part.badge) {
+      children.push(el("span", { class: "badge" + (part.winning ? " winning" : ""), text: part.badge }));
     }
-    if (v.kitty_revealed.length) {
-      parts.push(el("div", { class: "play" }, "Kitty cards turned face up: ",
-        smallCards(v.kitty_revealed)));
-    }
-  }
-  return parts;
+    const classes = [part.kind, part.winning ? "winning" : null].filter(Boolean).join(" ");
+    return el("div", {
+      class: classes || null,
+      dataset: part.seat === null || part.seat === undefined ? undefined : { seat: part.seat },
+    }, children);
+  });
 }
 
 function drawHand(message) {
@@ -315,23 +320,14 @@ function drawHand(message) {
     if (page.selected.has(Number(node.dataset.index))) node.classList.add("selected");
     node.addEventListener("click", () => toggleCard(Number(node.dataset.index), node));
   });
-  const extra = [];
-  if (v.game === "dabang") {
-    if (v.selection.length) extra.push(["Your follow so far", v.selection]);
-    if (v.kitty_known.length) extra.push(["Kitty (known to you)", v.kitty_known]);
-    if (v.tribute_known.length) extra.push(["Tribute you saw", v.tribute_known]);
-    if (v.returned_known.length) extra.push(["Given back for the tribute", v.returned_known]);
-  }
+  const extra = v.extra;
   $("#hand-extra").replaceChildren(...extra.map(([label, cards]) =>
     el("div", {}, label + ": ", smallCards(cards))));
   const canSelect = message.your_turn && message.card_select;
   $("#play-cards").disabled = !canSelect;
   $("#clear-cards").disabled = !canSelect;
   $("#selection-note").textContent = !message.your_turn ? "" : canSelect
-    ? (message.game === "dagong"
-      ? "Click cards, then play them (Dagong moves name ranks and jokers; the game picks the suits)."
-      : "Click the cards of a whole lead, follow or burial, then play them.")
-    : "Choose a move from the list.";
+    ? v.select_hint : "Choose a move from the list.";
   $("#turn").textContent = message.over ? "The game is over."
     : message.your_turn ? "Your turn." : `Waiting for player_${v.to_act}.`;
 }
@@ -524,35 +520,15 @@ function drawStep(header, step) {
   $("#last-move").textContent = step.k === 0 ? `The deal (seed ${header.seed}).`
     : `Move ${step.k}: ${name(step.last.seat)}: ${step.last.text}`;
   const v0 = step.views[0];
-  const info = [];
-  if (v0.game === "dagong") {
-    info.push(`hand ${v0.hand_number}/${v0.hands}`, `dealer player_${v0.dealer}`,
-      `called card ${v0.called}`);
-    if (v0.solo !== null) info.push(`${term("硬牌")} player_${v0.solo}`);
-  } else {
-    info.push(`hand ${v0.hand_number}`, `levels ${v0.levels.join(" : ")}`, `level ${v0.level}`,
-      `trump ${v0.trump || "?"}`, `dealer ${v0.dealer === null ? "?" : "player_" + v0.dealer}`,
-      `phase ${v0.phase_label || v0.phase}`);
-    if (v0.declaration) info.push(`declared: ${v0.declaration.text} by player_${v0.declaration.seat}`);
-  }
+  const info = [...v0.table];
   if (!step.over && step.to_act !== null) info.push(`${name(step.to_act)} to act`);
   $("#replay-info").replaceChildren(...info.map((t) => el("span", { text: t })));
   $("#replay-center").replaceChildren(...centerParts(v0, name));
   const lastResult = step.results.length ? step.results[step.results.length - 1] : null;
   $("#replay-seats").replaceChildren(...step.views.map((v, s) => {
     const row = v.seats[s];
-    const facts = [`${row.cards} cards`, `points ${row.points}`];
-    if (v.game === "dagong") {
-      if (row.place) facts.push(row.place);
-      facts.push("partner: " + v.partner_text);
-    } else {
-      facts.push(`team ${row.team}`);
-    }
-    const extra = [];
-    if (v.game === "dabang") {
-      if (v.selection.length) extra.push(["follow so far", v.selection]);
-      if (v.kitty_known.length) extra.push(["kitty known", v.kitty_known]);
-    }
+    const facts = [`${row.cards} cards`, ...row.facts, ...v.own];
+    const extra = v.extra;
     return el("div", {
       class: "seat-column" + (step.to_act === s && !step.over ? " to-act" : ""), dataset: { seat: s },
     }, el("div", {}, el("b", { text: name(s) }), row.role ? el("span", { class: "badge", text: row.role }) : null),
@@ -586,6 +562,9 @@ function showTab(name) {
 }
 
 async function refresh() {
+  page.info = await api("GET", "/api/info"); // the options' docs in the language chosen
+  page.info.lang = page.lang;
+  fillSetup();
   if (page.game && !$("#table").hidden) {
     const message = await api("GET", `/api/games/${page.game.id}`);
     showGame(message);
@@ -618,6 +597,7 @@ async function resume() {
 async function main() {
   try {
     page.info = await api("GET", "/api/info");
+    page.info.lang = page.lang;
   } catch (e) {
     showError("cannot reach the server: " + e.message);
     document.body.dataset.state = "ready";
