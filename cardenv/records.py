@@ -4,9 +4,9 @@ that replays exactly through the rules engine.
 A record is a saved state (``state.to_dict()``, the game's recipe: rules options, deal seed, a
 custom deal if the game was dealt by hand, the actions, each hand's result) plus the game's
 name, each seat's total, who sat where (``players``) and free-form ``meta`` (where it came from,
-when, which deal pair). Reading it back replays it through the same loader as a saved state
-(``game.replay_steps``), which checks every action, and the replay must give back the same
-results and returns. The format is described in ``docs/records.md``::
+when, which deal pair). Reading it back replays it as a saved state is replayed (the deal by
+``game.replay(seed, [], deal)``, then every action checked by the rules), and the replay must
+give back the same results and returns. The format is described in ``docs/records.md``::
 
     from cardenv.records import load, record_of, replay, save
 
@@ -324,27 +324,26 @@ def _states(record: GameRecord, keep: bool):
     """Play the record: yields the state after 0, 1, ... moves (copies if ``keep``, else the
     one state being played), then checks the results and returns against the record."""
     game = game_of(record)
-    steps = game.replay_steps(record.seed, record.actions, record.deal)
-    moves, state = 0, None
     try:
-        for moves, state in enumerate(steps):
-            yield state.clone() if keep else state
-    except IllegalActionError:
-        action = record.actions[moves]
+        state = game.replay(record.seed, [], record.deal)  # the deal: the loader of saved states
+    except (ValueError, TypeError, KeyError, IndexError) as exc:
+        raise record.fail(f"bad deal: {exc}") from None
+    yield state.clone() if keep else state
+    for k, action in enumerate(record.actions):
         if state.is_over:
-            raise record.fail(f"move {moves + 1} (actions[{moves}]): action {action} comes "
-                              f"after the end of the game ({moves} moves); the record has "
-                              f"{len(record.actions) - moves} moves too many") from None
+            raise record.fail(f"move {k + 1} (actions[{k}]): action {action} comes after the "
+                              f"end of the game ({k} moves); the record has "
+                              f"{len(record.actions) - k} moves too many")
         seat = state.current_player
         who = f"player_{seat}" + (f" ({record.players[seat]})"
                                   if 0 <= seat < len(record.players) else "")
-        text = game.action_info(int(action)).text
-        raise record.fail(f"move {moves + 1} (actions[{moves}]): action {action} ({text}) is "
-                          f"illegal for {who}") from None
-    except (ValueError, TypeError, KeyError, IndexError) as exc:
-        if state is not None:
-            raise
-        raise record.fail(f"bad deal: {exc}") from None
+        try:
+            state.apply(int(action))
+        except IllegalActionError:
+            text = game.action_info(int(action)).text
+            raise record.fail(f"move {k + 1} (actions[{k}]): action {action} ({text}) is "
+                              f"illegal for {who}") from None
+        yield state.clone() if keep else state
     _compare(record, state)
 
 

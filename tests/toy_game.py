@@ -156,4 +156,5 @@ class ToyState:
         return self.game.replay(self.seed, self.history)
 
     def to_dict(self) -> dict:
-        return {"format": "toy/1", "seed": self.seed, "history": list(self.history)}
+        return {"format": "toy/1", "options": {}, "seed": self.seed, "deal": None,
+                "history": list(self.history), "results": [r.to_dict() for r in self.results]}

@@ -68,8 +68,11 @@ class GameState(Protocol):
     def clone(self) -> "GameState": ...
 
     def to_dict(self) -> dict:
-        """The state's recipe as a JSON-compatible dict (for ``CardState``: ``{format, options,
-        seed, deal, history, results, crc}``); ``game.state_from_dict`` reads it back."""
+        """The state's recipe as a JSON-compatible dict, at least ``{format, options, seed,
+        deal, history, results}`` (``deal``: ``None`` for a seeded game; ``results``: each
+        finished hand's ``to_dict()``; ``CardState`` adds ``crc``); ``game.state_from_dict``
+        reads it back, and a game record (``cardenv.records``) is this plus players and
+        meta."""
 
 
 @runtime_checkable

@@ -143,21 +143,13 @@ class CardGame:
         ``state_from_deal``) and the ``actions`` played from it (e.g. ``state.history``) lead
         to. ``IllegalActionError`` naming the first illegal one (``history[k]: ...``);
         ``ValueError`` for a bad deal. Saved states and game records are read by it."""
-        for state in self.replay_steps(seed, actions, deal):
-            pass
-        return state
-
-    def replay_steps(self, seed: int, actions, deal: dict | None = None):
-        """``replay`` one step at a time: yields the state dealt, then the same state after
-        each action (one object moving on: ``clone()`` what you keep)."""
         state = self.new_state(seed) if deal is None else self.state_from_deal(seed, deal)
-        yield state
         for k, a in enumerate(actions):
             try:
                 state.apply(a)
             except IllegalActionError as exc:
                 raise IllegalActionError(f"history[{k}]: {exc}") from None
-            yield state
+        return state
 
     def state_from_deal(self, seed: int, deal: dict):
         """A new episode from a custom deal (the ``deal`` a state dealt by hand saves as
