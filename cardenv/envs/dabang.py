@@ -121,7 +121,7 @@ On the step that ends a hand, every agent's ``info`` is ``{"hand_over": True, "h
 
 from __future__ import annotations
 
-from cardenv.core.aec import CardGameEnv, wrap
+from cardenv.envs.aec import CardGameEnv, wrap
 from cardenv.dabang.game import DabangGame
 from cardenv.dabang.render import render_text
 

@@ -99,7 +99,7 @@ under ``env()`` gives the offender -1 and the others 0, PettingZoo's convention 
 
 from __future__ import annotations
 
-from cardenv.core.aec import CardGameEnv, wrap
+from cardenv.envs.aec import CardGameEnv, wrap
 from cardenv.dagong.game import DagongGame
 from cardenv.dagong.render import render_text
 
