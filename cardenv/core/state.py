@@ -442,8 +442,8 @@ def _check_results(state: CardState, saved, what: str) -> None:
     if not isinstance(saved, list):
         raise StateError(f"{what}: results must be a list, got {saved!r}"[:300])
     if len(saved) != len(replayed):
-        raise StateError(f"{what}: it saved {len(saved)} hand result(s) but its history "
-                         f"finishes {len(replayed)} hand(s)")
+        raise StateError(f"{what}: results holds {len(saved)} hand result(s) but its "
+                         f"history finishes {len(replayed)} hand(s)")
     for i, (mine, theirs) in enumerate(zip(saved, replayed)):
         if mine != theirs:
             raise StateError(f"{what}: results[{i}] is not what its history gives "
