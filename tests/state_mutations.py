@@ -304,3 +304,37 @@ def _judge_accepted(state, state_class, game_class, data: dict, rng) -> str | No
             legal = state.legal_actions()
             state.apply(legal[int(rng.integers(len(legal)))])
     return None
+
+
+# --- a history step that breaks a rule -----------------------------------------------------------
+
+def breaking_action(state, refusal, rule: str) -> int | None:
+    """The first action id that ``refusal`` (a game's ``reasons.refusal``) says breaks ``rule``
+    in ``state``, or ``None``."""
+    mask = state.legal_mask() if not state.is_over else None
+    for a in range(state.game.num_actions):
+        if mask is not None and mask[a]:
+            continue
+        found = refusal(state, a)
+        if found is not None and found.rule == rule:
+            return a
+    return None
+
+
+def rule_breaking_step(state_class, data: dict, refusal, rule: str, start: int):
+    """``(k, before, action, mutated)``: ``data``'s recipe with ``history[k]`` (the first step
+    from ``start`` on where one can break ``rule``; ``len(history)``: appended) made an action
+    that breaks ``rule`` in the position ``before`` it; ``None`` if no step from ``start`` on
+    can break it. The integrity fields are dropped (the step must be refused on its own)."""
+    history = data["history"]
+    game = state_class.from_dict(data).game
+    state = game.replay(data["seed"], history[:start], data.get("deal"))
+    for k in range(start, len(history) + 1):
+        action = breaking_action(state, refusal, rule)
+        if action is not None:
+            mutated = {key: v for key, v in data.items() if key not in ("results", "crc")}
+            mutated["history"] = history[:k] + [action] + history[k + 1:]
+            return k, state, action, mutated
+        if k < len(history):
+            state.apply(history[k])
+    return None
