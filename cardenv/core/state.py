@@ -399,7 +399,9 @@ class CardState:
             if same(state):
                 return state
         if failure is not None and len(deals) == 1:
-            raise StateError(f"{failure} (it is read by replaying its seed and history)")
+            # a hand dealt by hand fails here too: say so, as the message below does
+            raise StateError(f"{failure} (it is read by replaying its seed and history; a hand "
+                             f"dealt by hand is found only in the first hand of an episode)")
         raise StateError(f"{what}: replaying its seed and history does not give back its "
                          f"buffer, results and generator (a hand dealt by hand is found only in "
                          f"the first hand of an episode): rebuild it the way it was made, then "
