@@ -447,6 +447,20 @@ def _check_results(state: CardState, saved, what: str) -> None:
         raise StateError(f"{what}: results holds {len(saved)} hand result(s) but its "
                          f"history finishes {len(replayed)} hand(s)")
     for i, (mine, theirs) in enumerate(zip(saved, replayed)):
-        if mine != theirs:
-            raise StateError(f"{what}: results[{i}] is not what its history gives "
-                             f"({theirs!r})"[:600])
+        if mine == theirs:
+            continue
+        if isinstance(mine, dict):  # name the first item that differs, as records do
+            for key in [*theirs, *(k for k in mine if k not in theirs)]:
+                have, want = mine.get(key, _ABSENT), theirs.get(key, _ABSENT)
+                if have is _ABSENT or want is _ABSENT or have != want:
+                    raise StateError(f"{what}: results[{i}][{key!r}] is {_shown(have)} in "
+                                     f"the saved state but {_shown(want)} on replay"[:600])
+        raise StateError(f"{what}: results[{i}] is not what its history gives "
+                         f"({theirs!r})"[:600])
+
+
+_ABSENT = object()
+
+
+def _shown(value) -> str:
+    return "absent" if value is _ABSENT else repr(value)[:200]
