@@ -70,6 +70,11 @@ def _vector_step(actions):
     games.step(actions(legal))
 
 
+def _saved(name, **changes):
+    """``state_from_dict`` of a saved start position of ``name`` with ``changes``."""
+    return make_game(name).state_from_dict({**make_game(name).new_state(0).to_dict(), **changes})
+
+
 LIBRARY = [
     ("1 record nested 10**5 deep", lambda f: records.load(f["deep"]), RecordError,
      "nests deeper than 64 levels"),
@@ -142,6 +147,21 @@ LIBRARY = [
      ValueError, "seats[0] must be an int in 0..3, got 5"),
     ("VectorGame variant(5)", lambda f: VectorGame("dagong", 2).variant(5), ValueError,
      "slot must be an int in 0..1, got 5"),
+    # saved states are recipes, replayed when read (issue 22)
+    ("dagong saved state with an edited seed", lambda f: _saved("dagong", seed=1),
+     StateError, "its recipe replays to another position"),
+    ("dabang saved state with an edited seed", lambda f: _saved("dabang", seed=1),
+     StateError, "its recipe replays to another position"),
+    ("dagong saved state with 10**5 steps", lambda f: _saved("dagong", history=[0] * 10 ** 5),
+     StateError, "history[0]: illegal action 0 (pass) for player_"),
+    ("dabang saved state with a step 404", lambda f: _saved("dabang", history=[404]),
+     StateError, "history[0] must be an int in 0..403, got 404"),
+    ("dabang saved state with a deal 'x'", lambda f: _saved("dabang", deal="x"), StateError,
+     "deal must be null (a seeded game) or a dict, got 'x'"),
+    ("dagong saved state with seed 10**30", lambda f: _saved("dagong", seed=10 ** 30),
+     StateError, "seed must be an int in 0..9223372036854775807"),
+    ("dagong saved state of a list", lambda f: make_game("dagong").state_from_dict([1]),
+     StateError, "expected a dict, got list"),
     ("records.load(None)", lambda f: records.load(None), RecordError,
      "a record is read from a file path, got None"),
     ("records.load a NUL in the name", lambda f: records.load("a\0b.json"), RecordError,

@@ -57,6 +57,34 @@ def test_builtin_games_satisfy_the_protocol(name):
         assert again.to_dict() == s.to_dict()
 
 
+DEALS = {  # a custom deal of each game (what state_from_deal takes)
+    "dagong": {"hands": [[0, 4, 9, 51], [12, 13, 14], [0, 20, 21], [30, 31, 32]], "dealer": 0,
+               "called": 0},
+    "dabang": {"deck": list(range(54)) * 4, "first_seat": 1},
+}
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_replay_gives_the_state_a_deal_and_a_history_lead_to(name):
+    """``game.replay(seed, actions, deal=None)``: the deal (``None``: the seed's shuffle) and
+    the actions from it, each checked; a saved state is that recipe (issue 22)."""
+    game = games.make_game(name, hands=2) if name == "dagong" else \
+        games.make_game(name, episode="match", max_hands=2)
+    rng = np.random.default_rng(0)
+    for deal in (None, DEALS[name]):
+        state = game.new_state(6) if deal is None else game.state_from_deal(6, deal)
+        while len(state.results) < 1 or len(state.history) % 7:  # into the second hand
+            state.apply(int(rng.choice(state.legal_actions())))
+        again = game.replay(6, state.history, deal=deal)
+        assert again.to_dict() == state.to_dict() and again.to_dict()["deal"] == deal
+        assert again.rng.bit_generator.state == state.rng.bit_generator.state
+        assert game.state_from_dict(state.to_dict()).to_dict() == state.to_dict()
+        wrong = state.history[:3] + [state.history[3] + 1] * 50  # illegal from [3] or soon
+        with pytest.raises(ValueError, match=r"^history\[\d+\]: illegal action") as info:
+            game.replay(6, wrong, deal=deal)
+        assert 3 <= int(re.match(r"history\[(\d+)\]", str(info.value)).group(1)) < 53
+
+
 def test_registry_errors():
     with pytest.raises(ValueError, match="unknown game 'dagongg'.*did you mean 'dagong'"):
         games.make_game("dagongg")

@@ -399,7 +399,9 @@ class CardState:
             if same(state):
                 return state
         if failure is not None and len(deals) == 1:
-            raise StateError(f"{failure} (it is read by replaying its seed and history)")
+            # a hand dealt by hand fails here too: say so, as the message below does
+            raise StateError(f"{failure} (it is read by replaying its seed and history; a hand "
+                             f"dealt by hand is found only in the first hand of an episode)")
         raise StateError(f"{what}: replaying its seed and history does not give back its "
                          f"buffer, results and generator (a hand dealt by hand is found only in "
                          f"the first hand of an episode): rebuild it the way it was made, then "
@@ -454,9 +456,23 @@ def _check_results(state: CardState, saved, what: str) -> None:
     if not isinstance(saved, list):
         raise StateError(f"{what}: results must be a list, got {saved!r}"[:300])
     if len(saved) != len(replayed):
-        raise StateError(f"{what}: it saved {len(saved)} hand result(s) but its history "
-                         f"finishes {len(replayed)} hand(s)")
+        raise StateError(f"{what}: results holds {len(saved)} hand result(s) but its "
+                         f"history finishes {len(replayed)} hand(s)")
     for i, (mine, theirs) in enumerate(zip(saved, replayed)):
-        if not same_json(mine, theirs):
-            raise StateError(f"{what}: results[{i}] is not what its history gives "
-                             f"({theirs!r})"[:600])
+        if same_json(mine, theirs):
+            continue
+        if isinstance(mine, dict):  # name the first item that differs, as records do
+            for key in [*theirs, *(k for k in mine if k not in theirs)]:
+                have, want = mine.get(key, _ABSENT), theirs.get(key, _ABSENT)
+                if have is _ABSENT or want is _ABSENT or not same_json(have, want):
+                    raise StateError(f"{what}: results[{i}][{key!r}] is {_shown(have)} in "
+                                     f"the saved state but {_shown(want)} on replay"[:600])
+        raise StateError(f"{what}: results[{i}] is not what its history gives "
+                         f"({theirs!r})"[:600])
+
+
+_ABSENT = object()
+
+
+def _shown(value) -> str:
+    return "absent" if value is _ABSENT else repr(value)[:200]

@@ -1,12 +1,15 @@
-"""Saved states are validated, not trusted: systematic mutations of ``to_dict()`` output.
+"""A saved Dagong state is its recipe, and a recipe is replayed, not trusted: systematic mutations
+of ``to_dict()`` output (tests/state_mutations.py).
 
-Saved states of seeded random games (every phase, mid-trick, after a player went out, right
-after a hand ended in a multi-hand episode, over) are mutated one change at a time: each key
-removed or given a value of a wrong type, each int (in lists and nested dicts too) set to -1,
-out of range or moved by one, two list items swapped, buffer entries moved by one. Each mutated
-dict must either be refused with a ``StateError`` / ``ConfigError`` carrying a message, or load
-into a state that plays to the end under random legal moves with every invariant intact. Any
-other exception, or a broken invariant, is a failure naming the mutation.
+Saved states of seeded random games (the start, the 硬牌 decisions, mid-trick, a trick won, a
+player out, a later hand just dealt, over; four option sets) and of hands dealt by hand
+(``state_from_hands``, with later hands) are mutated one change at a time: each key removed or
+given a wrong type, the format, each option, the seed, the custom deal's hands, dealer and called
+card, history steps dropped, inserted, replaced, swapped, truncated or made non-ints, the results
+and the crc. Each mutated recipe must be refused with a one-line ``StateError`` / ``ConfigError``
+naming the field or the first illegal step ``history[k]``, or load into exactly the position
+that replaying it gives (reachable by play) and round-trip. Any other exception is a failure
+naming the mutation.
 """
 
 from __future__ import annotations
@@ -16,114 +19,99 @@ import json
 import numpy as np
 import pytest
 
-from cardenv.core.cards import KIND_POINTS
+from cardenv.core.cards import NUM_KINDS
 from cardenv.dagong import DagongGame, DagongState
-from cardenv.dagong.observation import LAYOUT
-from tests.dagong.util import random_step, sample_positions
+from tests.dagong.util import sample_positions
 from tests.sizes import sizes
-from tests.state_mutations import buffer_mutations, leaf_mutations, leaves, try_mutation
+from tests.state_mutations import WRONG_TYPES, judge, recipe_mutations, set_at
 
-BIG_INTS = (-1, 7, 40000, 10 ** 30)
-SAMPLED_LIST_ITEMS = 6  # ints mutated per long list (history, deal_order[s])
-BUFFER_ENTRIES = 2  # set entries of each buffer piece moved by +1 and -1, per state
-MAX_EXTRA_HANDS = 4  # a state whose options now ask for many hands plays this many more
+OTHER_OPTIONS = {"hands": [1, 2, 5], "solo_multiplier": [1, 3], "allow_solo": [False, True],
+                 "xiqian": [False, True]}
+OTHER_FORMAT = "cardenv.dabang.state/4"
+CASES = [({}, 11), ({}, 12), ({"hands": 3}, 5), ({"allow_solo": False, "xiqian": False}, 7)]
 
 
-# --- the saved states ----------------------------------------------------------------------------
-
-CASES = [({}, 11), ({}, 12), ({"hands": 3}, 5), ({"allow_solo": False}, 7)]
+def custom_states():
+    """Hands dealt by hand: a small puzzle of two hands (the second dealt from the seed), and a
+    full deal of a seeded game's cards, with some play."""
+    puzzle = DagongGame(hands=2, allow_solo=False).state_from_hands(
+        ["♠3 ♦4 ♦5 ♥K", "♣6 ♣9 ♣10", "♠3 ♥7 ♥5", "♠8 ♠J ♠Q"], dealer=0, called="♠3", seed=4)
+    states = {"custom puzzle": puzzle.clone()}
+    rng = np.random.default_rng(4)
+    while not puzzle.results:
+        legal = puzzle.legal_actions()
+        puzzle.apply(legal[rng.integers(len(legal))])
+    states["custom puzzle, second hand"] = puzzle
+    seeded = DagongGame().new_state(21)
+    hands = [np.repeat(np.arange(NUM_KINDS), row).tolist() for row in seeded.hands]
+    full = DagongGame(hands=2).state_from_hands(hands, seeded.dealer, seeded.called, seed=3)
+    for _ in range(25):
+        legal = full.legal_actions()
+        full.apply(legal[rng.integers(len(legal))])
+    states["custom full deal, mid-hand"] = full
+    return states
 
 
 def base_states():
     states = []
     for options, seed in CASES:
         for name, state in sample_positions(options, seed).items():
-            states.append((f"{options} seed {seed} {name}", state.to_dict()))
-    puzzle = DagongGame(hands=2, allow_solo=False).state_from_hands(
-        ["♠3 ♦4 ♦5 ♥K", "♣6 ♣9 ♣10", "♠3 ♥7 ♥5", "♠8 ♠J ♠Q"], dealer=0, called="♠3", seed=4)
-    states.append(("custom deal", puzzle.to_dict()))
+            states.append((f"{options} seed {seed} {name}", state))
+    states.extend(custom_states().items())
     return states
 
 
-# --- the mutations -------------------------------------------------------------------------------
-
-def mutations(data: dict, rng: np.random.Generator):
-    """``(description, mutated dict)`` pairs, deterministic for a given ``rng``."""
-    for path, value in leaves({k: v for k, v in data.items() if k != "buffer"}):
-        if not path:
-            continue
-        long_list_item = path[0] in ("history", "deal_order") and isinstance(path[-1], int) \
-            and len(_at(data, path[:-1])) > SAMPLED_LIST_ITEMS  # a short list: every item
-        if long_list_item and rng.random() > SAMPLED_LIST_ITEMS / 27:
-            continue
-        yield from leaf_mutations(data, path, value, rng, BIG_INTS)
-    yield from buffer_mutations(data, LAYOUT, rng, BUFFER_ENTRIES)
+STATES = base_states()
 
 
-def _at(data, path):
-    for key in path:
-        data = data[key]
-    return data
+def deal_mutations(deal, rng):
+    """Changes of a custom deal (``state_from_hands``' hands, dealer, called card)."""
+    hands = deal["hands"]
+    big = max(range(4), key=lambda s: len(hands[s]))
+    other = (big + 1) % 4
+    card = hands[big][0]
+    yield "a card moved to another seat", set_at(set_at(deal, ("hands", big), hands[big][1:]),
+                                                 ("hands", other), hands[other] + [card])
+    yield "two seats' hands swapped", set_at(set_at(deal, ("hands", 0), hands[1]),
+                                              ("hands", 1), hands[0])
+    yield "a card dropped", set_at(deal, ("hands", big), hands[big][1:])
+    yield "a third copy of a kind", set_at(deal, ("hands", big), hands[big] + [card, card])
+    yield "a hand's order reversed", set_at(deal, ("hands", big), hands[big][::-1])
+    yield "an empty hand", set_at(deal, ("hands", big), [])
+    yield "three hands", set_at(deal, ("hands",), hands[:3])
+    yield "a kind 54", set_at(deal, ("hands", big, 0), NUM_KINDS)
+    yield "a card string", set_at(deal, ("hands", big, 0), "♠3")
+    yield "an unknown key", {**deal, "colour": "red"}
+    yield "no dealer", {k: v for k, v in deal.items() if k != "dealer"}
+    for dealer in ((deal["dealer"] + 1) % 4, 4, -1):
+        yield f"dealer {dealer}", set_at(deal, ("dealer",), dealer)
+    held = {k for h in hands for k in h}
+    for called in (next(k for k in held if k != deal["called"]), NUM_KINDS, -1):
+        yield f"called {called}", set_at(deal, ("called",), called)
+    for wrong in WRONG_TYPES:
+        yield f"called = {wrong!r}", set_at(deal, ("called",), wrong)
+        yield f"hands[0] = {wrong!r}", set_at(deal, ("hands", 0), wrong)
+        yield f"dealer = {wrong!r}", set_at(deal, ("dealer",), wrong)
 
 
-# --- the invariants ------------------------------------------------------------------------------
-
-def check_invariants(state) -> None:
-    v = state.v
-    dealt = v["hand"] + v["played"]
-    assert (v["hand"] >= 0).all() and (v["played"] >= 0).all()
-    assert dealt.sum(axis=0).max() <= 2, "a card kind dealt more than twice"
-    assert np.array_equal(dealt, state.dealt), "hands + played != dealt"
-    assert v["hand"].sum(axis=1).tolist() == state.cards_left == v["cards_left"].tolist()
-    in_hands = int(KIND_POINTS @ v["hand"].sum(axis=0))
-    assert sum(state.won) + state.trick_points + in_hands == state.total_points
-    assert state.returns == [sum(r.rewards[i] for r in state.results) for i in range(4)]
-    assert state.is_over == (len(state.results) == state.game.options["hands"])
-    assert state.hand_index == min(len(state.results), state.game.options["hands"] - 1)
-    assert state.last_rewards in ([0, 0, 0, 0], state.results[-1].rewards if state.results else 0)
-
-
-def check_result(result, total_points) -> None:
-    assert sum(result.rewards) == 0 and sum(result.payoff) == 0 and sum(result.xiqian) == 0
-    if len(result.places) == 4:
-        assert sum(result.points) == total_points
-    else:
-        assert result.points == result.trick_points and sum(result.points) <= total_points
-
-
-def play_out(state, seed: int) -> None:
-    """Random legal moves to the end (or MAX_EXTRA_HANDS more hands), checking as it goes."""
-    rng = np.random.default_rng(seed)
-    check_invariants(state)
-    stop = len(state.results) + MAX_EXTRA_HANDS
-    steps = 0
-    while not state.is_over and len(state.results) < stop:
-        finished, total = len(state.results), state.total_points
-        random_step(state, rng)
-        steps += 1
-        assert steps < 5000, "the hand does not end"
-        check_invariants(state)
-        if len(state.results) > finished:
-            check_result(state.results[-1], total)
-    saved = state.to_dict()
-    again = DagongState.from_dict(json.loads(json.dumps(saved)))
-    assert again.to_dict() == saved, "to_dict -> from_dict round trip differs"
-
-
-@sizes("every", 3, 1)  # every third mutation in the default run, all of them under -m slow
-@pytest.mark.parametrize("name, data", base_states(), ids=lambda x: x if isinstance(x, str) else "")
-def test_mutated_states_are_refused_or_sound(name, data, every):
+@sizes("every", 4, 1)  # every fourth mutation in the default run, all of them under -m slow
+@pytest.mark.parametrize("index", range(len(STATES)), ids=[name for name, _ in STATES])
+def test_mutated_recipes_are_refused_or_replay(index, every):
+    name, state = STATES[index]
+    data = json.loads(json.dumps(state.to_dict()))
     pristine = json.dumps(data)
-    DagongState.from_dict(data)  # the unmutated state loads
+    assert DagongState.from_dict(data).to_dict() == data  # the unmutated recipe loads
     rng = np.random.default_rng(len(pristine))
     failures, count = [], 0
-    for i, (what, mutated) in enumerate(mutations(data, rng)):
-        if i % every:
+    for i, m in enumerate(recipe_mutations(data, state, rng, other_options=OTHER_OPTIONS,
+                                           other_format=OTHER_FORMAT,
+                                           deal_mutations=deal_mutations)):
+        if (i + index) % every:
             continue
         count += 1
-        problem = try_mutation(DagongState, mutated, play_out, seed=count)
+        problem = judge(DagongState, DagongGame, m, np.random.default_rng(i))
         if problem:
-            failures.append(f"{what}: {problem}")
+            failures.append(f"{m.what}: {problem}")
     assert json.dumps(data) == pristine, "from_dict changed its input"
-    assert count > 300 // every
+    assert count > 100 // every
     assert not failures, f"{len(failures)} of {count} mutations:\n" + "\n".join(failures[:20])

@@ -1,0 +1,123 @@
+"""Saved states of the older formats stay readable: format /3 (and /2, which is /3 without the
+last buffer pieces) saved the whole buffer, the results and the generator; ``from_dict`` reads
+them by replaying their seed and history (from the custom deal it finds in a first hand dealt by
+hand) and accepts them only if the replay gives back what they saved.
+
+The /3 states of tests/data/old_states.json were written by the code of commit 0fa6db6, the
+last that wrote them (tests/data/make_old_states.py): seeded positions of both games (a start,
+a game over, a later hand, a follow, a match, a tribute return) and hands dealt by hand.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from cardenv.core.errors import StateError
+from cardenv.dabang import DabangGame, DabangState
+from cardenv.dagong import DagongGame, DagongState
+
+DATA = json.loads((pathlib.Path(__file__).parent / "data" / "old_states.json")
+                  .read_text(encoding="utf-8"))
+GAMES = {"dagong": (DagongGame, DagongState, 634), "dabang": (DabangGame, DabangState, 1687)}
+# format 3 tells the deal of a hand dealt by hand only in the episode's first hand
+UNREADABLE = {("dabang", "custom deck, second hand")}
+CASES = [(game, name) for game in DATA for name in DATA[game]]
+READABLE = [case for case in CASES if case not in UNREADABLE]
+
+
+def old(game, name) -> dict:
+    return copy.deepcopy(DATA[game][name]["state"])
+
+
+@pytest.mark.parametrize("game, name", READABLE, ids=[f"{g}-{n}" for g, n in READABLE])
+def test_format_3_loads_to_the_position_its_replay_gives(game, name):
+    game_class, state_class, _ = GAMES[game]
+    data, deal = old(game, name), DATA[game][name]["deal"]
+    assert data["format"] == f"cardenv.{game}.state/3"
+    state = state_class.from_dict(data)
+    assert np.array_equal(state.buffer, data["buffer"])
+    assert state.rng.bit_generator.state == data["rng"]
+    assert json.loads(json.dumps([r.to_dict() for r in state.results])) == data["results"]
+    replayed = game_class(**data["options"]).replay(data["seed"], data["history"], deal)
+    saved = state.to_dict()
+    assert saved == replayed.to_dict()
+    assert saved["format"] == f"cardenv.{game}.state/4" and saved["deal"] == deal
+    assert state_class.from_dict(json.loads(json.dumps(saved))).to_dict() == saved
+
+
+@pytest.mark.parametrize("game, name", READABLE, ids=[f"{g}-{n}" for g, n in READABLE])
+def test_format_2_loads_unless_dealt_by_hand(game, name):
+    """Format /2 is /3 without the last buffer pieces; it does not tell a custom deal."""
+    _, state_class, size = GAMES[game]
+    data = old(game, name)
+    data["format"], data["buffer"] = f"cardenv.{game}.state/2", data["buffer"][:size]
+    if DATA[game][name]["deal"] is None:
+        assert state_class.from_dict(data).to_dict() == state_class.from_dict(old(game, name)) \
+            .to_dict()
+    else:
+        with pytest.raises(StateError, match="found only in the first hand of an episode"):
+            state_class.from_dict(data)
+
+
+def test_a_later_hand_dealt_by_hand_is_refused_clearly():
+    data = old("dabang", "custom deck, second hand")
+    with pytest.raises(StateError, match=r"saved Dabang state in format 'cardenv.dabang.state/3'"
+                                         r": .*a hand dealt by hand is found only in the first "
+                                         r"hand of an episode"):
+        DabangState.from_dict(data)
+
+
+def _bump_buffer(d):
+    d["buffer"][0] += 1
+
+
+def _bump_rng(d):
+    d["rng"]["state"]["state"] += 1
+
+
+def _bump_result(d):
+    d["results"][0]["rewards"][0] += 1
+
+
+def _step_after_the_end(d):
+    d["history"].append(d["history"][-1])
+
+
+TAMPERING = [  # (game, state, change, message)
+    ("dagong", "over", _bump_buffer, "does not give back its buffer, results and generator"),
+    ("dabang", "follow", _bump_buffer, "does not give back"),
+    ("dagong", "hands3 second hand", _bump_rng, "does not give back"),
+    ("dabang", "match second hand", _bump_result, "does not give back"),
+    ("dagong", "over", _step_after_the_end,
+     r"history\[133\]: the episode is over.*\(it is read by replaying its seed and history;"),
+    ("dabang", "follow", lambda d: d.update(seed=d["seed"] + 1), "does not give back"),
+    ("dagong", "custom deal, first hand", lambda d: d["deal_order"].reverse(),
+     "does not give back"),
+    ("dabang", "custom deck, first hand", lambda d: d["deal"]["deck"].reverse(),
+     "does not give back"),
+    ("dagong", "start", lambda d: d.pop("rng"), r"lacks \['rng'\]"),
+    ("dabang", "follow", lambda d: d.update(history=[1.5]), r"history\[0\] must be an int"),
+]
+
+
+@pytest.mark.parametrize("game, name, change, message", TAMPERING,
+                         ids=[f"{g}-{n}-{i}" for i, (g, n, _, _) in enumerate(TAMPERING)])
+def test_a_tampered_old_state_is_refused(game, name, change, message):
+    _, state_class, _ = GAMES[game]
+    data = old(game, name)
+    state_class.from_dict(copy.deepcopy(data))
+    change(data)
+    with pytest.raises(StateError, match=message) as info:
+        state_class.from_dict(data)
+    assert "\n" not in str(info.value)
+
+
+def test_the_fixtures_cover_both_games_and_custom_deals():
+    for game in GAMES:
+        assert sum(DATA[game][n]["deal"] is not None for n in DATA[game]) >= 2
+        assert any(DATA[game][n]["state"]["results"] for n in DATA[game])
