@@ -9,8 +9,8 @@ rarer phases (the deal and declarations, tribute, burial, 扣王) and the end of
 the next deal, the end of the episode) run game by game through the reference code
 (``game.py``, ``phases/*.py``), which stays the definition of the rules: a property test
 (``tests/dabang/test_vector_engine.py``) steps both side by side. The masks of the play rows
-come from numpy over the arrays (``_play_mask``, ``follow.play_mask``'s rule worked out per
-count held), those of the bury rows from the buffer, the others from their states; the
+come from ``follow.play_mask_groups`` over the arrays (the one batched follow rule), those of
+the bury rows from the buffer, the others from their states; the
 observations are block copies out of the stacked buffers (``ObservationGather``). A batch of
 fewer than ``MIN_VECTOR_BATCH`` games is stepped by the reference code alone.
 
@@ -40,8 +40,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
 from cardenv.dabang import catalogue as cat
-from cardenv.dabang.follow import (EXPAND32, FEASIBLE_BITS, TOP3, counts_between, duty_index,
-                                   table_row, trick_winner)
+from cardenv.dabang.follow import groups, play_mask_groups, trick_winner
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.deal import DEALT
@@ -54,44 +53,10 @@ _OFF = LAYOUT.offsets
 _HAND, _SELECTION, _PLAYED, _TRICK = (_OFF[n] for n in ("hand", "selection", "played", "trick"))
 _TO_PLAY, _LEADER, _LED_COUNT = _OFF["to_play"], _OFF["leader"], _OFF["led_count"]
 _POINTS, _CARDS_LEFT = _OFF["points"], _OFF["cards_left"]
-_KINDS = np.arange(_K)
 _GROUPS = np.arange(4)  # a play holds at most 4 groups of identical cards
-_H = np.arange(1, 5)  # copies of a kind a hand can hold
-_SCODE = np.array([125, 25, 5, 1])  # follow's code of four counts 0..4
 _PLAY = cat.PLAY
 _KIND_POINTS = KIND_POINTS.astype(np.int64)
-# _IN_CLASS[(trump * NUM_LEVELS + level - 3) * 5 + class]: the kinds of that suit class
-_CLASS_ROWS = SUIT_CLASS.reshape(-1, _K).astype(np.int64)
-_IN_CLASS = (_CLASS_ROWS[:, None, :] == np.arange(5)[None, :, None]).reshape(-1, _K)
-# _CODE[_IN_CLASS5[suit row] + copies held]: the kind's entry in _play_mask's row tables
-_IN_CLASS5 = (_IN_CLASS * 5).astype(np.int8)
-_CODE = np.array([0, 1, 2, 3, 4, 0, 5, 6, 7, 8], dtype=np.int32)
-_ONE_HOT = np.eye(5, dtype=np.int64)  # _ONE_HOT[c]: c in 0..4 as a histogram's unit
-
-
-def _base_table() -> np.ndarray:
-    """``follow``'s dead-rule table row (``table_row(...) // 4``) from ``k``, the led-suit kinds
-    held exactly 2 (up to 2), 3 and 4 times (up to 1) and the follow's groups of 1 (up to 3), 2
-    and 3 cards (up to 1), by ``follow.duty_index`` and ``follow.table_row``."""
-    grid = np.indices((5, 3, 2, 2, 4, 2, 2))
-    k, e2, e3, e4, n1, n2, n3 = grid
-    duty = duty_index(k, e2, e3, e4)
-    return table_row(np.maximum(k, 1), duty, n1, n2, n3, 1) // 4
-
-
-def _top3_table() -> np.ndarray:
-    """``follow.TOP3`` indexed by the counts of free led-suit kinds held at least 1, 2, 3, 4
-    times (each up to 4, coded base 5) instead of by the four largest counts."""
-    at_least = np.indices((5, 5, 5, 5)).reshape(4, -1).T  # rows: [>= 1, >= 2, >= 3, >= 4]
-    top4 = (at_least[:, None, :] > np.arange(4)[None, :, None]).sum(axis=2)  # largest first
-    table = np.zeros((5 ** 4, 5), dtype=np.int64)
-    codes = at_least @ _SCODE
-    table[codes] = TOP3[top4 @ _SCODE]
-    return table
-
-
-_BASE = _base_table()
-_TOP3_AT_LEAST = _top3_table()
+_CLASS_ROWS = SUIT_CLASS.reshape(-1, _K).astype(np.int64)  # [trump * NUM_LEVELS + level - 3]
 _TURN = (np.arange(4)[:, None] + np.arange(4)) % 4  # _TURN[seat]: the seats in turn from it
 # pending play actions per game: at most a hand's, and each play step plays a card or more
 _HISTORY = DEALT
@@ -204,67 +169,12 @@ class DabangBatch:
         return self._hand[rows, self.cur[rows]]
 
     def _play_mask(self, rows: np.ndarray) -> np.ndarray:
-        """``follow.play_mask`` of the seats to act in ``rows`` (``(b, 216)``), worked out per
-        (row, copies held, led suit or not) instead of per (row, kind).
-
-        In ``play_mask`` a kind's allowed counts depend on figures of the row (cards still to
-        choose, led-suit cards held, free cards, the duty shape, the largest free led-suit
-        counts) and on the kind only through the copies held ``h`` (1..4) and whether it is of
-        the led suit, once the kinds not held or already in the follow are set aside (they get
-        nothing). So each row gets a table of 9 entries (nothing; ``h`` = 1..4 off the led
-        suit; ``h`` = 1..4 in it), one gather spreads it over the 54 kinds, and the row figures
-        come from a histogram of those 9 codes and from the follow's groups (at most 4)
-        instead of sums and a sort over the 54 kinds."""
-        b = rows.size
-        line = np.arange(b)
-        seat = self.cur[rows]
-        hands = self._hands(rows)
-        led = self.led[rows]
-        table = self.trump[rows] * NUM_LEVELS + self.level[rows] - 3
-        suit_row = table * 5 + _CLASS_ROWS[table, np.maximum(led, 0)]
-        code = _CODE[_IN_CLASS5[suit_row] + hands]  # 0 not held, 1..4 off suit, 5..8 in suit
-        part_kind, part_count = self.part_kind[rows], self.part_count[rows]
-        grouped = part_count > 0  # the follow's groups (distinct kinds)
-        code.reshape(-1)[(line[:, None] * _K + part_kind)[grouped]] = 0  # used: nothing more
-        held = np.take_along_axis(hands, part_kind, axis=1) * grouped  # copies of those kinds
-        in_suit = _IN_CLASS[suit_row[:, None], part_kind] & grouped
-        code += 9 * line[:, None].astype(np.int32)  # now the row's entry of the flat tables
-        free = np.bincount(code.reshape(-1), minlength=9 * b).reshape(b, 9)[:, 5:]
-        # free: unused led-suit kinds held 1, 2, 3, 4 times
-        total = self.cards_left[rows, seat]
-        k = np.minimum(np.where(led < 0, 1, self.k[rows]), total)
-        held_suit = (held * in_suit).sum(axis=1)
-        a = free @ _H + held_suit  # led-suit cards held
-        remaining = k - part_count.sum(axis=1)
-        suit_free = a - held_suit
-        other_free = (total - a - (held * ~in_suit).sum(axis=1))[:, None]
-        suit_left = a - (part_count * in_suit).sum(axis=1)
-        h = _H[None, :]
-        common = ((1 << h) - 1) & ((1 << np.clip(remaining, 0, 4)) - 1)[:, None]
-        # short in the led suit: each led-suit kind whole, the gap filled from other cards
-        gap = (remaining - suit_left)[:, None]
-        suit_step = np.where(gap <= other_free, 1 << (h - 1), 0)
-        fill_step = counts_between(gap - (other_free - h), gap)
-        # enough: the live rule, or (dead) the parts still needed fitting the free kinds
-        live = counts_between(remaining[:, None] - (suit_free[:, None] - h), 4)
-        # the led-suit kinds held exactly 2, 3, 4 times (the duty shape) and the follow's
-        # led-suit groups of 1, 2, 3 cards: histograms of the groups, one-hot summed
-        held_kinds = free + _ONE_HOT[held * in_suit].sum(axis=1)[:, 1:]
-        groups = _ONE_HOT[part_count * in_suit].sum(axis=1)
-        base = _BASE[np.clip(k, 1, 4), np.minimum(held_kinds[:, 1], 2),
-                     np.minimum(held_kinds[:, 2], 1), np.minimum(held_kinds[:, 3], 1),
-                     np.minimum(groups[:, 1], 3), np.minimum(groups[:, 2], 1),
-                     np.minimum(groups[:, 3], 1)]
-        at_least = np.minimum(free[:, ::-1].cumsum(axis=1)[:, ::-1], 4)  # kinds held >= 1..4
-        dead = FEASIBLE_BITS[base[:, None], _TOP3_AT_LEAST[at_least @ _SCODE][:, 1:]]
-        enough = np.where(self.dead[rows, None], dead, live)
-        short = (a < k)[:, None]
-        bits = np.zeros((b, 9), dtype=np.int64)
-        bits[:, 1:5] = common & np.where(short, fill_step, 0)
-        bits[:, 5:] = common & np.where(short, suit_step, enough)
-        bits[led < 0, 1:] = np.tile((1 << _H) - 1, 2)  # a lead: any count held
-        # each entry as four bools (a uint32), spread over the kinds
-        return np.take(EXPAND32[bits].reshape(-1), code).view(bool).reshape(b, 4 * _K)
+        """``(b, 216)``: the play steps of the seats to act in ``rows`` (``follow``'s one
+        batched rule, on the trick arrays)."""
+        return play_mask_groups(self._hands(rows), self.part_kind[rows], self.part_count[rows],
+                                self.led[rows], self.k[rows], self.trump[rows],
+                                self.level[rows], self.dead[rows],
+                                self.cards_left[rows, self.cur[rows]])
 
     def legal(self, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, dtype=np.int64)
@@ -484,7 +394,7 @@ class DabangBatch:
         self.points[i] = state.points
         self.last_team[i] = -1 if state.last_trick_team is None else state.last_trick_team
         self.leader[i], self.led[i], self.k[i] = t.leader, t.led_kind, t.k
-        self.part_kind[i], self.part_count[i] = _groups(t.partial)
+        self.part_kind[i], self.part_count[i] = groups(t.partial)
         self.part_n[i] = len(t.partial)
         self.play_seat[i] = 0
         self.play_ident[i] = -1
@@ -494,7 +404,7 @@ class DabangBatch:
         for at, (seat, play, ident, void) in enumerate(t.plays):
             self.play_seat[i, at], self.play_ident[i, at] = seat, ident
             self.play_void[i, at] = void
-            self.play_kind[i, at], self.play_count[i, at] = _groups(play)
+            self.play_kind[i, at], self.play_count[i, at] = groups(play)
         self.num_plays[i] = len(t.plays)
         seats = [seat for seat, _, _, _ in t.plays] + t.to_play
         self.order[i] = seats + [0] * (4 - len(seats))
@@ -594,13 +504,6 @@ def _span(columns: np.ndarray):
 _OBSERVE = ObservationGather(LAYOUT)
 
 
-def _groups(play: dict) -> tuple[list[int], list[int]]:
-    """A ``{kind: count}`` play (insertion order kept) as 4 kinds and 4 counts, 0-padded."""
-    kinds, counts = list(play), list(play.values())
-    pad = [0] * (4 - len(kinds))
-    return kinds + pad, counts + pad
-
-
 def _play_dict(kinds: np.ndarray, counts: np.ndarray) -> dict[int, int]:
-    """The inverse of ``_groups``."""
+    """The inverse of ``follow.groups``."""
     return {kind: count for kind, count in zip(kinds.tolist(), counts.tolist()) if count}
