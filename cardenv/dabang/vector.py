@@ -11,8 +11,8 @@ the next deal, the end of the episode) run game by game through the reference co
 (``tests/dabang/test_vector_engine.py``) steps both side by side. The masks of the play rows
 come from ``follow.play_mask_groups`` over the arrays (the one batched follow rule), those of
 the bury rows from the buffer, the others from their states; the
-observations are block copies out of the stacked buffers (``ObservationGather``). A batch of
-fewer than ``MIN_VECTOR_BATCH`` games is stepped by the reference code alone.
+observations are block copies out of the stacked buffers (``ObservationGather``).
+``VectorGame`` steps a batch of fewer than ``min_batch`` games state by state instead.
 
 Where each part of a game lives:
 
@@ -66,16 +66,17 @@ class DabangBatch:
     """B Dabang states stepped together; the batched engine of ``cardenv.vector.VectorGame``
     (see the module docstring). The states are taken over: their buffers become rows of this
     batch's array until ``replace`` hands them back; read them through ``state(i)``, step them
-    through ``step``. ``vector``: step the play phase in numpy (default: with
-    ``MIN_VECTOR_BATCH`` games or more)."""
+    through ``step``. Made directly, it steps the play phase in numpy whatever its size (the
+    tests do so on a few games); ``VectorGame`` makes it only from ``min_batch`` games on."""
 
-    # Below this many games numpy's cost per call outweighs what batching saves: the games are
-    # then stepped by the reference code alone (``vector`` False), as fast as one by one.
-    MIN_VECTOR_BATCH = 16
+    # Below this many games numpy's cost per call outweighs what batching saves, so VectorGame
+    # steps them state by state (SlotBatch). Measured (random play, batch engine vs SlotBatch,
+    # decisions/s, on a loaded 2-core VM): 0.36x at 1 game, 0.8-1.0x at 4-8, 0.85-1.17x at 16,
+    # 1.06-1.17x at 32.
+    min_batch = 16
 
-    def __init__(self, states: list, *, vector: bool | None = None):
+    def __init__(self, states: list):
         n = len(states)
-        self.vector = n >= self.MIN_VECTOR_BATCH if vector is None else bool(vector)
         self._states = list(states)
         self.buffer = np.zeros((n, _L), dtype=np.int16)
         self._flat = self.buffer.reshape(-1)  # a view: flat indices row * L + column
@@ -126,7 +127,7 @@ class DabangBatch:
     def observations(self, seats=None) -> np.ndarray:
         """``(B, D)`` float32, as ``DabangGame.observations`` over the states."""
         seats = np.maximum(self.cur, 0) if seats is None else np.asarray(seats, dtype=np.int64)
-        if not self.vector:  # a few rows: one gather of every entry
+        if len(seats) < self.min_batch:  # a few rows: one gather of every entry
             return self.buffer[np.arange(len(seats))[:, None],
                                LAYOUT.observation_index[seats]].astype(np.float32)
         return _OBSERVE(self.buffer, seats)
@@ -383,8 +384,8 @@ class DabangBatch:
         state = self._states[i]
         self.cur[i] = state.current_player
         self.results_n[i] = len(state.results)
-        self.in_play[i] = self.vector and state.phase == Phase.PLAY
-        self.burying[i] = self.vector and state.phase == Phase.BURY
+        self.in_play[i] = state.phase == Phase.PLAY
+        self.burying[i] = state.phase == Phase.BURY
         if not self.in_play[i]:
             return
         t = state.trick
