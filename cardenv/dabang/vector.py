@@ -23,8 +23,10 @@ Where each part of a game lives:
   ``cards_left``, ``points``, ``last_trick_team``, ``last_rewards``, ``history``): for a game in
   the play phase, the arrays below are the truth and the object is brought up to date lazily
   (``_sync``: when ``state(i)`` is read, before the reference code takes a step, at
-  ``replace``); for a game in any other phase, the object is the truth and the arrays are
-  loaded from it when it enters play (``_load``).
+  ``replace``: its public fields written, the pending actions appended to ``history``, then
+  ``state.position_changed()``); for a game in any other phase, the object is the truth (the
+  reference code steps it through ``state.apply_unchecked``) and the arrays are loaded from it
+  when it enters play (``_load``).
 
 The trick arrays: the lead (``leader``, ``led`` kind, ``k`` cards), the follow being built as
 its groups in step order (``part_kind``/``part_count``, ``part_n`` groups: ``Trick.partial`` is
@@ -77,10 +79,10 @@ class DabangBatch:
 
     def __init__(self, states: list):
         n = len(states)
-        self._states = list(states)
+        self.states = list(states)
         self.buffer = np.zeros((n, _L), dtype=np.int16)
         self._flat = self.buffer.reshape(-1)  # a view: flat indices row * L + column
-        self._hand = self.buffer[:, _HAND:_HAND + 4 * _K].reshape(n, 4, _K)  # a view
+        self.hands = self.buffer[:, _HAND:_HAND + 4 * _K].reshape(n, 4, _K)  # a view
         self.cur = np.full(n, -1, dtype=np.int64)  # seat to act, -1 once over
         self.in_play = np.zeros(n, dtype=bool)  # in the play phase: the arrays are the truth
         self.burying = np.zeros(n, dtype=bool)  # in the bury phase (masks from the buffer)
@@ -112,12 +114,12 @@ class DabangBatch:
         self._mask = None  # masks() until the next step or replace
         self._rows = list(self.buffer)  # row views, and their named views
         self._views = [LAYOUT.views(row) for row in self._rows]
-        for i, state in enumerate(self._states):
+        for i, state in enumerate(self.states):
             self.buffer[i] = state.buffer
             self._adopt(i, state)
 
     def __len__(self) -> int:
-        return len(self._states)
+        return len(self.states)
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -153,28 +155,28 @@ class DabangBatch:
             if rows.size:
                 mask[rows, cat.BURY:cat.BURY + _K] = self._bury_mask(rows)
             for i in np.flatnonzero(~(self.in_play | self.burying) & (self.cur >= 0)).tolist():
-                mask[i, self._states[i].legal_actions()] = True
+                mask[i, self.states[i].legal_actions()] = True
             self._mask = mask
         return self._mask
 
     def _bury_mask(self, rows: np.ndarray) -> np.ndarray:
         """``burial.legal_bury`` of ``rows`` (the dealer, to act): any card held, the small
         joker only once no big joker is held."""
-        hands = self._hands(rows)
+        hands = self._acting_hands(rows)
         mask = hands > 0
         mask[:, SMALL_JOKER] &= hands[:, BIG_JOKER] == 0
         return mask
 
-    def _hands(self, rows: np.ndarray) -> np.ndarray:
+    def _acting_hands(self, rows: np.ndarray) -> np.ndarray:
         """``(b, 54)`` the hands of the seats to act in ``rows``."""
-        return self._hand[rows, self.cur[rows]]
+        return self.hands[rows, self.cur[rows]]
 
     def _play_mask(self, rows: np.ndarray) -> np.ndarray:
         """``(b, 216)``: the play steps of the seats to act in ``rows`` (``follow``'s one
         batched rule, on the trick arrays)."""
-        return play_mask_groups(self._hands(rows), self.part_kind[rows], self.part_count[rows],
-                                self.led[rows], self.k[rows], self.trump[rows],
-                                self.level[rows], self.dead[rows],
+        return play_mask_groups(self._acting_hands(rows), self.part_kind[rows],
+                                self.part_count[rows], self.led[rows], self.k[rows],
+                                self.trump[rows], self.level[rows], self.dead[rows],
                                 self.cards_left[rows, self.cur[rows]])
 
     def legal(self, actions: np.ndarray) -> np.ndarray:
@@ -188,13 +190,13 @@ class DabangBatch:
     def state(self, i: int):
         """Slot ``i``'s state, brought up to date."""
         self._sync(i)
-        return self._states[i]
+        return self.states[i]
 
     def replace(self, i: int, state) -> None:
         """Slot ``i`` now holds ``state``; the state it held keeps its content in a buffer of
         its own (the one ``state`` brings: it swaps buffers and views with the slot's row, so
         that no views are built)."""
-        old = self._states[i]
+        old = self.states[i]
         self._sync(i)
         self._mask = None
         if state is old:
@@ -220,12 +222,10 @@ class DabangBatch:
         hand_ends = self._step_play(rows, actions[rows]) if rows.size else rows
         # the rest game by game: the other phases, and a hand's last card (scoring, next deal)
         for i in np.concatenate([np.flatnonzero(~self.in_play), hand_ends]).tolist():
-            state = self._states[i]
+            state = self.states[i]
             self._sync(i)
             action = int(actions[i])
-            # what state.apply does once the action is known to be legal (legal() checked it)
-            state._play(action)
-            state.history.append(action)
+            state.apply_unchecked(action)  # legal() checked it
             if any(state.last_rewards):
                 rewards[i] = state.last_rewards
             over[i] = state.is_over
@@ -374,14 +374,14 @@ class DabangBatch:
         """Slot ``i`` takes ``state``, whose buffer content is already in row ``i``: its
         buffer and views become the row's, its trick the arrays'."""
         state.buffer, state.v = self._rows[i], self._views[i]
-        self._states[i] = state
+        self.states[i] = state
         self.dirty[i] = False
         self.history_n[i] = 0
         self._load(i)
 
     def _load(self, i: int) -> None:
         """Read slot ``i``'s object (the truth outside play) into the arrays."""
-        state = self._states[i]
+        state = self.states[i]
         self.cur[i] = state.current_player
         self.results_n[i] = len(state.results)
         self.in_play[i] = state.phase == Phase.PLAY
@@ -415,7 +415,7 @@ class DabangBatch:
         """Bring slot ``i``'s object up to date with the arrays (after numpy play steps)."""
         if not self.dirty[i]:
             return
-        state = self._states[i]
+        state = self.states[i]
         plays = []
         for at in range(int(self.num_plays[i])):
             plays.append([int(self.play_seat[i, at]),
@@ -431,8 +431,8 @@ class DabangBatch:
         team = int(self.last_team[i])
         state.last_trick_team = None if team < 0 else team
         state.last_rewards = [0.0] * 4  # a play step that does not end the hand rewards nothing
-        state._legal = state._given = None
         state.history.extend(self.history[i, :self.history_n[i]].tolist())
+        state.position_changed()
         self.history_n[i] = 0
         self.dirty[i] = False
 

@@ -158,22 +158,19 @@ class DagongState(CardState):
     def _beats_row(self) -> int:
         return cat.LEAD_ROW if self.standing < 0 else cat.combo_of(self.standing)
 
-    _given_mask = None  # the mask handed over by use_legal, until the next move
-
-    def use_legal(self, mask: np.ndarray) -> None:
-        """Take the player's legal mask as computed elsewhere (the batched
-        ``legality.play_mask`` over many states), so that ``apply`` checks against it instead
-        of computing the hand's feasible plays again. The caller vouches that it is exact: the
-        tests compare both paths."""
-        self._given_mask = np.array(mask, dtype=bool)  # its own copy: callers may edit theirs
+    def position_changed(self) -> None:
+        """``CardState.position_changed``: also every seat's cached feasible plays (a batched
+        engine may have moved any hand)."""
+        self._given = None
+        self._feasible = [None] * 4
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal for the player to act, without building the mask (an
         action is an int: ``True``, ``1.0`` or ``None`` is no action, so not a legal one)."""
         if not is_int(action) or not 0 <= action < cat.NUM_ACTIONS:
             return False
-        if self._given_mask is not None:
-            return bool(self._given_mask[action])
+        if self._given is not None:
+            return bool(self._given[action])
         if self.phase == "play":
             return bool(self._feasible_now()[action] and cat.BEATS[self._beats_row(), action])
         return self.phase == "solo" and bool(_SOLO_MASK[action])
@@ -198,7 +195,7 @@ class DagongState(CardState):
 
     def _play(self, action: int) -> None:
         self.last_rewards = [0, 0, 0, 0]
-        self._given_mask = None
+        self._given = None
         if self.phase == "solo":
             self._apply_solo(action)
         elif action == cat.PASS:
@@ -255,7 +252,7 @@ class DagongState(CardState):
             v["place"][seat, len(self.out)] = 1
             self.out.append(seat)
             if self._hand_is_decided():
-                self._end_hand()
+                self.end_hand()
                 return
         self._set_current(self._next_active(seat))
 
@@ -299,7 +296,10 @@ class DagongState(CardState):
             return self.out[1] in self.team_of(self.out[0])  # 绑
         return len(self.out) == 3
 
-    def _end_hand(self) -> None:
+    def end_hand(self) -> None:
+        """Settle the hand that the last play decided (that play's trick awarded, the result
+        written, then the next hand dealt or the episode over): the end of ``apply`` for such a
+        play, and what the batched engine calls once it has played the cards itself."""
         self._award_trick()  # the play that ended the hand stands
         if len(self.out) == 3:
             self.v["place"][self._last_seat(), 3] = 1
