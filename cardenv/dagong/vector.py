@@ -39,10 +39,11 @@ from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, NUM_NATURAL, S
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import legality
 from cardenv.dagong.observation import LAYOUT
+from cardenv.dagong.phase import Phase
 
 N = cat.NUM_ACTIONS
-_SOLO, _PLAY, _OVER = 0, 1, 2  # DagongState.phase as a small int
-_PHASE_CODE = {"solo": _SOLO, "play": _PLAY, "over": _OVER}
+_PHASE_CODE = {phase: code for code, phase in enumerate(Phase)}  # state.phase as a small int
+_SOLO, _PLAY, _OVER = (_PHASE_CODE[p] for p in (Phase.SOLO, Phase.PLAY, Phase.OVER))
 
 # --- per-action tables (index: action id) ----------------------------------------------------
 
