@@ -72,10 +72,11 @@ class DabangBatch:
     tests do so on a few games); ``VectorGame`` makes it only from ``min_batch`` games on."""
 
     # Below this many games numpy's cost per call outweighs what batching saves, so VectorGame
-    # steps them state by state (SlotBatch). Measured (random play, batch engine vs SlotBatch,
-    # decisions/s, on a loaded 2-core VM): 0.36x at 1 game, 0.8-1.0x at 4-8, 0.85-1.17x at 16,
-    # 1.06-1.17x at 32.
-    min_batch = 16
+    # steps them state by state (SlotBatch). Measured (random play, this engine against
+    # SlotBatch, decisions/s, best of 3 s runs on a loaded 2-core VM, with follow.play_mask
+    # answering fewer than NUMPY_FROM states in Python): 0.41-1.0x at 4-16 games, 0.9-1.0x at
+    # 24, 1.26-1.42x at 32, 1.28-1.63x at 40-48; as Dagong's.
+    min_batch = 32
 
     def __init__(self, states: list):
         n = len(states)
