@@ -31,7 +31,7 @@ three, sizes summing to what is missing) such that the final shape is allowed; `
 iff, sorted in decreasing order, each part fits the matching one of the three largest counts
 among the unused led-suit kinds. Both the candidate part lists (``_FEASIBLE``, indexed by ``k``,
 the duty, the parts chosen so far and ``c``) and the "three largest counts once ``j`` is removed"
-(``TOP3``) are small precomputed tables, so a step is two gathers.
+(``_TOP3``) are small precomputed tables, so a step is two gathers.
 
 ``trick_winner`` compares the plays of a trick: only ``k`` identical cards of the led suit, or
 ``k`` identical trump cards from a follower void in the led suit, can win; the strongest wins,
@@ -68,7 +68,7 @@ def _sub(big: tuple, small: list):
     return rest
 
 
-def table_row(k, duty, n1, n2, n3, c):
+def _table_row(k, duty, n1, n2, n3, c):
     return ((((k * 5 + duty) * 4 + n1) * 2 + n2) * 2 + n3) * 4 + (c - 1)
 
 
@@ -78,7 +78,7 @@ def _tcode(t):
 
 def _build_feasible() -> np.ndarray:
     """_FEASIBLE[row(k, duty, n1, n2, n3, c), tcode(t1, t2, t3)]."""
-    table = np.zeros((table_row(4, 4, 3, 1, 1, 4) + 1, 125), dtype=bool)
+    table = np.zeros((_table_row(4, 4, 3, 1, 1, 4) + 1, 125), dtype=bool)
     tops = list(itertools.product(range(5), repeat=3))
     for k, shapes in SHAPES.items():
         for duty in range(len(shapes)):
@@ -96,13 +96,13 @@ def _build_feasible() -> np.ndarray:
                         for rest in rests:
                             parts = sorted(rest, reverse=True) + [0, 0, 0]
                             if all(p <= q for p, q in zip(parts[:3], t)):
-                                table[table_row(k, duty, n1, n2, n3, c), _tcode(t)] = True
+                                table[_table_row(k, duty, n1, n2, n3, c), _tcode(t)] = True
                                 break
     return table
 
 
 def _build_top3() -> np.ndarray:
-    """TOP3[s-code of the four largest counts (desc), h]: tcode of the three largest once one
+    """_TOP3[s-code of the four largest counts (desc), h]: tcode of the three largest once one
     count equal to ``h`` is removed (nothing removed if ``h`` is not among the first three)."""
     table = np.zeros((5 ** 4, 5), dtype=np.int64)
     for s in itertools.product(range(5), repeat=4):
@@ -116,7 +116,7 @@ def _build_top3() -> np.ndarray:
 
 
 _FEASIBLE = _build_feasible()
-TOP3 = _build_top3()
+_TOP3 = _build_top3()
 
 
 def duty_index(k, e2, e3, e4):
@@ -147,7 +147,7 @@ _FEASIBLE_BITS = (_FEASIBLE.reshape(-1, 4, 125) << np.arange(4)[None, :, None]).
 _EXPAND32 = np.ascontiguousarray(((np.arange(16)[:, None] >> np.arange(4)) & 1).astype(bool)) \
     .view(np.uint32).ravel()  # a 4-bit set as four bools, read as one uint32
 _H = np.arange(1, MAX_COUNT + 1)  # copies of a kind a hand can hold
-_SCODE = np.array([125, 25, 5, 1])  # the code of four counts 0..4 (TOP3's first index)
+_SCODE = np.array([125, 25, 5, 1])  # the code of four counts 0..4 (_TOP3's first index)
 _ONE_HOT = np.eye(5, dtype=np.int64)  # _ONE_HOT[c]: c in 0..4 as a histogram's unit
 # _IN_CLASS[(trump * NUM_LEVELS + level - 3) * 5 + class]: the kinds of that suit class
 _CLASS_ROWS = SUIT_CLASS.reshape(-1, NUM_KINDS).astype(np.int64)
@@ -158,20 +158,20 @@ _CODE = np.array([0, 1, 2, 3, 4, 0, 5, 6, 7, 8], dtype=np.int32)
 
 
 def _base_table() -> np.ndarray:
-    """The dead-rule table row (``table_row(...) // 4``) from ``k``, the led-suit kinds held
+    """The dead-rule table row (``_table_row(...) // 4``) from ``k``, the led-suit kinds held
     exactly 2 (up to 2), 3 and 4 times (up to 1) and the follow's groups of 1 (up to 3), 2 and 3
     cards (up to 1)."""
     k, e2, e3, e4, n1, n2, n3 = np.indices((5, 3, 2, 2, 4, 2, 2))
-    return table_row(np.maximum(k, 1), duty_index(k, e2, e3, e4), n1, n2, n3, 1) // 4
+    return _table_row(np.maximum(k, 1), duty_index(k, e2, e3, e4), n1, n2, n3, 1) // 4
 
 
 def _top3_table() -> np.ndarray:
-    """``TOP3`` indexed by the counts of free led-suit kinds held at least 1, 2, 3, 4 times
+    """``_TOP3`` indexed by the counts of free led-suit kinds held at least 1, 2, 3, 4 times
     (each up to 4, coded base 5) instead of by the four largest counts."""
     at_least = np.indices((5, 5, 5, 5)).reshape(4, -1).T  # rows: [>= 1, >= 2, >= 3, >= 4]
     top4 = (at_least[:, None, :] > np.arange(4)[None, :, None]).sum(axis=2)  # largest first
     table = np.zeros((5 ** 4, 5), dtype=np.int64)
-    table[at_least @ _SCODE] = TOP3[top4 @ _SCODE]
+    table[at_least @ _SCODE] = _TOP3[top4 @ _SCODE]
     return table
 
 
@@ -314,7 +314,7 @@ def trick_winner(kinds, identical, void, trump, level) -> np.ndarray:
 
 _SUIT_CLASS_LISTS = SUIT_CLASS.tolist()
 _FEASIBLE_BITS_LISTS = _FEASIBLE_BITS.tolist()
-_TOP3_LISTS = TOP3.tolist()
+_TOP3_LISTS = _TOP3.tolist()
 # kinds of each suit class under each (trump, level): _CLASS_KINDS[trump][level - 3][class]
 _CLASS_KINDS = [[[[j for j in range(NUM_KINDS) if row[j] == c] for c in range(5)]
                  for row in by_level] for by_level in _SUIT_CLASS_LISTS]
@@ -403,7 +403,7 @@ def _play_steps_general(hand: list, partial: dict, led: int, k: int, trump: int,
     counts = [h for _, h in suit]
     duty = _duty_one(k, counts.count(2), counts.count(3), counts.count(4))
     chosen = list(partial.values())
-    base = table_row(min(k, 4), duty, min(chosen.count(1), 3), min(chosen.count(2), 1),
+    base = _table_row(min(k, 4), duty, min(chosen.count(1), 3), min(chosen.count(2), 1),
                 min(chosen.count(3), 1), 1) // 4
     top = sorted((h for _, h in free), reverse=True)[:4] + [0, 0, 0, 0]
     scode = ((top[0] * 5 + top[1]) * 5 + top[2]) * 5 + top[3]
