@@ -55,6 +55,8 @@ OPTIONS = {
 _SOLO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
 _SOLO_MASK[[cat.SOLO_DECLINE, cat.SOLO_DECLARE]] = True
 _NO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
+# module names for the phases: a global is read 4x faster than an Enum member (Python 3.11)
+_SOLO, _PLAY, _OVER = Phase.SOLO, Phase.PLAY, Phase.OVER
 _POINTS = KIND_POINTS.tolist()
 _TYPE_INDEX = {name: i for i, name in enumerate(cat.PLAY_TYPES)}
 
@@ -145,9 +147,9 @@ class DagongState(CardState):
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over the ``N`` actions for the player to act (a new array)."""
-        if self.phase == Phase.PLAY:
+        if self.phase == _PLAY:
             return self._play_mask()
-        return _SOLO_MASK.copy() if self.phase == Phase.SOLO else _NO_MASK.copy()
+        return _SOLO_MASK.copy() if self.phase == _SOLO else _NO_MASK.copy()
 
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` is legal for the player to act, without building the mask (an
@@ -156,9 +158,9 @@ class DagongState(CardState):
             return False
         if self._given is not None:
             return bool(self._given[action])
-        if self.phase == Phase.PLAY:
+        if self.phase == _PLAY:
             return self._play_allows(action)
-        return self.phase == Phase.SOLO and bool(_SOLO_MASK[action])
+        return self.phase == _SOLO and bool(_SOLO_MASK[action])
 
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_mask()).tolist()
@@ -187,7 +189,7 @@ class DagongState(CardState):
     def _play(self, action: int) -> None:
         self.last_rewards = [0, 0, 0, 0]
         self._given = None
-        if self.phase == Phase.SOLO:
+        if self.phase == _SOLO:
             self._apply_solo(action)
         elif action == cat.PASS:
             self._apply_pass()
@@ -209,7 +211,7 @@ class DagongState(CardState):
             self._set_current(nxt)
 
     def _begin_play(self) -> None:
-        self.phase = Phase.PLAY
+        self.phase = _PLAY
         self.v["solo_phase"][0] = 0
         self._set_current(self.dealer)
 
@@ -323,7 +325,7 @@ class DagongState(CardState):
             self.hand_index += 1
             self._start_hand(dealer=result.places[0], first=False)
         else:
-            self.phase = Phase.OVER
+            self.phase = _OVER
             self.v["to_play"][:] = 0
 
     # --- hand set-up and helpers -------------------------------------------------------------
@@ -372,10 +374,10 @@ class DagongState(CardState):
             v["forced_solo"][0] = 1
         self.current = dealer
         if self.game.options["allow_solo"] and not forced_solo:
-            self.phase = Phase.SOLO
+            self.phase = _SOLO
             v["solo_phase"][0] = 1
         else:
-            self.phase = Phase.PLAY
+            self.phase = _PLAY
         self._set_current(dealer)
 
     def _set_current(self, seat: int) -> None:
