@@ -182,10 +182,14 @@ def test_the_batched_engine_equals_per_state_apply_with_variants_mixed(game, gam
     assert [s.to_dict() for s in fast.slots] == [s.to_dict() for s in slow.slots]
 
 
-def test_small_batches_step_state_by_state_large_ones_in_numpy():
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_small_batches_step_state_by_state_large_ones_in_numpy(game):
+    """One small-batch rule for every game: VectorGame uses the game's batched engine from its
+    ``min_batch`` games on (the protocol's optional attribute), SlotBatch below it."""
+    from cardenv.games import make_game
     from cardenv.vector import SlotBatch
-    from cardenv.dagong.vector import DagongBatch
 
-    assert isinstance(VectorGame("dagong", DagongBatch.min_batch - 1).engine, SlotBatch)
-    assert isinstance(VectorGame("dagong", DagongBatch.min_batch).engine, DagongBatch)
-    assert isinstance(VectorGame("dagong", 64, batched=False).engine, SlotBatch)
+    engine = make_game(game).batch_engine
+    assert isinstance(VectorGame(game, engine.min_batch - 1).engine, SlotBatch)
+    assert isinstance(VectorGame(game, engine.min_batch).engine, engine)
+    assert isinstance(VectorGame(game, 64, batched=False).engine, SlotBatch)

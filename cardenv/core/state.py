@@ -219,8 +219,34 @@ class CardState:
             raise IllegalActionError("the episode is over; no action is legal")
         if not self.is_legal(action):
             raise IllegalActionError(self._illegal_message(action))
+        self.apply_unchecked(action)
+
+    def apply_unchecked(self, action: int) -> None:
+        """Take ``action`` (an int) for the player to act without checking it, and append it
+        to ``history``: ``apply`` for an action known to be legal (a batched engine checked
+        it against its mask). An illegal one leaves the state in an undefined position."""
         self._play(action)
         self.history.append(action)
+
+    # The sync API of the batched engines (``core.protocol.BatchEngine``): an engine steps the
+    # common phase of many states in its own arrays, writes the states' public fields back
+    # when they are read (``history`` included: it appends the actions it stepped), then says
+    # so with ``position_changed``; it hands the states the rarer moves through
+    # ``apply_unchecked`` (and the game's own public steps, e.g. ``DagongState.end_hand``).
+
+    _given = None  # a legal mask handed over by use_legal, until the position changes
+
+    def use_legal(self, mask: np.ndarray) -> None:
+        """Take the player's legal mask as computed elsewhere (the game's batched legality
+        over many states), so that ``apply`` checks against it instead of computing it again.
+        The caller vouches that it is exact: the tests compare both paths."""
+        self._given = np.array(mask, dtype=bool)  # its own copy: callers may edit theirs
+
+    def position_changed(self) -> None:
+        """Say that the position's fields were written from outside (a batched engine's
+        steps): drop what the state cached about the position it held (a mask given by
+        ``use_legal``; a game's state adds its own caches)."""
+        self._given = None
 
     def _illegal_message(self, action: int) -> str:
         actions = self.game.actions

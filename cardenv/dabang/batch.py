@@ -1,8 +1,8 @@
 """Dabang's batched functions over many states at once (what a batched engine calls).
 
-``legal_masks(states)`` answers the play steps of every state in one ``follow.play_mask`` call
-(the other phases' few legal actions come from each state) and hands each play state its row
-(``use_legal``) so that ``apply`` does not compute it again.
+``legal_masks(states)`` answers the play steps of every state in one call of the batched follow
+rule (``follow.play_mask_groups``; the other phases' few legal actions come from each state) and
+hands each play state its row (``use_legal``) so that ``apply`` does not compute it again.
 """
 
 from __future__ import annotations
@@ -21,17 +21,15 @@ def legal_masks(states) -> np.ndarray:
     play = [i for i, s in enumerate(states) if s.phase == Phase.PLAY]
     if play:
         chosen = [states[i] for i in play]
-        hands = np.stack([s.v["hand"][s.current] for s in chosen])
-        partial = np.zeros_like(hands)
         tricks = [s.trick for s in chosen]
-        for row, t in enumerate(tricks):
-            for kind, count in t.partial.items():
-                partial[row, kind] = count
-        dead = np.array([s.game.options["follow"] == "dead" for s in chosen])
-        masks[play, cat.PLAY:cat.PLAY + 216] = follow.play_mask(
-            hands, partial, np.array([t.led_kind for t in tricks]),
+        kinds, counts = zip(*(follow.groups(t.partial) for t in tricks))
+        masks[play, cat.PLAY:cat.PLAY + 216] = follow.play_mask_groups(
+            np.stack([s.v["hand"][s.current] for s in chosen]), np.array(kinds),
+            np.array(counts), np.array([t.led_kind for t in tricks]),
             np.array([t.k for t in tricks]), np.array([s.trump for s in chosen]),
-            np.array([s.level for s in chosen]), dead)
+            np.array([s.level for s in chosen]),
+            np.array([s.game.options["follow"] == "dead" for s in chosen]),
+            np.array([s.cards_left[s.current] for s in chosen]))
         for i, s in zip(play, chosen):
             s.use_legal(masks[i])
     for i, s in enumerate(states):

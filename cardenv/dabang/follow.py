@@ -2,7 +2,11 @@
 
 ``play_mask(hands, partial, led, k, trump, level, dead)`` returns the ``(B, 216)`` mask over the
 "play c cards of kind j" actions (``catalogue.PLAY + 4*j + c - 1``) with no Python loop over
-cards or states:
+cards or states. It is written once, as ``play_mask_groups`` (the follow given as its groups,
+as the engines hold it), which both batched callers use (``batch.legal_masks`` and
+``vector.DabangBatch``); ``play_steps_one`` is the same rule for one state in plain Python (the
+environment's hot path, and ``play_mask``'s answer for fewer than ``NUMPY_FROM`` states). The
+rule:
 
 - leading (``led < 0``): any kind held at least ``c`` times;
 - following a lead of ``k`` identical cards of kind ``led``: the follow is built in steps, one
@@ -27,7 +31,7 @@ three, sizes summing to what is missing) such that the final shape is allowed; `
 iff, sorted in decreasing order, each part fits the matching one of the three largest counts
 among the unused led-suit kinds. Both the candidate part lists (``_FEASIBLE``, indexed by ``k``,
 the duty, the parts chosen so far and ``c``) and the "three largest counts once ``j`` is removed"
-(``TOP3``) are small precomputed tables, so a step is two gathers.
+(``_TOP3``) are small precomputed tables, so a step is two gathers.
 
 ``trick_winner`` compares the plays of a trick: only ``k`` identical cards of the led suit, or
 ``k`` identical trump cards from a follower void in the led suit, can win; the strongest wins,
@@ -41,7 +45,7 @@ import itertools
 import numpy as np
 
 from cardenv.core.cards import NUM_KINDS
-from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
+from cardenv.dabang.strength import NUM_LEVELS, STRENGTH, SUIT_CLASS, TRUMP
 
 MAX_COUNT = 4
 SHAPES = {
@@ -50,7 +54,6 @@ SHAPES = {
     3: [(3,), (2, 1), (1, 1, 1)],
     4: [(4,), (3, 1), (2, 2), (2, 1, 1), (1, 1, 1, 1)],
 }
-_C = np.arange(1, MAX_COUNT + 1)
 
 # --- tables ----------------------------------------------------------------------------------
 
@@ -65,8 +68,7 @@ def _sub(big: tuple, small: list):
     return rest
 
 
-def table_row(k, duty, n1, n2, n3, c):
-    # public: shared with cardenv.dabang.vector (DabangBatch's follow mask)
+def _table_row(k, duty, n1, n2, n3, c):
     return ((((k * 5 + duty) * 4 + n1) * 2 + n2) * 2 + n3) * 4 + (c - 1)
 
 
@@ -76,7 +78,7 @@ def _tcode(t):
 
 def _build_feasible() -> np.ndarray:
     """_FEASIBLE[row(k, duty, n1, n2, n3, c), tcode(t1, t2, t3)]."""
-    table = np.zeros((table_row(4, 4, 3, 1, 1, 4) + 1, 125), dtype=bool)
+    table = np.zeros((_table_row(4, 4, 3, 1, 1, 4) + 1, 125), dtype=bool)
     tops = list(itertools.product(range(5), repeat=3))
     for k, shapes in SHAPES.items():
         for duty in range(len(shapes)):
@@ -94,13 +96,13 @@ def _build_feasible() -> np.ndarray:
                         for rest in rests:
                             parts = sorted(rest, reverse=True) + [0, 0, 0]
                             if all(p <= q for p, q in zip(parts[:3], t)):
-                                table[table_row(k, duty, n1, n2, n3, c), _tcode(t)] = True
+                                table[_table_row(k, duty, n1, n2, n3, c), _tcode(t)] = True
                                 break
     return table
 
 
 def _build_top3() -> np.ndarray:
-    """TOP3[s-code of the four largest counts (desc), h]: tcode of the three largest once one
+    """_TOP3[s-code of the four largest counts (desc), h]: tcode of the three largest once one
     count equal to ``h`` is removed (nothing removed if ``h`` is not among the first three)."""
     table = np.zeros((5 ** 4, 5), dtype=np.int64)
     for s in itertools.product(range(5), repeat=4):
@@ -114,7 +116,7 @@ def _build_top3() -> np.ndarray:
 
 
 _FEASIBLE = _build_feasible()
-TOP3 = _build_top3()  # public: shared with cardenv.dabang.vector (DabangBatch)
+_TOP3 = _build_top3()
 
 
 def duty_index(k, e2, e3, e4):
@@ -131,21 +133,71 @@ def duty_index(k, e2, e3, e4):
 
 # --- the mask ----------------------------------------------------------------------------------
 #
-# Every condition is computed per (state, kind) as a 4-bit set of the allowed counts c = 1..4,
-# on (B, 54) arrays; one final gather turns each set into 4 booleans (a uint32 viewed as bytes).
+# A kind's allowed counts c = 1..4 are a 4-bit set; once the kinds not held or already in the
+# follow are set aside (they get nothing), the set depends on figures of the state (cards still
+# to choose, led-suit cards held, free cards, the duty shape, the largest free led-suit counts)
+# and on the kind only through the copies held h (1..4) and whether it is of the led suit. So
+# each state gets a table of 9 entries (nothing; h = 1..4 off the led suit; h = 1..4 in it), the
+# state figures come from a histogram of those 9 codes and from the follow's groups (at most 4)
+# rather than from sums and a sort over the 54 kinds, and one gather spreads the table over the
+# kinds, each set as four booleans (a uint32 viewed as bytes).
 
-# FEASIBLE_BITS, EXPAND32 and counts_between are public: shared with cardenv.dabang.vector
-FEASIBLE_BITS = (_FEASIBLE.reshape(-1, 4, 125) << np.arange(4)[None, :, None]).sum(axis=1) \
+_FEASIBLE_BITS = (_FEASIBLE.reshape(-1, 4, 125) << np.arange(4)[None, :, None]).sum(axis=1) \
     .astype(np.uint8)  # [row(k, duty, n1, n2, n3) // 4, tcode] -> allowed counts as bits
-_EXPAND = ((np.arange(16)[:, None] >> np.arange(4)) & 1).astype(bool)
-EXPAND32 = np.ascontiguousarray(_EXPAND).view(np.uint32).ravel()
+_EXPAND32 = np.ascontiguousarray(((np.arange(16)[:, None] >> np.arange(4)) & 1).astype(bool)) \
+    .view(np.uint32).ravel()  # a 4-bit set as four bools, read as one uint32
+_H = np.arange(1, MAX_COUNT + 1)  # copies of a kind a hand can hold
+_SCODE = np.array([125, 25, 5, 1])  # the code of four counts 0..4 (_TOP3's first index)
+_ONE_HOT = np.eye(5, dtype=np.int64)  # _ONE_HOT[c]: c in 0..4 as a histogram's unit
+# _IN_CLASS[(trump * NUM_LEVELS + level - 3) * 5 + class]: the kinds of that suit class
+_CLASS_ROWS = SUIT_CLASS.reshape(-1, NUM_KINDS).astype(np.int64)
+_IN_CLASS = (_CLASS_ROWS[:, None, :] == np.arange(5)[None, :, None]).reshape(-1, NUM_KINDS)
+# _CODE[_IN_CLASS5[suit row] + copies held]: the kind's entry of its state's table
+_IN_CLASS5 = (_IN_CLASS * 5).astype(np.int8)
+_CODE = np.array([0, 1, 2, 3, 4, 0, 5, 6, 7, 8], dtype=np.int32)
 
 
-def counts_between(lo, hi):
+def _base_table() -> np.ndarray:
+    """The dead-rule table row (``_table_row(...) // 4``) from ``k``, the led-suit kinds held
+    exactly 2 (up to 2), 3 and 4 times (up to 1) and the follow's groups of 1 (up to 3), 2 and 3
+    cards (up to 1)."""
+    k, e2, e3, e4, n1, n2, n3 = np.indices((5, 3, 2, 2, 4, 2, 2))
+    return _table_row(np.maximum(k, 1), duty_index(k, e2, e3, e4), n1, n2, n3, 1) // 4
+
+
+def _top3_table() -> np.ndarray:
+    """``_TOP3`` indexed by the counts of free led-suit kinds held at least 1, 2, 3, 4 times
+    (each up to 4, coded base 5) instead of by the four largest counts."""
+    at_least = np.indices((5, 5, 5, 5)).reshape(4, -1).T  # rows: [>= 1, >= 2, >= 3, >= 4]
+    top4 = (at_least[:, None, :] > np.arange(4)[None, :, None]).sum(axis=2)  # largest first
+    table = np.zeros((5 ** 4, 5), dtype=np.int64)
+    table[at_least @ _SCODE] = _TOP3[top4 @ _SCODE]
+    return table
+
+
+_BASE = _base_table()
+_TOP3_AT_LEAST = _top3_table()
+
+
+def _counts_between(lo, hi):
     """Bits of the counts c in 1..4 with lo <= c <= hi."""
     up_to_hi = (1 << np.clip(hi, 0, 4)) - 1
     below_lo = (1 << np.clip(lo - 1, 0, 4)) - 1
     return up_to_hi & ~below_lo & 15
+
+
+def groups(partial: dict) -> tuple[list[int], list[int]]:
+    """A ``{kind: count}`` follow or play as 4 kinds and 4 counts, 0-padded (insertion order
+    kept): the form ``play_mask_groups`` takes."""
+    kinds, counts = list(partial), list(partial.values())
+    pad = [0] * (MAX_COUNT - len(kinds))
+    return kinds + pad, counts + pad
+
+
+# From this many states on, one numpy pass is faster than play_steps_one state by state: numpy
+# costs about 150 us a call whatever the batch, play_steps_one about 4-8 us a state (measured
+# at 1, 8, 16 and 32 states: 4 / 43 / 126 / 263 us against 151 / 161 / 169 / 220 us).
+NUMPY_FROM = 16
 
 
 def play_mask(hands, partial, led, k, trump, level, dead=True) -> np.ndarray:
@@ -161,62 +213,76 @@ def play_mask(hands, partial, led, k, trump, level, dead=True) -> np.ndarray:
         dead: ``True`` for the 死棒 shape duty, ``False`` for the live rule (bool or ``(B,)``).
     """
     hands = np.atleast_2d(np.asarray(hands)).astype(np.int64, copy=False)
-    b = hands.shape[0]
     partial = np.broadcast_to(np.asarray(partial, dtype=np.int64), hands.shape)
-    led, k, trump, level, dead = (np.broadcast_to(np.asarray(x), (b,))
-                                  for x in (led, k, trump, level, dead))
-    if b == 1:  # one state: the plain-Python path is an order of magnitude faster
-        row = np.zeros((1, NUM_KINDS * MAX_COUNT), dtype=bool)
-        part = {j: int(c) for j, c in enumerate(partial[0].tolist()) if c}
-        row[0, play_steps_one(hands[0].tolist(), part, int(led[0]), int(k[0]), int(trump[0]),
-                              int(level[0]), bool(dead[0]))] = True
-        return row
-    leading = led < 0
-    held_bits = (1 << np.minimum(hands, 4)) - 1  # c <= copies held
-    if leading.all():
-        return _expand(held_bits, b)
-
-    k = np.minimum(np.where(leading, 1, k), hands.sum(axis=1))  # a short hand plays all it has
-    cls = SUIT_CLASS[trump, level - 3]  # (b, 54)
-    in_suit = cls == cls[np.arange(b), np.maximum(led, 0)][:, None]
-    unused = (partial == 0) & (hands > 0)
-    remaining = (k - partial.sum(axis=1))[:, None]  # cards still to choose
-    suit_held = np.where(in_suit, hands, 0)
-    a = suit_held.sum(axis=1)
-    common = held_bits & ((1 << np.clip(remaining, 0, 4)) - 1) & np.where(unused, 15, 0)
-
-    # Short in the led suit: every led-suit kind goes in whole; fill with any other cards.
-    other_free = np.where(~in_suit & unused, hands, 0).sum(axis=1)[:, None]
-    suit_left = (a - np.where(in_suit, partial, 0).sum(axis=1))[:, None]
-    gap = remaining - suit_left  # cards that must come from outside the led suit
-    suit_step = np.where(gap <= other_free, 1 << (np.maximum(hands, 1) - 1), 0)
-    fill_step = counts_between(gap - (other_free - hands), gap)
-    short_bits = np.where(in_suit, suit_step, fill_step)
-
-    # Enough in the led suit: only led-suit cards; live rule: enough of them left afterwards.
-    suit_free = np.where(in_suit & unused, hands, 0)
-    live_bits = counts_between(remaining - (suit_free.sum(axis=1)[:, None] - hands), 4)
-
-    # Dead rule: the parts still needed must fit the unused led-suit kinds.
-    held_exactly = [(suit_held == m).sum(axis=1) for m in (2, 3, 4)]
-    duty = duty_index(k, *held_exactly)
-    chosen = np.where(in_suit, partial, 0)
-    n1, n2, n3 = ((chosen == m).sum(axis=1) for m in (1, 2, 3))
-    base = table_row(np.clip(k, 1, 4), duty, np.minimum(n1, 3), np.minimum(n2, 1),
-                np.minimum(n3, 1), 1) // 4
-    top4 = -np.sort(-suit_free, axis=1)[:, :4]
-    scode = ((top4[:, 0] * 5 + top4[:, 1]) * 5 + top4[:, 2]) * 5 + top4[:, 3]
-    tcode = TOP3[scode[:, None], np.minimum(hands, 4)]  # (b, 54)
-    dead_bits = FEASIBLE_BITS[base[:, None], tcode]
-
-    enough_bits = np.where(in_suit, np.where(dead[:, None], dead_bits, live_bits), 0)
-    bits = common & np.where((a < k)[:, None], short_bits, enough_bits)
-    bits = np.where(leading[:, None], held_bits, bits)
-    return _expand(bits, b)
+    # a follow has at most three groups: the (up to) four first kinds in it, in kind order
+    kinds = np.argsort(partial == 0, axis=1, kind="stable")[:, :MAX_COUNT]
+    counts = np.take_along_axis(partial, kinds, axis=1)
+    return play_mask_groups(hands, kinds, counts, led, k, trump, level, dead, hands.sum(axis=1))
 
 
-def _expand(bits, b):
-    return np.take(EXPAND32, bits).view(bool).reshape(b, NUM_KINDS * MAX_COUNT)
+def play_mask_groups(hands, part_kind, part_count, led, k, trump, level, dead,
+                     size) -> np.ndarray:
+    """``play_mask`` with the follow being built given as its groups of identical cards, as the
+    engines hold it: ``part_kind``, ``part_count`` ``(B, 4)`` (count 0: no group; see
+    ``groups``), and ``size`` ``(B,)`` the cards in each hand (``hands`` summed). The one
+    batched follow rule: ``batch.legal_masks`` and ``vector.DabangBatch`` both call it."""
+    hands = np.atleast_2d(np.asarray(hands))
+    b = hands.shape[0]
+    led, k, trump, level, dead, size = (np.broadcast_to(np.asarray(x), (b,))
+                                        for x in (led, k, trump, level, dead, size))
+    part_kind, part_count = (np.asarray(x, dtype=np.int64) for x in (part_kind, part_count))
+    if b < NUMPY_FROM:  # a few states: play_steps_one, state by state
+        rows = np.zeros((b, NUM_KINDS * MAX_COUNT), dtype=bool)
+        for i, (hand, kinds, counts) in enumerate(zip(hands.tolist(), part_kind.tolist(),
+                                                      part_count.tolist())):
+            part = {j: c for j, c in zip(kinds, counts) if c}
+            rows[i, play_steps_one(hand, part, int(led[i]), int(k[i]), int(trump[i]),
+                                   int(level[i]), bool(dead[i]), int(size[i]))] = True
+        return rows
+    line = np.arange(b)
+    table = trump.astype(np.int64) * NUM_LEVELS + level - 3
+    suit_row = table * 5 + _CLASS_ROWS[table, np.maximum(led, 0)]
+    code = _CODE[_IN_CLASS5[suit_row] + hands]  # 0 not held, 1..4 off suit, 5..8 in suit
+    grouped = part_count > 0  # the follow's groups (distinct kinds)
+    code.reshape(-1)[(line[:, None] * NUM_KINDS + part_kind)[grouped]] = 0  # used: no more
+    held = np.take_along_axis(hands, part_kind, axis=1) * grouped  # copies of those kinds
+    in_suit = _IN_CLASS[suit_row[:, None], part_kind] & grouped
+    code += 9 * line[:, None].astype(np.int32)  # now the state's entry of the flat tables
+    free = np.bincount(code.reshape(-1), minlength=9 * b).reshape(b, 9)[:, 5:]
+    # free: unused led-suit kinds held 1, 2, 3, 4 times
+    k = np.minimum(np.where(led < 0, 1, k), size)  # a short hand plays all it has
+    held_suit = (held * in_suit).sum(axis=1)
+    a = free @ _H + held_suit  # led-suit cards held
+    remaining = k - part_count.sum(axis=1)  # cards still to choose
+    suit_free = a - held_suit
+    other_free = (size - a - (held * ~in_suit).sum(axis=1))[:, None]
+    suit_left = a - (part_count * in_suit).sum(axis=1)
+    h = _H[None, :]
+    common = ((1 << h) - 1) & ((1 << np.clip(remaining, 0, 4)) - 1)[:, None]
+    # short in the led suit: each led-suit kind whole, the gap filled from other cards
+    gap = (remaining - suit_left)[:, None]
+    suit_step = np.where(gap <= other_free, 1 << (h - 1), 0)
+    fill_step = _counts_between(gap - (other_free - h), gap)
+    # enough: the live rule (enough led-suit cards left afterwards), or (dead) the parts still
+    # needed fitting the free kinds
+    live = _counts_between(remaining[:, None] - (suit_free[:, None] - h), 4)
+    # the led-suit kinds held exactly 2, 3, 4 times (the duty shape) and the follow's led-suit
+    # groups of 1, 2, 3 cards: histograms of the groups, one-hot summed
+    held_kinds = free + _ONE_HOT[held * in_suit].sum(axis=1)[:, 1:]
+    chosen = _ONE_HOT[part_count * in_suit].sum(axis=1)
+    base = _BASE[np.clip(k, 1, 4), np.minimum(held_kinds[:, 1], 2),
+                 np.minimum(held_kinds[:, 2], 1), np.minimum(held_kinds[:, 3], 1),
+                 np.minimum(chosen[:, 1], 3), np.minimum(chosen[:, 2], 1),
+                 np.minimum(chosen[:, 3], 1)]
+    at_least = np.minimum(free[:, ::-1].cumsum(axis=1)[:, ::-1], 4)  # kinds held >= 1..4
+    dead_bits = _FEASIBLE_BITS[base[:, None], _TOP3_AT_LEAST[at_least @ _SCODE][:, 1:]]
+    enough = np.where(dead[:, None], dead_bits, live)
+    short = (a < k)[:, None]
+    bits = np.zeros((b, 9), dtype=np.int64)
+    bits[:, 1:5] = common & np.where(short, fill_step, 0)
+    bits[:, 5:] = common & np.where(short, suit_step, enough)
+    bits[led < 0, 1:] = np.tile((1 << _H) - 1, 2)  # a lead: any count held
+    return np.take(_EXPAND32[bits].reshape(-1), code).view(bool).reshape(b, 4 * NUM_KINDS)
 
 
 # --- the trick ---------------------------------------------------------------------------------
@@ -247,8 +313,8 @@ def trick_winner(kinds, identical, void, trump, level) -> np.ndarray:
 # --- one state, in plain Python (the environment's hot path) ------------------------------------
 
 _SUIT_CLASS_LISTS = SUIT_CLASS.tolist()
-_FEASIBLE_BITS_LISTS = FEASIBLE_BITS.tolist()
-_TOP3_LISTS = TOP3.tolist()
+_FEASIBLE_BITS_LISTS = _FEASIBLE_BITS.tolist()
+_TOP3_LISTS = _TOP3.tolist()
 # kinds of each suit class under each (trump, level): _CLASS_KINDS[trump][level - 3][class]
 _CLASS_KINDS = [[[[j for j in range(NUM_KINDS) if row[j] == c] for c in range(5)]
                  for row in by_level] for by_level in _SUIT_CLASS_LISTS]
@@ -337,7 +403,7 @@ def _play_steps_general(hand: list, partial: dict, led: int, k: int, trump: int,
     counts = [h for _, h in suit]
     duty = _duty_one(k, counts.count(2), counts.count(3), counts.count(4))
     chosen = list(partial.values())
-    base = table_row(min(k, 4), duty, min(chosen.count(1), 3), min(chosen.count(2), 1),
+    base = _table_row(min(k, 4), duty, min(chosen.count(1), 3), min(chosen.count(2), 1),
                 min(chosen.count(3), 1), 1) // 4
     top = sorted((h for _, h in free), reverse=True)[:4] + [0, 0, 0, 0]
     scode = ((top[0] * 5 + top[1]) * 5 + top[2]) * 5 + top[3]

@@ -247,13 +247,9 @@ class DabangState(CardState):
         rules = RULES.get(self.phase)  # none once over
         return rules.legal(self) if rules is not None else []
 
-    _given = None  # the mask handed over by use_legal, until the next move
-
-    def use_legal(self, mask: np.ndarray) -> None:
-        """Take the player's legal mask as computed elsewhere (the batched ``follow.play_mask``
-        over many states), so that ``apply`` checks against it instead of computing it again.
-        The caller vouches that it is exact: the tests compare both paths."""
-        self._given = np.array(mask, dtype=bool)  # its own copy: callers may edit theirs
+    def position_changed(self) -> None:
+        """``CardState.position_changed``: also the legal actions computed for it."""
+        self._legal = self._given = None
 
     def legal_mask(self) -> np.ndarray:
         """Boolean mask over the ``cat.NUM_ACTIONS`` (404) actions for the player to act."""

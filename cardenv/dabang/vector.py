@@ -9,10 +9,10 @@ rarer phases (the deal and declarations, tribute, burial, 扣王) and the end of
 the next deal, the end of the episode) run game by game through the reference code
 (``game.py``, ``phases/*.py``), which stays the definition of the rules: a property test
 (``tests/dabang/test_vector_engine.py``) steps both side by side. The masks of the play rows
-come from numpy over the arrays (``_play_mask``, ``follow.play_mask``'s rule worked out per
-count held), those of the bury rows from the buffer, the others from their states; the
-observations are block copies out of the stacked buffers (``ObservationGather``). A batch of
-fewer than ``MIN_VECTOR_BATCH`` games is stepped by the reference code alone.
+come from ``follow.play_mask_groups`` over the arrays (the one batched follow rule), those of
+the bury rows from the buffer, the others from their states; the
+observations are block copies out of the stacked buffers (``ObservationGather``).
+``VectorGame`` steps a batch of fewer than ``min_batch`` games state by state instead.
 
 Where each part of a game lives:
 
@@ -23,8 +23,10 @@ Where each part of a game lives:
   ``cards_left``, ``points``, ``last_trick_team``, ``last_rewards``, ``history``): for a game in
   the play phase, the arrays below are the truth and the object is brought up to date lazily
   (``_sync``: when ``state(i)`` is read, before the reference code takes a step, at
-  ``replace``); for a game in any other phase, the object is the truth and the arrays are
-  loaded from it when it enters play (``_load``).
+  ``replace``: its public fields written, the pending actions appended to ``history``, then
+  ``state.position_changed()``); for a game in any other phase, the object is the truth (the
+  reference code steps it through ``state.apply_unchecked``) and the arrays are loaded from it
+  when it enters play (``_load``).
 
 The trick arrays: the lead (``leader``, ``led`` kind, ``k`` cards), the follow being built as
 its groups in step order (``part_kind``/``part_count``, ``part_n`` groups: ``Trick.partial`` is
@@ -40,8 +42,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
 from cardenv.dabang import catalogue as cat
-from cardenv.dabang.follow import (EXPAND32, FEASIBLE_BITS, TOP3, counts_between, duty_index,
-                                   table_row, trick_winner)
+from cardenv.dabang.follow import groups, play_mask_groups, trick_winner
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.deal import DEALT
@@ -54,44 +55,10 @@ _OFF = LAYOUT.offsets
 _HAND, _SELECTION, _PLAYED, _TRICK = (_OFF[n] for n in ("hand", "selection", "played", "trick"))
 _TO_PLAY, _LEADER, _LED_COUNT = _OFF["to_play"], _OFF["leader"], _OFF["led_count"]
 _POINTS, _CARDS_LEFT = _OFF["points"], _OFF["cards_left"]
-_KINDS = np.arange(_K)
 _GROUPS = np.arange(4)  # a play holds at most 4 groups of identical cards
-_H = np.arange(1, 5)  # copies of a kind a hand can hold
-_SCODE = np.array([125, 25, 5, 1])  # follow's code of four counts 0..4
 _PLAY = cat.PLAY
 _KIND_POINTS = KIND_POINTS.astype(np.int64)
-# _IN_CLASS[(trump * NUM_LEVELS + level - 3) * 5 + class]: the kinds of that suit class
-_CLASS_ROWS = SUIT_CLASS.reshape(-1, _K).astype(np.int64)
-_IN_CLASS = (_CLASS_ROWS[:, None, :] == np.arange(5)[None, :, None]).reshape(-1, _K)
-# _CODE[_IN_CLASS5[suit row] + copies held]: the kind's entry in _play_mask's row tables
-_IN_CLASS5 = (_IN_CLASS * 5).astype(np.int8)
-_CODE = np.array([0, 1, 2, 3, 4, 0, 5, 6, 7, 8], dtype=np.int32)
-_ONE_HOT = np.eye(5, dtype=np.int64)  # _ONE_HOT[c]: c in 0..4 as a histogram's unit
-
-
-def _base_table() -> np.ndarray:
-    """``follow``'s dead-rule table row (``table_row(...) // 4``) from ``k``, the led-suit kinds
-    held exactly 2 (up to 2), 3 and 4 times (up to 1) and the follow's groups of 1 (up to 3), 2
-    and 3 cards (up to 1), by ``follow.duty_index`` and ``follow.table_row``."""
-    grid = np.indices((5, 3, 2, 2, 4, 2, 2))
-    k, e2, e3, e4, n1, n2, n3 = grid
-    duty = duty_index(k, e2, e3, e4)
-    return table_row(np.maximum(k, 1), duty, n1, n2, n3, 1) // 4
-
-
-def _top3_table() -> np.ndarray:
-    """``follow.TOP3`` indexed by the counts of free led-suit kinds held at least 1, 2, 3, 4
-    times (each up to 4, coded base 5) instead of by the four largest counts."""
-    at_least = np.indices((5, 5, 5, 5)).reshape(4, -1).T  # rows: [>= 1, >= 2, >= 3, >= 4]
-    top4 = (at_least[:, None, :] > np.arange(4)[None, :, None]).sum(axis=2)  # largest first
-    table = np.zeros((5 ** 4, 5), dtype=np.int64)
-    codes = at_least @ _SCODE
-    table[codes] = TOP3[top4 @ _SCODE]
-    return table
-
-
-_BASE = _base_table()
-_TOP3_AT_LEAST = _top3_table()
+_CLASS_ROWS = SUIT_CLASS.reshape(-1, _K).astype(np.int64)  # [trump * NUM_LEVELS + level - 3]
 _TURN = (np.arange(4)[:, None] + np.arange(4)) % 4  # _TURN[seat]: the seats in turn from it
 # pending play actions per game: at most a hand's, and each play step plays a card or more
 _HISTORY = DEALT
@@ -101,20 +68,22 @@ class DabangBatch:
     """B Dabang states stepped together; the batched engine of ``cardenv.vector.VectorGame``
     (see the module docstring). The states are taken over: their buffers become rows of this
     batch's array until ``replace`` hands them back; read them through ``state(i)``, step them
-    through ``step``. ``vector``: step the play phase in numpy (default: with
-    ``MIN_VECTOR_BATCH`` games or more)."""
+    through ``step``. Made directly, it steps the play phase in numpy whatever its size (the
+    tests do so on a few games); ``VectorGame`` makes it only from ``min_batch`` games on."""
 
-    # Below this many games numpy's cost per call outweighs what batching saves: the games are
-    # then stepped by the reference code alone (``vector`` False), as fast as one by one.
-    MIN_VECTOR_BATCH = 16
+    # Below this many games numpy's cost per call outweighs what batching saves, so VectorGame
+    # steps them state by state (SlotBatch). Measured (random play, this engine against
+    # SlotBatch, decisions/s, best of 3 s runs on a loaded 2-core VM, with follow.play_mask
+    # answering fewer than NUMPY_FROM states in Python): 0.41-1.0x at 4-16 games, 0.9-1.0x at
+    # 24, 1.26-1.42x at 32, 1.28-1.63x at 40-48; as Dagong's.
+    min_batch = 32
 
-    def __init__(self, states: list, *, vector: bool | None = None):
+    def __init__(self, states: list):
         n = len(states)
-        self.vector = n >= self.MIN_VECTOR_BATCH if vector is None else bool(vector)
-        self._states = list(states)
+        self.states = list(states)
         self.buffer = np.zeros((n, _L), dtype=np.int16)
         self._flat = self.buffer.reshape(-1)  # a view: flat indices row * L + column
-        self._hand = self.buffer[:, _HAND:_HAND + 4 * _K].reshape(n, 4, _K)  # a view
+        self.hands = self.buffer[:, _HAND:_HAND + 4 * _K].reshape(n, 4, _K)  # a view
         self.cur = np.full(n, -1, dtype=np.int64)  # seat to act, -1 once over
         self.in_play = np.zeros(n, dtype=bool)  # in the play phase: the arrays are the truth
         self.burying = np.zeros(n, dtype=bool)  # in the bury phase (masks from the buffer)
@@ -146,12 +115,12 @@ class DabangBatch:
         self._mask = None  # masks() until the next step or replace
         self._rows = list(self.buffer)  # row views, and their named views
         self._views = [LAYOUT.views(row) for row in self._rows]
-        for i, state in enumerate(self._states):
+        for i, state in enumerate(self.states):
             self.buffer[i] = state.buffer
             self._adopt(i, state)
 
     def __len__(self) -> int:
-        return len(self._states)
+        return len(self.states)
 
     # --- queries ---------------------------------------------------------------------------
 
@@ -161,7 +130,7 @@ class DabangBatch:
     def observations(self, seats=None) -> np.ndarray:
         """``(B, D)`` float32, as ``DabangGame.observations`` over the states."""
         seats = np.maximum(self.cur, 0) if seats is None else np.asarray(seats, dtype=np.int64)
-        if not self.vector:  # a few rows: one gather of every entry
+        if len(seats) < self.min_batch:  # a few rows: one gather of every entry
             return self.buffer[np.arange(len(seats))[:, None],
                                LAYOUT.observation_index[seats]].astype(np.float32)
         return _OBSERVE(self.buffer, seats)
@@ -187,84 +156,29 @@ class DabangBatch:
             if rows.size:
                 mask[rows, cat.BURY:cat.BURY + _K] = self._bury_mask(rows)
             for i in np.flatnonzero(~(self.in_play | self.burying) & (self.cur >= 0)).tolist():
-                mask[i, self._states[i].legal_actions()] = True
+                mask[i, self.states[i].legal_actions()] = True
             self._mask = mask
         return self._mask
 
     def _bury_mask(self, rows: np.ndarray) -> np.ndarray:
         """``burial.legal_bury`` of ``rows`` (the dealer, to act): any card held, the small
         joker only once no big joker is held."""
-        hands = self._hands(rows)
+        hands = self._acting_hands(rows)
         mask = hands > 0
         mask[:, SMALL_JOKER] &= hands[:, BIG_JOKER] == 0
         return mask
 
-    def _hands(self, rows: np.ndarray) -> np.ndarray:
+    def _acting_hands(self, rows: np.ndarray) -> np.ndarray:
         """``(b, 54)`` the hands of the seats to act in ``rows``."""
-        return self._hand[rows, self.cur[rows]]
+        return self.hands[rows, self.cur[rows]]
 
     def _play_mask(self, rows: np.ndarray) -> np.ndarray:
-        """``follow.play_mask`` of the seats to act in ``rows`` (``(b, 216)``), worked out per
-        (row, copies held, led suit or not) instead of per (row, kind).
-
-        In ``play_mask`` a kind's allowed counts depend on figures of the row (cards still to
-        choose, led-suit cards held, free cards, the duty shape, the largest free led-suit
-        counts) and on the kind only through the copies held ``h`` (1..4) and whether it is of
-        the led suit, once the kinds not held or already in the follow are set aside (they get
-        nothing). So each row gets a table of 9 entries (nothing; ``h`` = 1..4 off the led
-        suit; ``h`` = 1..4 in it), one gather spreads it over the 54 kinds, and the row figures
-        come from a histogram of those 9 codes and from the follow's groups (at most 4)
-        instead of sums and a sort over the 54 kinds."""
-        b = rows.size
-        line = np.arange(b)
-        seat = self.cur[rows]
-        hands = self._hands(rows)
-        led = self.led[rows]
-        table = self.trump[rows] * NUM_LEVELS + self.level[rows] - 3
-        suit_row = table * 5 + _CLASS_ROWS[table, np.maximum(led, 0)]
-        code = _CODE[_IN_CLASS5[suit_row] + hands]  # 0 not held, 1..4 off suit, 5..8 in suit
-        part_kind, part_count = self.part_kind[rows], self.part_count[rows]
-        grouped = part_count > 0  # the follow's groups (distinct kinds)
-        code.reshape(-1)[(line[:, None] * _K + part_kind)[grouped]] = 0  # used: nothing more
-        held = np.take_along_axis(hands, part_kind, axis=1) * grouped  # copies of those kinds
-        in_suit = _IN_CLASS[suit_row[:, None], part_kind] & grouped
-        code += 9 * line[:, None].astype(np.int32)  # now the row's entry of the flat tables
-        free = np.bincount(code.reshape(-1), minlength=9 * b).reshape(b, 9)[:, 5:]
-        # free: unused led-suit kinds held 1, 2, 3, 4 times
-        total = self.cards_left[rows, seat]
-        k = np.minimum(np.where(led < 0, 1, self.k[rows]), total)
-        held_suit = (held * in_suit).sum(axis=1)
-        a = free @ _H + held_suit  # led-suit cards held
-        remaining = k - part_count.sum(axis=1)
-        suit_free = a - held_suit
-        other_free = (total - a - (held * ~in_suit).sum(axis=1))[:, None]
-        suit_left = a - (part_count * in_suit).sum(axis=1)
-        h = _H[None, :]
-        common = ((1 << h) - 1) & ((1 << np.clip(remaining, 0, 4)) - 1)[:, None]
-        # short in the led suit: each led-suit kind whole, the gap filled from other cards
-        gap = (remaining - suit_left)[:, None]
-        suit_step = np.where(gap <= other_free, 1 << (h - 1), 0)
-        fill_step = counts_between(gap - (other_free - h), gap)
-        # enough: the live rule, or (dead) the parts still needed fitting the free kinds
-        live = counts_between(remaining[:, None] - (suit_free[:, None] - h), 4)
-        # the led-suit kinds held exactly 2, 3, 4 times (the duty shape) and the follow's
-        # led-suit groups of 1, 2, 3 cards: histograms of the groups, one-hot summed
-        held_kinds = free + _ONE_HOT[held * in_suit].sum(axis=1)[:, 1:]
-        groups = _ONE_HOT[part_count * in_suit].sum(axis=1)
-        base = _BASE[np.clip(k, 1, 4), np.minimum(held_kinds[:, 1], 2),
-                     np.minimum(held_kinds[:, 2], 1), np.minimum(held_kinds[:, 3], 1),
-                     np.minimum(groups[:, 1], 3), np.minimum(groups[:, 2], 1),
-                     np.minimum(groups[:, 3], 1)]
-        at_least = np.minimum(free[:, ::-1].cumsum(axis=1)[:, ::-1], 4)  # kinds held >= 1..4
-        dead = FEASIBLE_BITS[base[:, None], _TOP3_AT_LEAST[at_least @ _SCODE][:, 1:]]
-        enough = np.where(self.dead[rows, None], dead, live)
-        short = (a < k)[:, None]
-        bits = np.zeros((b, 9), dtype=np.int64)
-        bits[:, 1:5] = common & np.where(short, fill_step, 0)
-        bits[:, 5:] = common & np.where(short, suit_step, enough)
-        bits[led < 0, 1:] = np.tile((1 << _H) - 1, 2)  # a lead: any count held
-        # each entry as four bools (a uint32), spread over the kinds
-        return np.take(EXPAND32[bits].reshape(-1), code).view(bool).reshape(b, 4 * _K)
+        """``(b, 216)``: the play steps of the seats to act in ``rows`` (``follow``'s one
+        batched rule, on the trick arrays)."""
+        return play_mask_groups(self._acting_hands(rows), self.part_kind[rows],
+                                self.part_count[rows], self.led[rows], self.k[rows],
+                                self.trump[rows], self.level[rows], self.dead[rows],
+                                self.cards_left[rows, self.cur[rows]])
 
     def legal(self, actions: np.ndarray) -> np.ndarray:
         actions = np.asarray(actions, dtype=np.int64)
@@ -277,13 +191,13 @@ class DabangBatch:
     def state(self, i: int):
         """Slot ``i``'s state, brought up to date."""
         self._sync(i)
-        return self._states[i]
+        return self.states[i]
 
     def replace(self, i: int, state) -> None:
         """Slot ``i`` now holds ``state``; the state it held keeps its content in a buffer of
         its own (the one ``state`` brings: it swaps buffers and views with the slot's row, so
         that no views are built)."""
-        old = self._states[i]
+        old = self.states[i]
         self._sync(i)
         self._mask = None
         if state is old:
@@ -309,12 +223,10 @@ class DabangBatch:
         hand_ends = self._step_play(rows, actions[rows]) if rows.size else rows
         # the rest game by game: the other phases, and a hand's last card (scoring, next deal)
         for i in np.concatenate([np.flatnonzero(~self.in_play), hand_ends]).tolist():
-            state = self._states[i]
+            state = self.states[i]
             self._sync(i)
             action = int(actions[i])
-            # what state.apply does once the action is known to be legal (legal() checked it)
-            state._play(action)
-            state.history.append(action)
+            state.apply_unchecked(action)  # legal() checked it
             if any(state.last_rewards):
                 rewards[i] = state.last_rewards
             over[i] = state.is_over
@@ -463,18 +375,18 @@ class DabangBatch:
         """Slot ``i`` takes ``state``, whose buffer content is already in row ``i``: its
         buffer and views become the row's, its trick the arrays'."""
         state.buffer, state.v = self._rows[i], self._views[i]
-        self._states[i] = state
+        self.states[i] = state
         self.dirty[i] = False
         self.history_n[i] = 0
         self._load(i)
 
     def _load(self, i: int) -> None:
         """Read slot ``i``'s object (the truth outside play) into the arrays."""
-        state = self._states[i]
+        state = self.states[i]
         self.cur[i] = state.current_player
         self.results_n[i] = len(state.results)
-        self.in_play[i] = self.vector and state.phase == Phase.PLAY
-        self.burying[i] = self.vector and state.phase == Phase.BURY
+        self.in_play[i] = state.phase == Phase.PLAY
+        self.burying[i] = state.phase == Phase.BURY
         if not self.in_play[i]:
             return
         t = state.trick
@@ -484,7 +396,7 @@ class DabangBatch:
         self.points[i] = state.points
         self.last_team[i] = -1 if state.last_trick_team is None else state.last_trick_team
         self.leader[i], self.led[i], self.k[i] = t.leader, t.led_kind, t.k
-        self.part_kind[i], self.part_count[i] = _groups(t.partial)
+        self.part_kind[i], self.part_count[i] = groups(t.partial)
         self.part_n[i] = len(t.partial)
         self.play_seat[i] = 0
         self.play_ident[i] = -1
@@ -494,7 +406,7 @@ class DabangBatch:
         for at, (seat, play, ident, void) in enumerate(t.plays):
             self.play_seat[i, at], self.play_ident[i, at] = seat, ident
             self.play_void[i, at] = void
-            self.play_kind[i, at], self.play_count[i, at] = _groups(play)
+            self.play_kind[i, at], self.play_count[i, at] = groups(play)
         self.num_plays[i] = len(t.plays)
         seats = [seat for seat, _, _, _ in t.plays] + t.to_play
         self.order[i] = seats + [0] * (4 - len(seats))
@@ -504,7 +416,7 @@ class DabangBatch:
         """Bring slot ``i``'s object up to date with the arrays (after numpy play steps)."""
         if not self.dirty[i]:
             return
-        state = self._states[i]
+        state = self.states[i]
         plays = []
         for at in range(int(self.num_plays[i])):
             plays.append([int(self.play_seat[i, at]),
@@ -520,8 +432,8 @@ class DabangBatch:
         team = int(self.last_team[i])
         state.last_trick_team = None if team < 0 else team
         state.last_rewards = [0.0] * 4  # a play step that does not end the hand rewards nothing
-        state._legal = state._given = None
         state.history.extend(self.history[i, :self.history_n[i]].tolist())
+        state.position_changed()
         self.history_n[i] = 0
         self.dirty[i] = False
 
@@ -594,13 +506,6 @@ def _span(columns: np.ndarray):
 _OBSERVE = ObservationGather(LAYOUT)
 
 
-def _groups(play: dict) -> tuple[list[int], list[int]]:
-    """A ``{kind: count}`` play (insertion order kept) as 4 kinds and 4 counts, 0-padded."""
-    kinds, counts = list(play), list(play.values())
-    pad = [0] * (4 - len(kinds))
-    return kinds + pad, counts + pad
-
-
 def _play_dict(kinds: np.ndarray, counts: np.ndarray) -> dict[int, int]:
-    """The inverse of ``_groups``."""
+    """The inverse of ``follow.groups``."""
     return {kind: count for kind, count in zip(kinds.tolist(), counts.tolist()) if count}

@@ -17,6 +17,7 @@ from cardenv.core.cards import NUM_NATURAL, RANK_NAMES, card_str
 from cardenv.core.refusals import Refusal, refuse, text_of
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import legality
+from cardenv.dagong.phase import Phase
 
 #: Each rule a refusal can name -> the clause of docs/rules/dagong.md it comes from.
 CLAUSES = {
@@ -46,7 +47,7 @@ def refusal(state, action, seat: int | None = None) -> Refusal | None:
 def _by_rules(state, action: int) -> Refusal:
     """The game rule that an action id ``state`` does not allow breaks."""
     info = cat.ACTIONS[action]
-    if state.phase == "solo":
+    if state.phase == Phase.SOLO:
         return Refusal("solo_phase", f"'{info.text}' is not a move yet: before the first play "
                                      f"each player in turn, from the dealer, declines or "
                                      f"declares 硬牌")

@@ -12,8 +12,9 @@ Design (struct of arrays):
   and the reference code of the rare phases writes straight into the batch.
 - What the play phase needs beyond the buffer (seat to act, the standing play's id and seat,
   trick points, roles, the order players went out, each seat's cached feasible plays, rewards,
-  history) lives in ``(B,)`` / ``(B, 4)`` arrays. Passes, points won, cards left, 摇摆 seats and
-  the revealed flag are read from the buffer itself (the reference keeps them equal).
+  the actions not yet in the state's ``history``) lives in ``(B,)`` / ``(B, 4)`` arrays.
+  Passes, points won, cards left, 摇摆 seats and the revealed flag are read from the buffer
+  itself (the reference keeps them equal).
 - ``step`` applies every play-phase action at once: passes and trick ends (接风 leader choice),
   plays (the cards taken by ``select_batch``, the batched twin of ``selection.select_cards``),
   going out, 明鸡, 摇摆 seats, trick points. Rows in the 硬牌 phase, and rows whose play decides
@@ -24,8 +25,10 @@ Design (struct of arrays):
   cached bit-packed until that seat's hand changes, so a step recomputes only the seats that
   played since their last turn; a mask is the cached row and the packed ``catalogue.BEATS`` row
   of the standing play, and-ed and unpacked.
-- ``state(i)`` syncs the object lazily (only if the arrays moved on since), so a caller sees
-  exactly what per-state ``apply`` would have produced.
+- ``state(i)`` syncs the object lazily (only if the arrays moved on since: its public fields
+  written, the pending actions appended to ``history``, then ``state.position_changed()``), so
+  a caller sees exactly what per-state ``apply`` would have produced. The rare steps go through
+  the state's public API: ``apply_unchecked`` (硬牌 decisions) and ``end_hand``.
 """
 
 from __future__ import annotations
@@ -36,10 +39,11 @@ from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, NUM_NATURAL, S
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import legality
 from cardenv.dagong.observation import LAYOUT
+from cardenv.dagong.phase import Phase
 
 N = cat.NUM_ACTIONS
-_SOLO, _PLAY, _OVER = 0, 1, 2  # DagongState.phase as a small int
-_PHASE_CODE = {"solo": _SOLO, "play": _PLAY, "over": _OVER}
+_PHASE_CODE = {phase: code for code, phase in enumerate(Phase)}  # state.phase as a small int
+_SOLO, _PLAY, _OVER = (_PHASE_CODE[p] for p in (Phase.SOLO, Phase.PLAY, Phase.OVER))
 
 # --- per-action tables (index: action id) ----------------------------------------------------
 
@@ -279,19 +283,25 @@ _REVEALED, _PARTNER = _OFF["revealed"], _OFF["partner"]
 assert _STANDING_CARDS < _STANDING_SEAT < _STANDING_TYPE < _STANDING_RANK < _STANDING_LENGTH \
     < _PASSED < _TRICK_POINTS < _POINTS == _TRICK_POINTS + 1
 _AFTER = np.arange(1, 5)
+# play-phase actions per game not yet appended to its state's history (they are at the latest
+# when the hand ends, through the reference code): at most a hand's, each play taking a card or
+# more of the 108 and at most three passes following it
+_HISTORY = 4 * 2 * NUM_KINDS
 
 
 class DagongBatch:
     """``B`` Dagong games stepped together (see the module docstring); the batched engine of
-    ``DagongGame`` (``DagongGame.batch_engine``)."""
+    ``DagongGame`` (``DagongGame.batch_engine``). Made directly, it steps the play phase in
+    numpy whatever its size (the tests do so on a few games); ``VectorGame`` makes it only from
+    ``min_batch`` games on."""
 
     # below 32 games per-state apply is faster (measured: 14k vs 5k decisions/s at 1 game, even
-    # at 32), so VectorGame steps smaller batches state by state
+    # at 32), so VectorGame steps smaller batches state by state (SlotBatch)
     min_batch = 32
 
     def __init__(self, states: list):
         b = len(states)
-        self.buf = np.zeros((b, LAYOUT.size), dtype=np.int16)
+        self.buffer = np.zeros((b, LAYOUT.size), dtype=np.int16)
         self.states = list(states)
         self.phase = np.zeros(b, dtype=np.int8)
         self.cur = np.zeros(b, dtype=np.int64)
@@ -309,16 +319,16 @@ class DagongBatch:
         self.feas = np.zeros((b, 4, _PACKED), dtype=np.uint8)
         self.feas_ok = np.zeros((b, 4), dtype=bool)
         self.rewards = np.zeros((b, 4))
-        self.hands_done = np.zeros(b, dtype=np.int64)  # len(results): hands finished
-        self.hist = np.zeros((b, 256), dtype=np.int16)
-        self.hist_len = np.zeros(b, dtype=np.int64)
+        self.results_n = np.zeros(b, dtype=np.int64)  # len(results): hands finished
+        self.history = np.zeros((b, _HISTORY), dtype=np.int16)  # play actions not yet synced
+        self.history_n = np.zeros(b, dtype=np.int64)
         # dirty[i]: the arrays moved on since state i's Python fields were last synced
         self.dirty = np.zeros(b, dtype=bool)
         self._packed = None
         self._views = [None] * b
         # (B, 4, 54) views of the hands and played cards: (row, seat) fancy indexing
-        self.hands = self.buf[:, _HAND:_HAND + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
-        self.played = self.buf[:, _PLAYED:_PLAYED + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
+        self.hands = self.buffer[:, _HAND:_HAND + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
+        self.played = self.buffer[:, _PLAYED:_PLAYED + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
         for i, state in enumerate(self.states):
             self._adopt(i, state)
 
@@ -330,22 +340,12 @@ class DagongBatch:
     def _adopt(self, i: int, state) -> None:
         """Slot ``i`` takes ``state``: its buffer becomes row ``i`` of the batch."""
         self.states[i] = state
-        self.buf[i] = state.buffer
+        self.buffer[i] = state.buffer
         if self._views[i] is None:  # the row's named views serve every state the slot holds
-            self._views[i] = (self.buf[i], LAYOUT.views(self.buf[i]))
+            self._views[i] = (self.buffer[i], LAYOUT.views(self.buffer[i]))
         state.buffer, state.v = self._views[i]
-        n = len(state.history)
-        self._reserve_history(n)
-        self.hist[i, :n] = state.history
-        self.hist_len[i] = n
+        self.history_n[i] = 0
         self._load(i)
-
-    def _reserve_history(self, n: int) -> None:
-        if n >= self.hist.shape[1]:
-            grown = np.zeros((len(self.states), max(2 * self.hist.shape[1], n + 1)),
-                             dtype=np.int16)
-            grown[:, :self.hist.shape[1]] = self.hist
-            self.hist = grown
 
     def _load(self, i: int) -> None:
         """The arrays of slot ``i`` from its object (after the reference code moved it)."""
@@ -362,23 +362,17 @@ class DagongBatch:
         self.out[i] = 0
         self.out[i, :len(s.out)] = s.out
         self.n_out[i] = len(s.out)
-        for seat, feas in enumerate(s._feasible):
-            self.feas_ok[i, seat] = feas is not None
-            if feas is not None:
-                self.feas[i, seat] = np.packbits(feas)
+        self.feas_ok[i] = False  # the hands may have changed: computed again for who acts
         self.rewards[i] = s.last_rewards
-        self.hands_done[i] = len(s.results)
+        self.results_n[i] = len(s.results)
         self.dirty[i] = False
 
     def _sync(self, i: int) -> None:
         """State ``i``'s Python fields from the arrays, where the play phase moved them."""
-        s = self.states[i]
-        n = int(self.hist_len[i])
-        if len(s.history) != n:
-            s.history = self.hist[i, :n].tolist()
         if not self.dirty[i]:
             return
-        row = self.buf[i]
+        s = self.states[i]
+        row = self.buffer[i]
         s.current = int(self.cur[i])
         s.standing = int(self.standing[i])
         s.standing_seat = int(self.standing_seat[i])
@@ -389,10 +383,10 @@ class DagongBatch:
         s.won = row[_POINTS:_POINTS + 4].tolist()
         s.yaobai = set(np.flatnonzero(row[_YAOBAI:_YAOBAI + 4]).tolist())
         s.out = self.out[i, :self.n_out[i]].tolist()
-        s._feasible = [np.unpackbits(self.feas[i, seat], count=N).view(bool)
-                       if self.feas_ok[i, seat] else None for seat in range(4)]
         s.last_rewards = [0, 0, 0, 0]  # the vector path never ends a hand
-        s._given_mask = None
+        s.history.extend(self.history[i, :self.history_n[i]].tolist())
+        s.position_changed()
+        self.history_n[i] = 0
         self.dirty[i] = False
 
     def state(self, i: int):
@@ -402,7 +396,7 @@ class DagongBatch:
 
     def hands_played(self) -> np.ndarray:
         """``(B,)`` int: the hands each slot's game has finished (no state is synced)."""
-        return self.hands_done.copy()
+        return self.results_n.copy()
 
     def replace(self, i: int, state) -> None:
         """Slot ``i`` now holds ``state``; the state it held keeps a buffer of its own."""
@@ -431,12 +425,12 @@ class DagongBatch:
         for seat, index in enumerate(LAYOUT.observation_index):
             rows = np.flatnonzero(seats == seat)
             if rows.size:
-                out[rows] = self.buf.take(rows, axis=0).take(index, axis=1)
+                out[rows] = self.buffer.take(rows, axis=0).take(index, axis=1)
         return out
 
     def global_states(self) -> np.ndarray:
         """``(B, S)`` float32: every slot's whole buffer."""
-        return self.buf.astype(np.float32)
+        return self.buffer.astype(np.float32)
 
     def masks(self) -> np.ndarray:
         """``(B, N)`` bool legal masks: a new array each call (the caller's own; ``legal``
@@ -485,13 +479,13 @@ class DagongBatch:
         actions = np.asarray(actions, dtype=np.int64)
         self._packed = None
         live = np.flatnonzero(self.phase != _OVER)
-        self._reserve_history(int(self.hist_len.max()) + 1)
-        self.hist[live, self.hist_len[live]] = actions[live]
-        self.hist_len[live] += 1
         self.rewards[live] = 0
         play = live[self.phase[live] == _PLAY]
         solo = live[self.phase[live] == _SOLO]  # before any hand ends into a new 硬牌 phase
         acts = actions[play]
+        at = self.history_n[play]
+        self.history[play, at] = acts
+        self.history_n[play] = at + 1
         seats = self.cur[play]
         passing = acts == cat.PASS
         self._pass(play[passing], seats[passing])
@@ -500,27 +494,27 @@ class DagongBatch:
         # the rare steps, game by game through the reference code
         for i in ending.tolist():
             self._sync(i)
-            self.states[i]._end_hand()
+            self.states[i].end_hand()
             self._load(i)
         for i in solo.tolist():
             self._sync(i)
-            self.states[i]._play(int(actions[i]))
+            self.states[i].apply_unchecked(int(actions[i]))  # legal() checked it
             self._load(i)
         return self.rewards.copy(), self.phase == _OVER
 
     def _set_current(self, rows, seats) -> None:
-        self.buf[rows, _TO_PLAY + self.cur[rows]] = 0
+        self.buffer[rows, _TO_PLAY + self.cur[rows]] = 0
         self.cur[rows] = seats
-        self.buf[rows, _TO_PLAY + seats] = 1
+        self.buffer[rows, _TO_PLAY + seats] = 1
 
     def _next_active(self, rows, seats) -> np.ndarray:
         """The next seat after ``seats`` (in play order) still holding cards."""
         order = (seats[:, None] + _AFTER) % 4
-        holding = self.buf[rows[:, None], _CARDS_LEFT + order] > 0
+        holding = self.buffer[rows[:, None], _CARDS_LEFT + order] > 0
         return order[np.arange(rows.size), np.argmax(holding, axis=1)]
 
     def _pass(self, rows, seats) -> None:
-        buf = self.buf
+        buf = self.buffer
         buf[rows, _PASSED + seats] = 1
         waiting = (buf[rows, _CARDS_LEFT:_CARDS_LEFT + 4] > 0) \
             & (buf[rows, _PASSED:_PASSED + 4] == 0) \
@@ -532,18 +526,18 @@ class DagongBatch:
 
     def _award_trick(self, rows) -> None:
         winner = self.standing_seat[rows]
-        self.buf[rows, _POINTS + winner] += self.trick_points[rows].astype(np.int16)
+        self.buffer[rows, _POINTS + winner] += self.trick_points[rows].astype(np.int16)
         self.trick_points[rows] = 0
         self.standing[rows] = -1
         self.standing_seat[rows] = -1
-        self.buf[rows, _STANDING_CARDS:_POINTS] = 0
+        self.buffer[rows, _STANDING_CARDS:_POINTS] = 0
 
     def _end_trick(self, rows) -> None:
         winner = self.standing_seat[rows]
         self._award_trick(rows)
-        holds = self.buf[rows, _CARDS_LEFT + winner] > 0
+        holds = self.buffer[rows, _CARDS_LEFT + winner] > 0
         # 接风: to the known partner once revealed (not in 硬牌), else the next player with cards
-        known = (self.buf[rows, _REVEALED] > 0) & (self.solo[rows] < 0)
+        known = (self.buffer[rows, _REVEALED] > 0) & (self.solo[rows] < 0)
         dealer, partner = self.dealer[rows], self.partner[rows]
         dealer_side = (winner == dealer) | (winner == partner)
         # the winner's teammate: the other of {dealer, partner}, or of the two others (the
@@ -553,8 +547,8 @@ class DagongBatch:
         self._set_current(rows, leader)
 
     def _play_cards(self, rows, seats, actions) -> np.ndarray:
-        """Apply plays; returns the rows whose play decided the hand (left for ``_end_hand``)."""
-        buf = self.buf
+        """Apply plays; returns the rows whose play decided the hand (left for ``end_hand``)."""
+        buf = self.buffer
         hands = self.hands[rows, seats]
         cards = select_batch(hands, actions, self.called[rows])
         cards16 = cards.astype(np.int16)

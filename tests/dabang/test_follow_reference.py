@@ -292,7 +292,7 @@ def test_play_mask_matches_reference(cases):
 
 
 def test_play_mask_one_state_matches_reference(cases):
-    """One state per call (play_mask may take a separate path for B = 1)."""
+    """One state per call (play_mask answers fewer than NUMPY_FROM states in plain Python)."""
     positions, expected = cases
     t0 = time.perf_counter()
     got = np.array([follow.play_mask(*(np.array([x]) for x in (

@@ -33,15 +33,14 @@ GAMES = [DabangGame(**options) for options in VARIANTS]
 class SideBySide:
     """A batch and its reference states; ``fresh`` makes the pair a slot starts with."""
 
-    def __init__(self, num_envs: int, seed: int, mid_hand: float, vector: bool | None = None,
-                 agent=None):
+    def __init__(self, num_envs: int, seed: int, mid_hand: float, agent=None):
         self.agent = agent  # chooses the actions with act_batch (uniformly random if None)
         self.rng = np.random.default_rng(seed)
         self.next_seed = seed
         self.mid_hand = mid_hand  # share of new games taken over part-way through
         pairs = [self.fresh(i) for i in range(num_envs)]
         self.refs = [ref for ref, _ in pairs]
-        self.batch = DabangBatch([mine for _, mine in pairs], vector=vector)
+        self.batch = DabangBatch([mine for _, mine in pairs])
         self.ended = 0
 
     def fresh(self, slot: int):
@@ -124,7 +123,6 @@ class SideBySide:
 @pytest.mark.parametrize("mid_hand", [0.0, 0.5])
 def test_batch_plays_exactly_the_reference_games(mid_hand, games):
     run = SideBySide(num_envs=48, seed=7000 + int(mid_hand * 10), mid_hand=mid_hand)
-    assert run.batch.vector
     while run.ended < games:
         run.step()
     assert Phase.PLAY in {ref.phase for ref in run.refs}
@@ -134,18 +132,16 @@ def test_batch_plays_exactly_the_reference_games(mid_hand, games):
 def test_batch_plays_exactly_the_reference_games_of_heuristic_players(games):
     """The same, with a seeded heuristic choosing every action: the positions training and
     evaluation visit (long follows, buried points, tributes), unlike uniformly random play."""
-    run = SideBySide(num_envs=48, seed=7100, mid_hand=0.0, vector=True,
-                     agent=heuristic_for("dabang", seed=23))
+    run = SideBySide(num_envs=48, seed=7100, mid_hand=0.0, agent=heuristic_for("dabang", seed=23))
     while run.ended < games:
         run.step()
 
 
-@pytest.mark.parametrize("vector", [True, None])
-def test_small_batches(vector):
-    """A few games: in numpy all the same (one or two play rows), and by default stepped by
-    the reference code alone."""
-    run = SideBySide(num_envs=3, seed=321, mid_hand=0.3, vector=vector)
-    assert run.batch.vector == bool(vector)
+def test_small_batches():
+    """A few games, made directly: in numpy all the same (one or two play rows; VectorGame
+    would step them state by state, below ``min_batch``: tests/test_vector.py)."""
+    run = SideBySide(num_envs=3, seed=321, mid_hand=0.3)
+    assert len(run.batch) < DabangBatch.min_batch
     while run.ended < 30:
         run.step()
 
@@ -154,7 +150,7 @@ def test_mid_follow_takeover_and_lazy_sync():
     """States taken over in the middle of a hand (half of them with a follow half built), every
     state read back at every step: reading a state (which writes the arrays back into it) does
     not disturb the batch."""
-    run = SideBySide(num_envs=16, seed=99, mid_hand=1.0, vector=True)
+    run = SideBySide(num_envs=16, seed=99, mid_hand=1.0)
     assert any(ref.phase == Phase.PLAY and ref.trick.partial for ref in run.refs)
     for _ in range(200):
         for i in range(len(run.refs)):
