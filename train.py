@@ -71,6 +71,7 @@ from agents.evaluate import duplicate
 from agents.heuristics import heuristic_for
 from agents.progress import Progress
 from agents.random_agent import RandomAgent
+from agents.rollout import as_game
 from agents import schedules
 from agents.shaping import SHAPING, shaping_for
 from cardenv import cli
@@ -855,12 +856,13 @@ class Trainer:
         agent = self.playing_agent()
         for options in option_sets(self.cfg):
             if self.evaluator is not None:
-                self.evaluator.submit((self.samples, self.iteration, options), self.cfg.game,
-                                      agent, self.heuristic, self.cfg.curve_deals,
-                                      dict(options), seed=20_000_000 + self.cfg.seed)
+                self.evaluator.submit((self.samples, self.iteration, options),
+                                      as_game(self.cfg.game, dict(options)), agent,
+                                      self.heuristic, self.cfg.curve_deals,
+                                      seed=20_000_000 + self.cfg.seed)
                 continue
-            stats = duplicate(self.cfg.game, agent, self.heuristic, self.cfg.curve_deals,
-                              dict(options), seed=20_000_000 + self.cfg.seed)
+            stats = duplicate(as_game(self.cfg.game, dict(options)), agent, self.heuristic,
+                              self.cfg.curve_deals, seed=20_000_000 + self.cfg.seed)
             self._curve_record(self.samples, options, stats)
         if self.timing:
             self.timing["eval"] += time.perf_counter() - began
@@ -896,7 +898,7 @@ class Trainer:
             label = f"evaluation: PPO vs {opponent}{' ' + str(options) if options else ''}"
             # with workers, the chunks go to Ray (the rollout actors are gone by now): the
             # same result as here, sooner
-            stats = duplicate(self.cfg.game, agent, other, deals, dict(options),
+            stats = duplicate(as_game(self.cfg.game, dict(options)), agent, other, deals,
                               seed=10_000_000 + self.cfg.seed,
                               progress=Progress(2 * deals, label, "games"),
                               workers=self.cfg.workers, address=self.cfg.ray_address)
