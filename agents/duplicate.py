@@ -5,10 +5,11 @@ chunks, and summarize the pairs' scores.
 Every deal (a seed) is played twice, agent A on the deal's first side (the game's ``sides``)
 and B on the other, then with the sides swapped. ``play_pairs`` plays the pairs of a chunk of
 seeds of a made ``Game`` (the evaluation makes it once from the game's name and options; it
-travels to Ray tasks pickled) and returns a ``Pairs``; ``deal_chunks`` and ``chunk_seed`` cut an evaluation into chunks
-of ``CHUNK`` pairs, the agents' random choices restarting at each chunk, so a chunk's games are
-the same wherever it is played; ``combine`` turns the chunks' ``Pairs`` into the statistics
-(``summarize``: win rate with a Wilson interval, mean payoff per game with a normal interval).
+travels to Ray tasks pickled) and returns a ``Pairs``; ``deal_chunks`` and ``chunk_seed`` cut
+an evaluation into chunks of ``CHUNK`` pairs, the agents' random choices restarting at each
+chunk, so a chunk's games are the same wherever it is played; ``combine`` turns the chunks'
+``Pairs`` into the statistics (``summarize``: win rate with a Wilson interval, mean payoff per
+game with a normal interval).
 The command line and ``duplicate`` are in ``agents.evaluate``.
 """
 
