@@ -32,6 +32,7 @@ import io
 import time
 
 import train
+from agents.config import collector_settings, load_config
 from cardenv import cli
 
 MAX_SAMPLES = 10 ** 9  # --samples: PPO samples per setting
@@ -64,13 +65,13 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
 
     act = ppo.PolicyNet.act
     with tempfile.TemporaryDirectory() as run_dir:
-        cfg = train.load_config(config, [f"run_dir={run_dir}", "eval_deals=0", *overrides])
+        cfg = load_config(config, [f"run_dir={run_dir}", "eval_deals=0", *overrides])
         trainer = train.Trainer(cfg)
         if per_row:
             heuristic = trainer.heuristic
             heuristic.act_batch = lambda o, m: Agent.act_batch(heuristic, o, m)
             # the same games, each state stepped by its own apply
-            trainer.collector.deal(train.collector_settings(cfg),
+            trainer.collector.deal(collector_settings(cfg),
                                    trainer.collector.games.seeds[0], batched=False)
             ppo.PolicyNet.act = _act_before
         try:
@@ -78,7 +79,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
                 trainer.collect()
             samples, start = 0, time.perf_counter()
             while time.perf_counter() - start < seconds:
-                samples += len(trainer.collect()["action"])
+                samples += len(trainer.collect())
             return samples / (time.perf_counter() - start)
         finally:
             ppo.PolicyNet.act = act
@@ -107,14 +108,14 @@ def update_rate(config: str, samples: int = 8192) -> float:
 
 
     with tempfile.TemporaryDirectory() as run_dir:
-        cfg = train.load_config(config, [f"run_dir={run_dir}", f"rollout_samples={samples}",
+        cfg = load_config(config, [f"run_dir={run_dir}", f"rollout_samples={samples}",
                                          "eval_deals=0"])
         trainer = train.Trainer(cfg)
         try:
             batch = trainer.collect()
             start = time.perf_counter()
             trainer.update(batch)
-            return len(batch["action"]) / (time.perf_counter() - start)
+            return len(batch) / (time.perf_counter() - start)
         finally:
             trainer.writer.close()
 
@@ -135,7 +136,7 @@ def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> 
     with tempfile.TemporaryDirectory() as run_dir:
         trainers = {}
         for name, overrides in settings.items():
-            cfg = train.load_config(config, [
+            cfg = load_config(config, [
                 f"run_dir={run_dir}", f"run_name={name}", "imitation_samples=0", "eval_deals=0",
                 "curve_every=0", "checkpoint_every=1000000", "stages=[]", *overrides])
             cfg.total_samples = cfg.rollout_samples  # the warm-up iteration
@@ -173,7 +174,7 @@ def curve_cost(config: str, overrides: tuple = ()) -> dict:
 
 
     with tempfile.TemporaryDirectory() as run_dir:
-        cfg = train.load_config(config, [f"run_dir={run_dir}", "imitation_samples=0",
+        cfg = load_config(config, [f"run_dir={run_dir}", "imitation_samples=0",
                                          "eval_deals=0", *overrides])
         with contextlib.redirect_stdout(io.StringIO()):
             trainer = train.Trainer(cfg)

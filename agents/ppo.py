@@ -283,6 +283,19 @@ def fit(net: nn.Module, optimizer, rows: int, *, epochs: int, minibatch: int,
     return stats
 
 
+def on_cpu(value):
+    """``value`` with every tensor in it on the CPU (a checkpoint loads anywhere; its weights
+    and optimizer state are float32 in any precision)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):
+        return {k: on_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(on_cpu(v) for v in value)
+    return value
+
+
+
 class CheckpointError(ValueError):
     """A file that is not a usable cardenv PPO checkpoint; the message says what is wrong."""
 
