@@ -19,37 +19,23 @@ Warm start (``imitation_samples > 0``): before PPO, the network is trained to im
 heuristic players (cross-entropy on their decisions in heuristic-only games, the value head on
 the hands' final rewards), in chunks of ``imitation_chunk`` decisions. PPO then improves on that.
 
-How data is gathered: ``num_envs`` games run in lockstep (``cardenv.vector.VectorGame``). In
-each game the learner plays one side's seats (a random side per game; sides are the hand's
-partnerships as dealt, see ``agents.rollout.partnership``) and the other seats are taken by an
-opponent drawn from ``opponents`` (``heuristic``, ``frozen`` = a random
-snapshot of the learner from the last ``pool_size`` snapshots, ``random``). Only complete
-hands are learned from: each learner seat's decisions form an episode ending with the hand's
-reward, and advantages come from GAE with no bootstrapping (``agents.selfplay`` keeps
-that bookkeeping; ``agents.collector`` runs it). With ``workers: N`` (the ``[dist]`` extra)
-N Ray actors collect instead, each with ``num_envs`` games, and this process updates
-(``agents.distributed``; ``ray_address`` joins a cluster).
+How data is gathered (``agents.collector``, ``agents.selfplay``): ``num_envs`` games in lockstep
+(``cardenv.vector.VectorGame``); in each the learner plays one side's seats (a random side of
+the hand's partnerships as dealt) against an opponent drawn from ``opponents`` (``heuristic``,
+``frozen``: one of the last ``pool_size`` snapshots of the learner, ``random``). Only complete
+hands are learned from, with GAE advantages and no bootstrapping. With ``workers: N`` (the
+``[dist]`` extra) N Ray actors collect and this process updates (``agents.distributed``).
 
-The learner (``agents.compute``): ``device`` (auto: CUDA when available), ``precision`` (auto:
-bf16 autocast on a CPU with AMX or AVX512-BF16 or a CUDA device that supports it, float32
-weights and optimizer state either way) and ``torch_threads`` (auto: every core, for the update
-and the imitation, while collection, which acts on one thread, is idle). The run's first lines
-say what was chosen and why. Collection and evaluation act on the CPU (here or in the Ray
-actors) with a copy of the weights. With a global critic, the values of a batch's decisions are
-computed by the learner over the whole batch before the update (``Trainer.complete``), not
-step by step while collecting.
+The learner (``agents.compute``): ``device``, ``precision`` (bf16 autocast where the device
+runs it natively, float32 weights either way) and ``torch_threads``, each ``auto`` by default;
+the run's first lines say what was chosen and why. Collection and evaluation act on the CPU with
+a copy of the weights; a global critic's values are computed by the learner over the whole batch
+before the update (``Trainer.complete``). Each stage has its learning-rate schedule
+(``agents.schedules``).
 
-Learning rates: each stage has its own schedule (``lr_schedule``: constant, linear or cosine,
-from ``lr`` down to ``lr_floor``, by default a tenth of ``lr``; ``lr_warmup`` samples rising
-from the floor first; ``agents.schedules``).
-
-Logs: ``metrics.jsonl`` in the run folder has a record of the learner's settings, one per
-imitation chunk, per iteration (learning rate, approx_kl, clip fraction, losses, and the
-seconds spent collecting, updating and evaluating, with the end-to-end samples/s), per
-learning-curve evaluation (``curve_every``; with ``workers`` they run as Ray tasks while
-training goes on, logged when they finish, at the samples whose weights they played) and per
-final evaluation, with the run's wall seconds; ``python -m agents.curves`` draws them. The same
-figures go to TensorBoard (``charts/``, ``losses/``, ``time/``) and the console line.
+Logs (``agents.runlog``): ``metrics.jsonl`` in the run folder (the learner's settings, each
+imitation chunk, iteration, learning-curve point and final evaluation, with the run's wall
+seconds; ``python -m agents.curves`` draws them), TensorBoard, and a console line per iteration.
 """
 
 from __future__ import annotations
@@ -57,7 +43,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import math
 import os
 import sys
 import time
@@ -65,7 +50,7 @@ import time
 import numpy as np
 
 from agents.config import (Config, collector_settings, learning_rate, load_config,
-                           option_sets, stage_at, stage_config)
+                           needs_heuristic, option_sets, run_path, stage_at, stage_config)
 from agents.evaluate import duplicate
 from agents.heuristics import heuristic_for
 from agents.imitation import Demonstrator
@@ -73,7 +58,6 @@ from agents.progress import Progress
 from agents.random_agent import RandomAgent
 from agents.rollout import as_game
 from cardenv import cli
-from cardenv.core.checks import check_int, check_number
 from cardenv.core.errors import ConfigError
 from cardenv.vector import VectorGame
 
@@ -82,15 +66,14 @@ try:  # the [train] extra; main() says so if it is missing
 except ImportError:
     torch = None
 if torch is not None:  # (any other import error is a real one, and shows as such)
-    from torch.utils.tensorboard import SummaryWriter
-
     from agents import compute
+    from agents.checkpoints import read_training, restore, save_training
     from agents.collector import Collector
+    from agents.ppo import PPOAgent, fit, imitation_loss, make_net, ppo_loss, slim
+    from agents.runlog import RunLog, curve_line, evaluation_line, iteration_line
     from agents.selfplay import Batch
-    from agents.ppo import (CheckpointError, PPOAgent, fit, make_net, on_cpu, ppo_loss,
-                            read_checkpoint, slim)
 
-__all__ = ["Config", "Trainer", "learning_rate", "load_config", "main", "on_cpu"]
+__all__ = ["Config", "Trainer", "learning_rate", "load_config", "main"]
 
 
 class Trainer:
@@ -106,7 +89,7 @@ class Trainer:
         torch.set_num_threads(1)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
-        self.run_path = os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}")
+        self.run_path = run_path(cfg)
         os.makedirs(self.run_path, exist_ok=True)
         self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic)
         self.net = self.make_net().to(self.compute.device)
@@ -114,45 +97,15 @@ class Trainer:
         # else a copy refreshed after every update
         self.actor = self.net if self.compute.device.type == "cpu" else self.make_net()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
-        mixes = [cfg.opponents] + [stage.get("opponents", {}) for stage in cfg.stages]
-        needs_heuristic = any(m.get("heuristic", 0) > 0 for m in mixes) or cfg.eval_deals > 0 \
-            or cfg.imitation_samples > 0
-        self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic else None
+        self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic(cfg) else None
         self.random = RandomAgent(cfg.game, cfg.seed)
         self.pool: list = []  # frozen snapshots (state dicts)
         self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
-        self.imitated = 0
-        self.elapsed = 0.0  # wall seconds of the run before this process (resumes add up)
-        if resume:  # a damaged or partial training checkpoint is a ConfigError naming what
-            try:
-                trained = resume["model"]["scale"].numel()
-                if trained != self.net.scale.numel():
-                    raise ConfigError(
-                        f"the checkpoint's network reads {trained} observation entries, "
-                        f"{cfg.game}'s observation now has {self.net.scale.numel()} (the layout "
-                        f"grew): its agent still plays (python -m agents.evaluate reads the "
-                        f"leading entries), but training must start a new run")
-                self.net.load_state_dict(resume["model"])
-                self.optimizer.load_state_dict(resume["optimizer"])
-                for group in self.optimizer.param_groups:  # the saved state carries its last lr
-                    group["lr"] = cfg.lr
-                self.iteration = check_int(resume["iteration"], "iteration", 0, error=ValueError)
-                self.samples = check_int(resume["samples"], "samples", 0, error=ValueError)
-                self.pool = [{k: v.cpu() for k, v in sd.items()} for sd in resume["pool"]]
-                self.imitated = check_int(resume.get("imitated", 0), "imitated", 0,
-                                          error=ValueError)
-                self.elapsed = check_number(resume.get("elapsed", 0.0), "elapsed", 0,
-                                            error=ValueError)
-                self.rng.bit_generator.state = resume["rng"]
-                torch.set_rng_state(resume["torch_rng"])
-                first_seed = check_int(resume["next_seed"], "next_seed", 0, error=ValueError)
-            except ConfigError:
-                raise
-            except (KeyError, TypeError, ValueError, RuntimeError, AttributeError,
-                    IndexError) as exc:
-                what = " ".join(f"{type(exc).__name__}: {exc}".split())
-                raise ConfigError(f"cannot resume: not a complete training checkpoint "
-                                  f"({what[:300]})") from None
+        self.imitated, elapsed = 0, 0.0
+        if resume:  # where the run stood (agents.checkpoints; ConfigError if damaged)
+            at = restore(resume, self.net, self.optimizer, cfg.lr, self.rng, cfg.game)
+            self.iteration, self.samples, self.pool = at.iteration, at.samples, at.pool
+            self.imitated, elapsed, first_seed = at.imitated, at.elapsed, at.next_seed
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
         # the stage this run is in (see Config.stages) and the config it trains with
         self.stage = stage_at(cfg, self.samples)
@@ -182,10 +135,11 @@ class Trainer:
         self.free = compute.FreeCores(self.compute.threads) \
             if cfg.torch_threads == "auto" and not cfg.workers else None
         self.update_threads = self.compute.threads
-        self.writer = SummaryWriter(os.path.join(self.run_path, "tb"))
-        self.clock = time.perf_counter()
-        self.metrics_path = os.path.join(self.run_path, "metrics.jsonl")
-        self._trim_metrics()
+        self.runlog = RunLog(self.run_path, elapsed, self.samples, self.imitated)
+        self.writer = self.runlog.writer
+        # the games the evaluations play: each option set of the run, made once
+        self.variants = [(options, as_game(cfg.game, dict(options)))
+                         for options in option_sets(cfg)]
         self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
                  threads=self.compute.threads, reasons=list(self.compute.reasons))
 
@@ -202,31 +156,9 @@ class Trainer:
 
     # --- the run's log ---------------------------------------------------------------------------
 
-    def seconds(self) -> float:
-        """Wall seconds this run has trained, over all its processes."""
-        return self.elapsed + time.perf_counter() - self.clock
-
-    def _trim_metrics(self) -> None:
-        """Keep only the records up to where this process starts (a resumed run drops what
-        came after its checkpoint: those iterations are trained again)."""
-        if not os.path.exists(self.metrics_path):
-            return
-        with open(self.metrics_path, encoding="utf-8") as f:
-            records = [json.loads(line) for line in f if line.strip()]
-        kept = [r for r in records if r.get("samples", 0) <= self.samples
-                and r.get("imitated", 0) <= self.imitated and r.get("seconds", 0) <= self.elapsed]
-        with open(self.metrics_path, "w", encoding="utf-8") as f:
-            f.writelines(json.dumps(r) + "\n" for r in kept)
-
     def log(self, phase: str, **values) -> None:
-        """Append one record to ``metrics.jsonl``: the phase, the PPO samples and imitated
-        decisions so far, the run's wall seconds, and ``values``."""
-        # seconds rounded down: a checkpoint saved right after keeps the record on resume
-        # (``_trim_metrics`` keeps what is not later than the checkpoint's seconds)
-        record = {"phase": phase, "samples": self.samples, "imitated": self.imitated,
-                  "seconds": math.floor(self.seconds() * 100) / 100, **values}
-        with open(self.metrics_path, "a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
+        """One record of the run's log (``agents.runlog``), at the samples so far."""
+        self.runlog.record(phase, self.samples, self.imitated, **values)
 
     def _enter_stage(self, index: int) -> None:
         """Switch to stage ``index``: its opponent mix and shaping from the next game seated
@@ -268,22 +200,17 @@ class Trainer:
                 chunk.obs, chunk.mask, chunk.action, chunk.ret, chunk.has_value))
             t_state = None if chunk.state is None else torch.as_tensor(chunk.state).to(dev)
 
-            def imitation_loss(idx):
-                rows, cols, logp, values = self.net.legal_log_probs(
-                    t_obs[idx], t_mask[idx], None if t_state is None else t_state[idx])
-                # cross-entropy on the heuristic's action (the policy at legal actions only)
-                policy_loss = -logp[cols == t_act[idx][rows]].mean()
-                weight = t_has[idx].float()
-                value_loss = (weight * (values - t_ret[idx]) ** 2).sum() / weight.sum().clamp(min=1)
-                return policy_loss + cfg.vf_coef * value_loss, {
-                    "policy_loss": policy_loss.item(), "value_loss": value_loss.item()}
+            def loss(idx):
+                return imitation_loss(self.net, t_obs[idx], t_mask[idx], t_act[idx], t_ret[idx],
+                                      t_has[idx], vf_coef=cfg.vf_coef,
+                                      states=None if t_state is None else t_state[idx])
 
             if self.free is not None:  # the cores that stayed free while gathering
                 self.update_threads = self.free.count()
             with compute.threads(self.update_threads):
                 losses = fit(self.net, optimizer, len(chunk), epochs=cfg.imitation_epochs,
                              minibatch=cfg.minibatch, generator=self.generator,
-                             max_grad_norm=cfg.max_grad_norm, loss_fn=imitation_loss,
+                             max_grad_norm=cfg.max_grad_norm, loss_fn=loss,
                              precision=self.compute.precision, device_type=dev.type)
                 with torch.no_grad(), self.compute.autocast():
                     logits, _ = self.net(t_obs[:4096], t_mask[:4096])
@@ -351,19 +278,13 @@ class Trainer:
     # --- the run -------------------------------------------------------------------------------
 
     def save(self, name: str) -> str:
-        path = os.path.join(self.run_path, name)
-        torch.save(on_cpu({
-            "game": self.cfg.game, "options": self.cfg.options,
-            "net": {"hidden": list(self.cfg.hidden), "critic": self.cfg.critic},
-            "model": self.net.state_dict(),
-            "optimizer": self.optimizer.state_dict(), "config": dataclasses.asdict(self.cfg),
-            "iteration": self.iteration, "samples": self.samples, "pool": self.pool,
-            "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
-            "next_seed": self.collector.next_seed, "imitated": self.imitated,
-            "workers": self.collector.state() if self.cfg.workers else None,
-            "elapsed": self.seconds(),
-        }), path)
-        return path
+        """A training checkpoint in the run folder (``agents.checkpoints``)."""
+        return save_training(
+            os.path.join(self.run_path, name), dataclasses.asdict(self.cfg), self.net,
+            self.optimizer, self.pool, self.rng, iteration=self.iteration, samples=self.samples,
+            next_seed=self.collector.next_seed, imitated=self.imitated,
+            workers=self.collector.state() if self.cfg.workers else None,
+            elapsed=self.runlog.seconds())
 
     def train(self) -> dict:
         cfg = self.cfg
@@ -404,36 +325,22 @@ class Trainer:
             seconds = time.perf_counter() - began  # the whole iteration, end to end
             sps = len(batch) / max(seconds, 1e-9)
             other = seconds - sum(self.timing.values())  # stage changes, snapshots, checkpoints
-            win = self.win_rate()
-            payoff = self.collector.mean_payoff("heuristic")
+            win, payoff = self.win_rate(), self.collector.mean_payoff("heuristic")
             self.log("ppo", iteration=self.iteration, stage=self.stage, samples_per_s=round(sps),
-                     lr=lr, collect_s=round(self.timing["collect"], 3),
-                     update_s=round(self.timing["update"], 3),
-                     eval_s=round(self.timing["eval"], 3), other_s=round(other, 3),
-                     update_samples_per_s=round(len(batch) /
-                                                max(self.timing["update"], 1e-9)),
+                     lr=lr, **{f"{k}_s": round(v, 3) for k, v in self.timing.items()},
+                     other_s=round(other, 3),
+                     update_samples_per_s=round(len(batch) / max(self.timing["update"], 1e-9)),
                      update_threads=self.update_threads,
                      win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
                      **{k: round(v, 6) for k, v in stats.items()})
-            for key, value in stats.items():
-                self.writer.add_scalar(f"losses/{key}", value, self.samples)
-            self.writer.add_scalar("charts/SPS", sps, self.samples)
-            self.writer.add_scalar("charts/learning_rate", lr, self.samples)
-            for part, value in self.timing.items():
-                self.writer.add_scalar(f"time/{part}_s", value, self.samples)
-            self.writer.add_scalar("time/iteration_s", seconds, self.samples)
-            if win is not None:
-                self.writer.add_scalar("charts/win_rate_vs_heuristic", win, self.samples)
-                self.writer.add_scalar("charts/payoff_vs_heuristic", payoff, self.samples)
+            self.runlog.scalars(self.samples, {
+                **{f"losses/{k}": v for k, v in stats.items()}, "charts/SPS": sps,
+                "charts/learning_rate": lr, **{f"time/{k}_s": v for k, v in self.timing.items()},
+                "time/iteration_s": seconds, "charts/win_rate_vs_heuristic": win,
+                "charts/payoff_vs_heuristic": payoff})
             if self.iteration % cfg.log_every == 0:
-                done = min(1.0, self.samples / cfg.total_samples)
-                bar = "#" * int(done * 20)
-                print(f"[{bar:<20}] iter {self.iteration} | {self.samples:,}/{cfg.total_samples:,}"
-                      f" samples | {sps:,.0f} samples/s (collect {self.timing['collect']:.1f} s, "
-                      f"update {self.timing['update']:.1f} s, eval {self.timing['eval']:.1f} s) | "
-                      f"win vs heuristic {'n/a' if win is None else f'{win:.2f}'} (recent "
-                      f"hands) | lr {lr:.2e} | kl {stats['approx_kl']:.5f} | clip "
-                      f"{stats['clip_fraction']:.3f} | entropy {stats['entropy']:.2f}", flush=True)
+                print(iteration_line(self.iteration, self.samples, cfg.total_samples, sps,
+                                     self.timing, win, lr, stats), flush=True)
             began = time.perf_counter()
             if self.iteration % cfg.checkpoint_every == 0:
                 self.save("checkpoint.pt")
@@ -458,69 +365,60 @@ class Trainer:
         net.load_state_dict({k: v.detach().cpu() for k, v in self.net.state_dict().items()})
         return PPOAgent(self.cfg.game, net, greedy=True, precision=self.compute.precision)
 
-    def curve_point(self) -> None:
-        """A learning-curve evaluation: ``curve_deals`` duplicate pairs against the heuristic
-        under each option set, on seeds apart from the final evaluation's. With Ray workers
-        they are Ray tasks that run while training goes on (``curve_results`` logs them when
-        they finish); else they are played here, and their seconds count as evaluation."""
-        began = time.perf_counter()
+    def versus(self, opponent, deals: int, seed: int, label: str | None = None):
+        """Duplicate evaluations of the greedy policy as it stands against ``opponent``,
+        ``deals`` pairs from seed ``seed`` under each option set of the run: yields (options,
+        statistics) as each ends. With a ``label``, a progress line, and with workers the chunks
+        go to Ray (the rollout actors are gone by the final evaluations): the same result."""
         agent = self.playing_agent()
-        for options in option_sets(self.cfg):
-            if self.evaluator is not None:
-                self.evaluator.submit((self.samples, self.iteration, options),
-                                      as_game(self.cfg.game, dict(options)), agent,
-                                      self.heuristic, self.cfg.curve_deals,
-                                      seed=20_000_000 + self.cfg.seed)
-                continue
-            stats = duplicate(as_game(self.cfg.game, dict(options)), agent, self.heuristic,
-                              self.cfg.curve_deals, seed=20_000_000 + self.cfg.seed)
-            self._curve_record(self.samples, options, stats)
+        for options, game in self.variants:
+            more = {} if label is None else dict(
+                progress=Progress(2 * deals, label + (f" {options}" if options else ""),
+                                  "games"), workers=self.cfg.workers, address=self.cfg.ray_address)
+            yield options, duplicate(game, agent, opponent, deals, seed=seed, **more)
+
+    def curve_point(self) -> None:
+        """A learning-curve evaluation: ``curve_deals`` pairs against the heuristic under each
+        option set, on seeds apart from the final evaluation's. With Ray workers they are Ray
+        tasks that run while training goes on (``curve_results`` logs them when they finish);
+        else they are played here, and their seconds count as evaluation."""
+        began, deals, seed = time.perf_counter(), self.cfg.curve_deals, 20_000_000 + self.cfg.seed
+        if self.evaluator is not None:
+            agent = self.playing_agent()
+            for options, game in self.variants:
+                self.evaluator.submit((self.samples, options), game, agent, self.heuristic,
+                                      deals, seed=seed)
+        else:
+            for options, stats in self.versus(self.heuristic, deals, seed):
+                self._curve_record(self.samples, options, stats)
         if self.timing:
             self.timing["eval"] += time.perf_counter() - began
 
     def curve_results(self, wait: bool = False) -> None:
         """Log the curve evaluations that Ray finished (all of them, waiting, with ``wait``)."""
-        if self.evaluator is None:
-            return
-        for (samples, _, options), stats in self.evaluator.results(wait):
+        for (samples, options), stats in self.evaluator.results(wait) if self.evaluator else ():
             self._curve_record(samples, options, stats)
 
     def _curve_record(self, samples: int, options: dict, stats: dict) -> None:
-        low, high = stats["win_rate_ci95"]
-        print(f"curve: PPO vs heuristic{' ' + str(options) if options else ''} at "
-              f"{samples:,} samples: win rate {stats['win_rate']:.3f} ({low:.3f}.."
-              f"{high:.3f}) on {self.cfg.curve_deals} pairs, mean payoff per game "
-              f"{stats['mean_payoff_per_game']:+.3f}", flush=True)
+        print(curve_line(samples, options, self.cfg.curve_deals, stats), flush=True)
         self.log("curve", at_samples=samples, options=options, deals=self.cfg.curve_deals,
-                 win_rate=stats["win_rate"], win_rate_ci95=stats["win_rate_ci95"],
-                 mean_payoff_per_game=stats["mean_payoff_per_game"],
-                 mean_payoff_ci95=stats["mean_payoff_ci95"])
+                 **{k: stats[k] for k in ("win_rate", "win_rate_ci95", "mean_payoff_per_game",
+                                          "mean_payoff_ci95")})
         self.writer.add_scalar("eval/curve_win_rate_vs_heuristic", stats["win_rate"], samples)
 
     def evaluate(self, deals: int, opponent: str = "heuristic") -> dict:
-        """Duplicate evaluation against ``opponent`` ("heuristic" or "random") under each set
+        """The final evaluation against ``opponent`` ("heuristic" or "random") under each set
         of training options, with a progress line; as Ray tasks with ``workers``."""
-        agent = self.playing_agent()
         other = self.heuristic if opponent == "heuristic" else RandomAgent(self.cfg.game,
                                                                            self.cfg.seed)
-        variants = option_sets(self.cfg)
+        label = f"evaluation: PPO vs {opponent}"
         results = []
-        for options in variants:
-            label = f"evaluation: PPO vs {opponent}{' ' + str(options) if options else ''}"
-            # with workers, the chunks go to Ray (the rollout actors are gone by now): the
-            # same result as here, sooner
-            stats = duplicate(as_game(self.cfg.game, dict(options)), agent, other, deals,
-                              seed=10_000_000 + self.cfg.seed,
-                              progress=Progress(2 * deals, label, "games"),
-                              workers=self.cfg.workers, address=self.cfg.ray_address)
-            low, high = stats["win_rate_ci95"]
-            print(f"{label}, {deals} duplicate deal pairs: win rate {stats['win_rate']:.3f} "
-                  f"(95% CI {low:.3f}..{high:.3f}), mean payoff per game "
-                  f"{stats['mean_payoff_per_game']:+.3f}", flush=True)
+        for options, stats in self.versus(other, deals, 10_000_000 + self.cfg.seed, label):
+            print(evaluation_line(label, options, deals, stats), flush=True)
             results.append({"options": options, **stats})
             self.log("evaluation", opponent=opponent, options=options, deals=deals,
-                     win_rate=stats["win_rate"], win_rate_ci95=stats["win_rate_ci95"],
-                     mean_payoff_per_game=stats["mean_payoff_per_game"])
+                     **{k: stats[k] for k in ("win_rate", "win_rate_ci95",
+                                              "mean_payoff_per_game")})
         self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", results[0]["win_rate"],
                                self.samples)
         return results[0] if len(results) == 1 else {"by_options": results}
@@ -537,30 +435,15 @@ def main(argv=None) -> dict:
     if torch is None:
         sys.exit('train.py needs torch: pip install -e ".[train]" (it pins the CPU build)')
     try:
-        resume = None
-        if args.resume:
-            try:
-                # tensors and plain data only: a foreign file cannot run code as it loads
-                resume = read_checkpoint(args.resume)
-                saved = resume["config"]
-                if not isinstance(saved, dict):
-                    raise TypeError("its config is not a mapping")
-            except CheckpointError as exc:
-                raise ConfigError(f"cannot resume: {exc}") from None
-            except (KeyError, TypeError) as exc:
-                raise ConfigError(f"cannot resume from {args.resume!r}: it is not a training "
-                                  f"checkpoint ({exc})") from None
-            # the saved config, overlaid with --config and the overrides (e.g. total_samples=...
-            # extends the run)
-            cfg = load_config(args.config, args.overrides, base=saved)
-        else:
-            cfg = load_config(args.config, args.overrides)
+        # a resumed run: its saved config, overlaid with --config and the overrides (e.g.
+        # total_samples=... extends the run)
+        resume = read_training(args.resume) if args.resume else None
+        cfg = load_config(args.config, args.overrides, base=resume and resume["config"])
     except (ValueError, TypeError) as exc:  # ConfigError, or a value no check foresaw
         parser.error(str(exc))
     # the run folder is made and written before any training: checked now, not at the end
-    run_path = os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}")
-    if problem := cli.output_folder_problem(run_path):
-        parser.error(f"run_dir/run_name {run_path}: {problem}")
+    if problem := cli.output_folder_problem(run_path(cfg)):
+        parser.error(f"run_dir/run_name {run_path(cfg)}: {problem}")
     if cfg.workers:
         try:
             import ray  # noqa: F401
@@ -576,8 +459,7 @@ def main(argv=None) -> dict:
     except ConnectionError as exc:  # agents.distributed.Unreachable: ray_address
         parser.error(f"ray_address: {exc}")
     result = trainer.train()
-    with open(os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}",
-                           "result.json"), "w", encoding="utf-8") as f:
+    with open(os.path.join(run_path(cfg), "result.json"), "w", encoding="utf-8") as f:
         json.dump(result, f, indent=2)
     return result
 

@@ -1,8 +1,9 @@
 """The training config of ``train.py``: its fields (``Config``, each with its meaning), the checks
 that refuse a bad one before anything is trained (``ConfigError``, one line), reading it from
 YAML and ``key=value`` overrides (``load_config``), and what a run derives from it: each stage's
-config (``stage_config``, ``stage_at``, ``stage_bounds``), the learning rate after some samples
-(``learning_rate``), the option sets its evaluations cover (``option_sets``) and what a
+config (``stage_config``, ``stage_at``, ``stage_bounds``), its folder (``run_path``), the
+learning rate after some samples (``learning_rate``), the option sets its evaluations cover
+(``option_sets``), whether it plays the heuristic (``needs_heuristic``) and what a
 ``Collector`` needs of it (``collector_settings``).
 
 Without torch (the ``[train]`` extra) a config still loads; the device, precision and critic
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import os
 from dataclasses import dataclass, field
 
 import yaml
@@ -260,6 +262,19 @@ def stage_config(cfg: Config, index: int) -> Config:
     stage = cfg.stages[index]
     fields = {k: v for k, v in stage.items() if k != "samples"}
     return _check(dataclasses.replace(cfg, stages=[], **fields))
+
+
+def run_path(cfg: Config) -> str:
+    """The run's folder: ``run_dir/run_name`` (``run_name`` by default ``<game>-<seed>``)."""
+    return os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}")
+
+
+def needs_heuristic(cfg: Config) -> bool:
+    """Whether the run plays the heuristic: as an opponent (of any stage), in the final
+    evaluations, or as the teacher of the warm start."""
+    mixes = [cfg.opponents] + [stage.get("opponents", {}) for stage in cfg.stages]
+    return any(m.get("heuristic", 0) > 0 for m in mixes) or cfg.eval_deals > 0 \
+        or cfg.imitation_samples > 0
 
 
 def stage_at(cfg: Config, samples: int) -> int:

@@ -258,6 +258,19 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
                   "clip_fraction": clip_fraction.item()}
 
 
+def imitation_loss(net: PolicyNet, obs, masks, actions, returns, has_value, *,
+                   vf_coef: float, states=None) -> tuple[torch.Tensor, dict]:
+    """The warm start's objective (to minimize) and its parts: cross-entropy on the
+    demonstrated ``actions`` (the policy at the legal actions only) plus ``vf_coef`` times the
+    squared error of the values against ``returns``, on the rows ``has_value`` only."""
+    rows, cols, logp, values = net.legal_log_probs(obs, masks, states)
+    policy_loss = -logp[cols == actions[rows]].mean()
+    weight = has_value.float()
+    value_loss = (weight * (values - returns) ** 2).sum() / weight.sum().clamp(min=1)
+    return policy_loss + vf_coef * value_loss, {"policy_loss": policy_loss.item(),
+                                                "value_loss": value_loss.item()}
+
+
 def fit(net: nn.Module, optimizer, rows: int, *, epochs: int, minibatch: int,
         generator: torch.Generator, max_grad_norm: float, loss_fn, precision: str = "fp32",
         device_type: str = "cpu") -> dict[str, list]:
