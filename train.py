@@ -272,9 +272,6 @@ class Trainer:
             if np.var(ret) > 0 else 0.0
         return out
 
-    def win_rate(self, kind: str = "heuristic") -> float | None:
-        return self.collector.win_rate(kind)
-
     # --- the run -------------------------------------------------------------------------------
 
     def save(self, name: str) -> str:
@@ -325,7 +322,7 @@ class Trainer:
             seconds = time.perf_counter() - began  # the whole iteration, end to end
             sps = len(batch) / max(seconds, 1e-9)
             other = seconds - sum(self.timing.values())  # stage changes, snapshots, checkpoints
-            win, payoff = self.win_rate(), self.collector.mean_payoff("heuristic")
+            win, payoff = self.collector.win_rate(), self.collector.mean_payoff("heuristic")
             self.log("ppo", iteration=self.iteration, stage=self.stage, samples_per_s=round(sps),
                      lr=lr, **{f"{k}_s": round(v, 3) for k, v in self.timing.items()},
                      other_s=round(other, 3),
