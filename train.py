@@ -5,19 +5,18 @@
     python train.py --config configs/dagong.yaml total_samples=2000000 lr=1e-4
     python train.py --resume runs/dagong-1/checkpoint.pt total_samples=6000000  # continue it
 
-Every field of ``Config`` (``agents.config``) can be set in the YAML file or on the command line as
-``key=value`` (values are read as YAML: ``hidden=[512,256]``, ``options.follow=live``); a
-resumed run starts from the config it saved, overlaid with ``--config`` and the overrides. A bad
-config, override, run folder or ``ray_address`` is one line on standard error (exit status 2)
-before anything is trained. The run writes TensorBoard logs, ``checkpoint.pt`` (latest, for
-``--resume``), ``final.pt`` and ``agent.pt`` (the final weights alone, for
-``python -m agents.evaluate`` and sharing) to ``run_dir/run_name``, and ends by printing its
-evaluation against the random player and against the heuristic in duplicate format
-(``result.json`` holds both).
+Every field of ``Config`` (``agents.config``) can be set in the YAML file or on the command line
+as ``key=value`` (read as YAML: ``hidden=[512,256]``, ``options.follow=live``); a resumed run
+starts from the config it saved, overlaid with ``--config`` and the overrides. A bad config,
+override, run folder or ``ray_address`` is one line on standard error (exit status 2) before
+anything is trained. The run writes TensorBoard logs, ``checkpoint.pt`` (for ``--resume``),
+``final.pt`` and ``agent.pt`` (the weights alone, for ``python -m agents.evaluate``) to
+``run_dir/run_name``, and ends with its duplicate evaluations against the random player and the
+heuristic (``result.json``).
 
-Warm start (``imitation_samples > 0``): before PPO, the network is trained to imitate the
-heuristic players (cross-entropy on their decisions in heuristic-only games, the value head on
-the hands' final rewards), in chunks of ``imitation_chunk`` decisions. PPO then improves on that.
+Warm start (``imitation_samples > 0``): before PPO, the network imitates the heuristic players
+in chunks of ``imitation_chunk`` of their decisions (``agents.imitation``): cross-entropy on
+their actions, the value head on the hands' final rewards. PPO then improves on that.
 
 How data is gathered (``agents.collector``, ``agents.selfplay``): ``num_envs`` games in lockstep
 (``cardenv.vector.VectorGame``); in each the learner plays one side's seats (a random side of
@@ -69,7 +68,8 @@ if torch is not None:  # (any other import error is a real one, and shows as suc
     from agents import compute
     from agents.checkpoints import read_training, restore, save_training
     from agents.collector import Collector
-    from agents.ppo import PPOAgent, fit, imitation_loss, make_net, ppo_loss, slim
+    from agents.ppo import (PPOAgent, batch_tensors, fit, imitation_loss, make_net, ppo_loss,
+                            slim)
     from agents.runlog import RunLog, curve_line, evaluation_line, iteration_line
     from agents.selfplay import Batch
 
@@ -245,12 +245,7 @@ class Trainer:
         cfg = self.cfg
         dev = self.compute.device
         batch = self.complete(batch)
-        t = {k: torch.as_tensor(v) for k, v in batch.as_dict().items()
-             if k not in ("reward", "lengths")}
-        t["obs"], t["mask"] = t["obs"].float(), t["mask"].bool()
-        for k in ("logp", "value", "adv", "ret"):
-            t[k] = t[k].float()
-        t = {k: v.to(dev) for k, v in t.items()}
+        t = batch_tensors(batch, dev)
 
         def loss(idx):
             adv = t["adv"][idx]

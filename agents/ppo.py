@@ -258,6 +258,18 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
                   "clip_fraction": clip_fraction.item()}
 
 
+def batch_tensors(batch, device) -> dict:
+    """The fields of a collected ``agents.selfplay.Batch`` that the update reads, as tensors on
+    ``device``: observations, log-probabilities, values, advantages and returns as float32,
+    masks as bool, actions as they are."""
+    t = {k: torch.as_tensor(v) for k, v in batch.as_dict().items()
+         if k not in ("reward", "lengths")}
+    t["obs"], t["mask"] = t["obs"].float(), t["mask"].bool()
+    for k in ("logp", "value", "adv", "ret"):
+        t[k] = t[k].float()
+    return {k: v.to(device) for k, v in t.items()}
+
+
 def imitation_loss(net: PolicyNet, obs, masks, actions, returns, has_value, *,
                    vf_coef: float, states=None) -> tuple[torch.Tensor, dict]:
     """The warm start's objective (to minimize) and its parts: cross-entropy on the
