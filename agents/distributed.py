@@ -283,19 +283,20 @@ class RayCollector:
         return selfplay.mean_payoff(self.recent, kind)
 
 
-def _play_chunk(game, agent_a, agent_b, seeds, options, reseed, batch, history=False):
+def _play_chunk(game, agent_a, agent_b, seeds, reseed, batch, history=False):
     torch.set_num_threads(1)
-    return play_pairs(game, agent_a, agent_b, seeds, options, reseed, batch, history=history)
+    return play_pairs(game, agent_a, agent_b, seeds, reseed, batch, history=history)
 
 
-def play_chunks(game: str, agent_a, agent_b, chunks: list, reseeds: list, options,
-                batch: int, workers: int, address: str | None = None, progress=None,
-                history: bool = False) -> list:
-    """``agents.duplicate.play_pairs`` of each chunk of deal seeds, as Ray tasks (at most
+def play_chunks(game, agent_a, agent_b, chunks: list, reseeds: list, batch: int, workers: int,
+                address: str | None = None, progress=None, history: bool = False) -> list:
+    """``agents.duplicate.play_pairs`` of each chunk of deal seeds of ``game`` (a made
+    ``Game``: it travels pickled, once, with the agents), as Ray tasks (at most
     ``workers`` at a time); the parts (``Pairs``) in chunk order. ``progress(games)`` hears the
     finished games as chunks come back; ``history`` brings the games back too (``play_pairs``)."""
     connect(address, workers)
     task = ray.remote(num_cpus=1)(_play_chunk)
+    game_ref = ray.put(game)
     refs = {id(agent_a): ray.put(agent_a)}
     refs.setdefault(id(agent_b), ray.put(agent_b))
     a_ref, b_ref = refs[id(agent_a)], refs[id(agent_b)]
@@ -306,8 +307,8 @@ def play_chunks(game: str, agent_a, agent_b, chunks: list, reseeds: list, option
     while todo or pending:
         while todo and len(pending) < workers:
             j = todo.pop(0)
-            pending[task.remote(game, a_ref, b_ref, chunks[j], options, reseeds[j],
-                                batch, history)] = j
+            pending[task.remote(game_ref, a_ref, b_ref, chunks[j], reseeds[j], batch,
+                                history)] = j
         [ref], _ = ray.wait(list(pending), num_returns=1)
         j = pending.pop(ref)
         parts[j] = ray.get(ref)
@@ -329,13 +330,16 @@ class AsyncEvaluator:
         connect(address, workers)
         self.pending: list = []  # (tag, chunk refs), in submission order
 
-    def submit(self, tag, game: str, agent_a, agent_b, deals: int, options: dict | None,
-               seed: int, batch: int = 256) -> None:
+    def submit(self, tag, game, agent_a, agent_b, deals: int, seed: int,
+               batch: int = 256) -> None:
+        """Send the evaluation of ``deals`` pairs of ``game`` (a made ``Game``) from seed
+        ``seed``, known by ``tag`` in ``results``."""
         task = ray.remote(num_cpus=1)(_play_chunk)
+        game_ref = ray.put(game)
         a_ref = ray.put(agent_a)
         b_ref = a_ref if agent_b is agent_a else ray.put(agent_b)
         starts, chunks = deal_chunks(deals, seed)
-        refs = [task.remote(game, a_ref, b_ref, chunk, options, chunk_seed(seed, start), batch)
+        refs = [task.remote(game_ref, a_ref, b_ref, chunk, chunk_seed(seed, start), batch)
                 for start, chunk in zip(starts, chunks)]
         self.pending.append((tag, refs))
 

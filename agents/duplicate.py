@@ -4,10 +4,12 @@ chunks, and summarize the pairs' scores.
 
 Every deal (a seed) is played twice, agent A on the deal's first side (the game's ``sides``)
 and B on the other, then with the sides swapped. ``play_pairs`` plays the pairs of a chunk of
-seeds and returns a ``Pairs``; ``deal_chunks`` and ``chunk_seed`` cut an evaluation into chunks
-of ``CHUNK`` pairs, the agents' random choices restarting at each chunk, so a chunk's games are
-the same wherever it is played; ``combine`` turns the chunks' ``Pairs`` into the statistics
-(``summarize``: win rate with a Wilson interval, mean payoff per game with a normal interval).
+seeds of a made ``Game`` (the evaluation makes it once from the game's name and options; it
+travels to Ray tasks pickled) and returns a ``Pairs``; ``deal_chunks`` and ``chunk_seed`` cut
+an evaluation into chunks of ``CHUNK`` pairs, the agents' random choices restarting at each
+chunk, so a chunk's games are the same wherever it is played; ``combine`` turns the chunks'
+``Pairs`` into the statistics (``summarize``: win rate with a Wilson interval, mean payoff per
+game with a normal interval).
 The command line and ``duplicate`` are in ``agents.evaluate``.
 """
 
@@ -18,8 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.rollout import play_batched
-from cardenv.vector import Finished, game_variants
+from agents.rollout import play_seated
+from cardenv.vector import Finished
 
 Z95 = 1.959963984540054
 CHUNK = 250  # deal pairs per unit of work; the agents' random choices restart at each
@@ -93,27 +95,29 @@ class Pairs(NamedTuple):
     games: list[Pair] | None = None
 
 
-def play_pairs(game: str, agent_a, agent_b, seeds: list[int], options: dict | None,
-               reseed: int, batch: int = 256, progress=None, history: bool = False) -> Pairs:
-    """The deal pairs of ``seeds``, each pair's two games in a row. The agents' random choices
-    restart from ``reseed`` first. With ``history`` the result's ``games`` lists each pair's
-    two games (``Pair``)."""
+def play_pairs(game, agent_a, agent_b, seeds: list[int], reseed: int, batch: int = 256,
+               progress=None, history: bool = False) -> Pairs:
+    """The deal pairs of ``seeds`` in ``game`` (a made ``Game``: its rules options are its
+    own), each pair's two games in a row. The agents' random choices restart from ``reseed``
+    first. A's side of each pair is read from its first game's deal, which the second game
+    reuses. With ``history`` the result's ``games`` lists each pair's two games (``Pair``)."""
     for k, agent in enumerate({id(a): a for a in (agent_a, agent_b)}.values()):
         agent.reseed(reseed + k)
-    maker = game_variants(game, options)[0]
-    sides = [maker.sides(maker.new_state(s))[0] for s in seeds]
+    sides: list = [None] * len(seeds)
     deals = len(seeds)
 
-    def seats(first, second):
-        return lambda j: [first if seat in sides[j] else second for seat in range(4)]
+    def a_seating(j, dealt):  # A on the deal's first side, read as the deal is played
+        sides[j] = game.sides(dealt)[0]
+        return [agent_a if seat in sides[j] else agent_b for seat in range(4)]
+
+    def b_seating(j, _dealt):  # the same deal, the sides swapped
+        return [agent_b if seat in sides[j] else agent_a for seat in range(4)]
 
     first = second = None
     if progress is not None:
         first, second = progress, (lambda done: progress(deals + done))
-    a_first = play_batched(game, seats(agent_a, agent_b), seeds, options, batch, first,
-                           keep_history=history)
-    b_first = play_batched(game, seats(agent_b, agent_a), seeds, options, batch, second,
-                           keep_history=history)
+    a_first = play_seated(game, a_seating, seeds, batch, first, keep_history=history)
+    b_first = play_seated(game, b_seating, seeds, batch, second, keep_history=history)
     a_scores, b_scores, per_game = [], [], []
     for side, one, two in zip(sides, a_first, b_first):
         a1 = sum(one.returns[s] for s in side)

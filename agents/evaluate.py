@@ -52,10 +52,10 @@ from datetime import datetime, timezone
 from agents.duplicate import (CHUNK, chunk_seed, combine, deal_chunks, mean_interval,
                               play_pairs, summarize, wilson)
 from agents.progress import Progress
+from agents.rollout import as_game
 from cardenv import cli
 from cardenv.core.options import parse_assignments
 from cardenv.games import names
-from cardenv.vector import game_variants
 
 # the statistics and the chunk size are agents.duplicate's; they stay importable from here,
 # where the documentation and the tests take them
@@ -69,11 +69,13 @@ MAX_DEALS = 10 ** 8  # --deals: deal pairs (a million take about an hour on one 
 MAX_WORKERS = 1024  # --workers: Ray tasks at a time
 
 
-def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = None,
+def duplicate(game, agent_a, agent_b, deals: int, options: dict | None = None,
               seed: int = 0, batch: int = 256, progress=None, workers: int = 0,
               address: str | None = None, records=None) -> dict:
-    """Play ``deals`` deal pairs (seeds ``seed``, ``seed + 1``, ...); returns the statistics
-    for agent A (see ``agents.duplicate.summarize``). ``progress(games)`` hears how many of the
+    """Play ``deals`` deal pairs (seeds ``seed``, ``seed + 1``, ...) of ``game``, a made
+    ``Game`` (``cardenv.games.make_game``: the rules options are its own) or a registered
+    game's name with its ``options``; returns the statistics for agent A (see
+    ``agents.duplicate.summarize``). ``progress(games)`` hears how many of the
     ``2 * deals`` games are finished (e.g. an ``agents.progress.Progress``).
 
     The deals go in chunks of ``CHUNK`` pairs, and the agents' random choices (the random
@@ -85,11 +87,12 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
     ``records(seed, a_side, a_first, b_first)``, if given, hears every deal pair's two games
     (``Finished`` with their actions; A on ``a_side`` in ``a_first``, B there in ``b_first``)
     in deal order, e.g. to write game records; the games and statistics are the same."""
+    game = as_game(game, options)  # made once: every chunk, here or on Ray, plays this one
     starts, chunks = deal_chunks(deals, seed)
     if workers:
         from agents.distributed import play_chunks
         parts = play_chunks(game, agent_a, agent_b, chunks,
-                            [chunk_seed(seed, s) for s in starts], options, batch, workers,
+                            [chunk_seed(seed, s) for s in starts], batch, workers,
                             address, progress, history=records is not None)
         if records is not None:
             for part in parts:
@@ -101,8 +104,8 @@ def duplicate(game: str, agent_a, agent_b, deals: int, options: dict | None = No
             sub = None
             if progress is not None:
                 sub = (lambda base: lambda n: progress(base + n))(done)
-            part = play_pairs(game, agent_a, agent_b, chunk, options, chunk_seed(seed, start),
-                              batch, sub, history=records is not None)
+            part = play_pairs(game, agent_a, agent_b, chunk, chunk_seed(seed, start), batch,
+                              sub, history=records is not None)
             if records is not None:
                 for pair in part.games:
                     records(*pair)
@@ -136,13 +139,13 @@ def make_agent(spec: str, game: str, seed: int = 0):
     return agent
 
 
-def record_writer(folder: str, game: str, options: dict, spec_a: str, spec_b: str,
-                  evaluation: dict):
-    """A ``duplicate(records=...)`` callback writing each deal pair's two games as game records
-    in ``folder`` (file names and ``meta``: see the module docstring)."""
+def record_writer(folder: str, game, spec_a: str, spec_b: str, evaluation: dict):
+    """A ``duplicate(records=...)`` callback writing each deal pair's two games of ``game`` (a
+    made ``Game``) as game records in ``folder`` (file names and ``meta``: see the module
+    docstring)."""
     from cardenv.records import GameRecord, save
 
-    options = game_variants(game, options)[0].options_dict()
+    options, name = game.options_dict(), game.name
     date = datetime.now(timezone.utc).isoformat(timespec="seconds")
 
     def write(seed, a_side, a_first, b_first):
@@ -154,11 +157,11 @@ def record_writer(folder: str, game: str, options: dict, spec_a: str, spec_b: st
                     "agent_b": spec_b, "a_seats": a_seats,
                     "b_seats": [s for s in range(4) if s not in a_seats],
                     "truncated": bool(done.truncated), "evaluation": evaluation}
-            record = GameRecord(game=game, options=options, seed=int(done.seed),
+            record = GameRecord(game=name, options=options, seed=int(done.seed),
                                 players=players, actions=[int(a) for a in done.history],
                                 results=[r.to_dict() for r in done.results],
                                 returns=list(done.returns), meta=meta)
-            save(record, os.path.join(folder, f"{game}-{seed:06d}-{order}first.json"))
+            save(record, os.path.join(folder, f"{name}-{seed:06d}-{order}first.json"))
 
     return write
 
@@ -223,7 +226,8 @@ def main(argv=None) -> dict:
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        game_variants(args.game, options)  # checks the options (--match: episode, max_hands)
+        # the game the deals are played in, made once (it checks the options: --set, --match)
+        game = as_game(args.game, options)
         a = make_agent(args.agent_a, args.game, args.seed)
         b = make_agent(args.agent_b, args.game, args.seed + 1)
     except (ValueError, OSError) as exc:
@@ -241,13 +245,13 @@ def main(argv=None) -> dict:
         except OSError as exc:
             parser.error(f"--records {args.records}: cannot create the folder "
                          f"({exc.strerror or exc})")
-        records = record_writer(args.records, args.game, options, args.agent_a, args.agent_b,
+        records = record_writer(args.records, game, args.agent_a, args.agent_b,
                                 {"seed": args.seed, "deals": args.deals})
     if "torch" in sys.modules and sys.modules["torch"] is not None:  # a PPO agent was loaded
         sys.modules["torch"].set_num_threads(args.threads)
     start = time.perf_counter()
     progress = None if args.quiet else Progress(2 * args.deals, "evaluation", "games")
-    stats = duplicate(args.game, a, b, args.deals, options, args.seed, progress=progress,
+    stats = duplicate(game, a, b, args.deals, seed=args.seed, progress=progress,
                       workers=args.workers, address=args.address, records=records)
     stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
                  options=options, unit="match" if args.match else "hand",

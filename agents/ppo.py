@@ -258,6 +258,31 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
                   "clip_fraction": clip_fraction.item()}
 
 
+def batch_tensors(batch, device) -> dict:
+    """The fields of a collected ``agents.selfplay.Batch`` that the update reads, as tensors on
+    ``device``: observations, log-probabilities, values, advantages and returns as float32,
+    masks as bool, actions as they are."""
+    t = {k: torch.as_tensor(v) for k, v in batch.as_dict().items()
+         if k not in ("reward", "lengths")}
+    t["obs"], t["mask"] = t["obs"].float(), t["mask"].bool()
+    for k in ("logp", "value", "adv", "ret"):
+        t[k] = t[k].float()
+    return {k: v.to(device) for k, v in t.items()}
+
+
+def imitation_loss(net: PolicyNet, obs, masks, actions, returns, has_value, *,
+                   vf_coef: float, states=None) -> tuple[torch.Tensor, dict]:
+    """The warm start's objective (to minimize) and its parts: cross-entropy on the
+    demonstrated ``actions`` (the policy at the legal actions only) plus ``vf_coef`` times the
+    squared error of the values against ``returns``, on the rows ``has_value`` only."""
+    rows, cols, logp, values = net.legal_log_probs(obs, masks, states)
+    policy_loss = -logp[cols == actions[rows]].mean()
+    weight = has_value.float()
+    value_loss = (weight * (values - returns) ** 2).sum() / weight.sum().clamp(min=1)
+    return policy_loss + vf_coef * value_loss, {"policy_loss": policy_loss.item(),
+                                                "value_loss": value_loss.item()}
+
+
 def fit(net: nn.Module, optimizer, rows: int, *, epochs: int, minibatch: int,
         generator: torch.Generator, max_grad_norm: float, loss_fn, precision: str = "fp32",
         device_type: str = "cpu") -> dict[str, list]:
@@ -281,6 +306,19 @@ def fit(net: nn.Module, optimizer, rows: int, *, epochs: int, minibatch: int,
             for key, value in parts.items():
                 stats.setdefault(key, []).append(value)
     return stats
+
+
+def on_cpu(value):
+    """``value`` with every tensor in it on the CPU (a checkpoint loads anywhere; its weights
+    and optimizer state are float32 in any precision)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, dict):
+        return {k: on_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(on_cpu(v) for v in value)
+    return value
+
 
 
 class CheckpointError(ValueError):

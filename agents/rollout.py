@@ -1,15 +1,29 @@
 """Whole games played in lockstep by seated agents, on the public batched engine
 ``cardenv.vector.VectorGame`` (any registered game, observations and masks in batch).
 
-``play_batched(...)`` runs whole games with a seat -> agent assignment per game, every agent
-acting in batch on the games where it is to move; it is what evaluation uses.
+``play_seated(game, seating, seeds)`` runs one game per seed, every agent acting in batch on the
+games where it is to move, the seating of each game chosen from its state as dealt (evaluation
+seats the deal's sides, ``agents.duplicate``); ``play_batched`` is the same with a seating per
+seed index. A game is a made ``Game`` (``cardenv.games.make_game``, carrying its rules options);
+``as_game`` makes one from a registered name and options for the callers that name a game.
 """
 
 from __future__ import annotations
 
-from cardenv.vector import Finished, VectorGame
+from cardenv.vector import Finished, VectorGame, game_variants
 
-__all__ = ["partnership", "play_batched"]
+__all__ = ["as_game", "partnership", "play_batched", "play_seated"]
+
+
+def as_game(game, options: dict | None = None):
+    """``game`` if it is already a made game (a ``Game``: then ``options`` must be ``None``),
+    else the registered game named ``game`` with ``options`` (checked by the game)."""
+    if not isinstance(game, str):
+        if options is not None:
+            raise ValueError(f"options go with a game's name, not a made game ({game.name}): "
+                             f"make the game with them")
+        return game
+    return game_variants(game, options)[0]
 
 
 def partnership(state) -> tuple[list[int], list[int]]:
@@ -18,22 +32,33 @@ def partnership(state) -> tuple[list[int], list[int]]:
     return state.game.sides(state)
 
 
-def play_batched(game: str, agents_by_seat, seeds, options: dict | None = None,
+def play_batched(game, agents_by_seat, seeds, options: dict | None = None,
                  batch: int = 256, progress=None, keep_history: bool = False) -> list[Finished]:
-    """Play one game per seed to the end; ``agents_by_seat(seed_index) -> [agent] * 4`` gives
-    each game's seat assignment. Games run ``batch`` at a time in lockstep; each distinct agent
-    acts in one ``act_batch`` call per step on all the games where it is to move. Returns the
-    finished games in seed order; ``progress(count)`` is called with the count finished so far
-    whenever it grows. ``keep_history`` keeps each game's actions in ``Finished.history`` (for
-    game records; off by default, as it costs a copy of every game's history)."""
+    """``play_seated`` with ``agents_by_seat(seed_index) -> [agent] * 4``; ``game`` is a made
+    game or a registered name (with ``options``)."""
+    return play_seated(as_game(game, options), lambda j, _dealt: agents_by_seat(j), seeds,
+                       batch, progress, keep_history)
+
+
+def play_seated(game, seating, seeds, batch: int = 256, progress=None,
+                keep_history: bool = False) -> list[Finished]:
+    """Play one game of ``game`` (a made ``Game``) per seed to the end; ``seating(seed_index,
+    dealt) -> [agent] * 4`` gives each game's seat assignment, ``dealt`` being its state before
+    any move (read it, do not change it). Games run ``batch`` at a time in lockstep; each
+    distinct agent acts in one ``act_batch`` call per step on all the games where it is to move.
+    Returns the finished games in seed order; ``progress(count)`` is called with the count
+    finished so far whenever it grows. ``keep_history`` keeps each game's actions in
+    ``Finished.history`` (for game records; off by default, as it costs a copy of every game's
+    history)."""
     seeds = list(seeds)
     results: dict[int, Finished] = {}
     todo = list(range(len(seeds)))
     slots = todo[:batch]
     todo = todo[batch:]
-    games = VectorGame(game, len(slots), options=options, seeds=[seeds[j] for j in slots],
-                       keep_history=keep_history)
-    assign = {slot: agents_by_seat(j) for slot, j in enumerate(slots)}
+    # (the batched engine takes a registered name and options: the game's own)
+    games = VectorGame(game.name, len(slots), options=game.options,
+                       seeds=[seeds[j] for j in slots], keep_history=keep_history)
+    assign = {slot: seating(j, games.slots[slot]) for slot, j in enumerate(slots)}
     owner = dict(enumerate(slots))
     active = set(range(len(slots)))
     while active:
@@ -59,7 +84,7 @@ def play_batched(game: str, agents_by_seat, seeds, options: dict | None = None,
             if todo:
                 j = todo.pop(0)
                 games.restart(slot, seeds[j])
-                assign[slot] = agents_by_seat(j)
+                assign[slot] = seating(j, games.slots[slot])
                 owner[slot] = j
             else:
                 active.discard(slot)

@@ -123,3 +123,16 @@ def test_agents_modules_import_no_cycle():
 
     for module in sorted(graph):
         visit(module)
+
+
+def test_no_module_of_agents_imports_the_checkout_scripts():
+    """``train.py`` and ``bench_train.py`` sit in a checkout, outside the installed package:
+    no module of ``agents`` imports them (inside functions neither), so ``python -m agents.X``
+    works wherever the package is installed (tests/agents/test_bench.py runs agents.bench with
+    ``train`` made impossible to import)."""
+    agents = ROOT.parent / "agents"
+    scripts = {p.stem for p in ROOT.parent.glob("*.py")}
+    assert {"train", "bench_train"} <= scripts
+    for path in agents.glob("*.py"):
+        tops = {module.split(".")[0] for module in imported_modules(path)}
+        assert not tops & scripts, f"agents/{path.name} imports {sorted(tops & scripts)}"

@@ -23,7 +23,11 @@ ITERATIONS, LAST = 8, 4
 
 
 def main(games) -> None:
+    import dataclasses
+
     import train
+    from agents import schedules
+    from agents.config import stage_config
     from agents.ppo import PPOAgent
 
     for game in games:
@@ -31,14 +35,14 @@ def main(games) -> None:
         base = train.load_config(config, [])
         shipped = PPOAgent.load(os.path.join(ROOT, "checkpoints", f"{game}_ppo.pt"))
         for index in range(len(base.stages)):
-            stage = train.stage_config(base, index)
-            floor = train.schedules.floor_of(stage.lr, stage.lr_floor)
+            stage = stage_config(base, index)
+            floor = schedules.floor_of(stage.lr, stage.lr_floor)
             with tempfile.TemporaryDirectory() as run_dir:
                 cfg = train.load_config(config, [
                     f"run_dir={run_dir}", "imitation_samples=0", "eval_deals=0", "curve_every=0",
                     "checkpoint_every=1000", "log_every=1000"])
-                cfg = train.dataclasses.replace(
-                    train.stage_config(cfg, index), lr=floor, lr_schedule="constant",
+                cfg = dataclasses.replace(
+                    stage_config(cfg, index), lr=floor, lr_schedule="constant",
                     lr_floor=None, total_samples=ITERATIONS * cfg.rollout_samples)
                 trainer = train.Trainer(cfg)
                 trainer.net.load_state_dict(shipped.net.state_dict())

@@ -17,6 +17,7 @@ from agents.evaluate import CHUNK, duplicate, make_agent  # noqa: E402
 from agents.heuristics import heuristic_for  # noqa: E402
 from agents.ppo import PPOAgent, make_net  # noqa: E402
 from agents.random_agent import RandomAgent  # noqa: E402
+from cardenv.games import make_game  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -50,8 +51,9 @@ def test_evaluation_over_ray_equals_one_process(local_ray, game, a, b, options, 
         return make_agent(spec, game, seed + salt)
 
     first, second = agent(a, 0), agent(b, 1)  # the same agents, used twice
-    one = duplicate(game, first, second, deals, options, seed, batch=64)
-    many = duplicate(game, first, second, deals, options, seed, batch=64, workers=2)
+    variant = make_game(game, **options)  # the made game travels to the Ray tasks pickled
+    one = duplicate(variant, first, second, deals, seed=seed, batch=64)
+    many = duplicate(variant, first, second, deals, seed=seed, batch=64, workers=2)
     assert one == many and one["pairs"] == deals
     # the chunking is what makes it so: the same agent objects give the same again
     heur = heuristic_for(game, 5)
@@ -186,8 +188,8 @@ def test_curve_evaluations_on_ray_equal_duplicate_and_training_goes_on(local_ray
     heur = heuristic_for("dagong", 0)
     agent = RandomAgent("dagong", 3)
     evaluator = distributed.AsyncEvaluator()
-    evaluator.submit("first", "dagong", agent, heur, CHUNK + 20, {}, seed=5)
-    evaluator.submit("second", "dagong", heur, agent, 30, {}, seed=9)
+    evaluator.submit("first", make_game("dagong"), agent, heur, CHUNK + 20, seed=5)
+    evaluator.submit("second", make_game("dagong"), heur, agent, 30, seed=9)
     got = evaluator.results(wait=True)
     assert [tag for tag, _ in got] == ["first", "second"] and evaluator.results() == []
     assert got[0][1] == duplicate("dagong", agent, heur, CHUNK + 20, {}, seed=5)

@@ -133,3 +133,35 @@ def test_threads_must_be_positive(capsys):
     with pytest.raises(SystemExit):
         main(["dagong", "random", "random", "--threads", "0"])
     assert "--threads must be >= 1" in capsys.readouterr().err
+
+
+def test_evaluation_plays_a_made_game_with_its_own_options():
+    """A made game (its rules options its own) and a name with options are the same
+    evaluation; a made game takes no options beside it."""
+    from cardenv.games import make_game
+
+    options = {"dealer": "random", "levels": "random"}
+    heur, rand = RandomAgent("dabang", 4), RandomAgent("dabang", 5)
+    made = duplicate(make_game("dabang", **options), heur, rand, 12, seed=3)
+    assert made == duplicate("dabang", heur, rand, 12, options, seed=3)
+    assert made != duplicate("dabang", heur, rand, 12, seed=3)  # the options are played
+    with pytest.raises(ValueError, match="options go with a game's name"):
+        duplicate(make_game("dabang"), heur, rand, 3, options)
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_a_pair_seats_a_on_the_first_side_of_its_deal(game):
+    """A's side is the deal's first side (the game's ``sides`` of the state as dealt), and the
+    pair's second game is the same deal with the sides swapped."""
+    from agents.duplicate import play_pairs
+    from cardenv.games import make_game
+
+    made = make_game(game)
+    pairs = play_pairs(made, RandomAgent(game, 1), RandomAgent(game, 2), list(range(40, 52)),
+                       reseed=7, batch=5, history=True)
+    for pair in pairs.games:
+        assert pair.a_side == made.sides(made.new_state(pair.seed))[0]
+        assert pair.a_first.seed == pair.b_first.seed == pair.seed
+        # the same deal: each game replays from its seed
+        for done in (pair.a_first, pair.b_first):
+            assert made.replay(done.seed, done.history).returns == done.returns

@@ -15,7 +15,7 @@ torch = pytest.importorskip("torch")
 
 import train  # noqa: E402
 from agents import compute, schedules  # noqa: E402
-from agents.ppo import PPOAgent, fit, make_net, ppo_loss  # noqa: E402
+from agents.ppo import PPOAgent, fit, make_net, on_cpu, ppo_loss  # noqa: E402
 from cardenv.core.errors import ConfigError  # noqa: E402
 
 
@@ -272,7 +272,7 @@ def test_a_learner_off_the_cpu_acts_through_a_cpu_copy_synced_after_each_update(
     trainer.update(trainer.collect())
     learner, actor = trainer.net.state_dict(), trainer.actor.state_dict()
     assert all(torch.equal(learner[k], actor[k]) for k in learner)
-    assert all(v.device.type == "cpu" for v in train.on_cpu(
+    assert all(v.device.type == "cpu" for v in on_cpu(
         {"model": learner, "nested": [learner["scale"]]})["model"].values())
     trainer.writer.close()
 
