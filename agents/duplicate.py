@@ -103,21 +103,18 @@ def play_pairs(game, agent_a, agent_b, seeds: list[int], reseed: int, batch: int
     reuses. With ``history`` the result's ``games`` lists each pair's two games (``Pair``)."""
     for k, agent in enumerate({id(a): a for a in (agent_a, agent_b)}.values()):
         agent.reseed(reseed + k)
-    sides: list = [None] * len(seeds)
+    dealt = [game.new_state(s) for s in seeds]  # each seed dealt once, both games play it
+    sides = [game.sides(state)[0] for state in dealt]
     deals = len(seeds)
 
-    def a_seating(j, dealt):  # A on the deal's first side, read as the deal is played
-        sides[j] = game.sides(dealt)[0]
-        return [agent_a if seat in sides[j] else agent_b for seat in range(4)]
-
-    def b_seating(j, _dealt):  # the same deal, the sides swapped
-        return [agent_b if seat in sides[j] else agent_a for seat in range(4)]
+    def seating(first, second):
+        return lambda j, _dealt: [first if seat in sides[j] else second for seat in range(4)]
 
     first = second = None
     if progress is not None:
         first, second = progress, (lambda done: progress(deals + done))
-    a_first = play_seated(game, a_seating, seeds, batch, first, keep_history=history)
-    b_first = play_seated(game, b_seating, seeds, batch, second, keep_history=history)
+    a_first = play_seated(game, seating(agent_a, agent_b), seeds, batch, first, history, dealt)
+    b_first = play_seated(game, seating(agent_b, agent_a), seeds, batch, second, history, dealt)
     a_scores, b_scores, per_game = [], [], []
     for side, one, two in zip(sides, a_first, b_first):
         a1 = sum(one.returns[s] for s in side)

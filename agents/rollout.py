@@ -10,6 +10,8 @@ seed index. A game is a made ``Game`` (``cardenv.games.make_game``, carrying its
 
 from __future__ import annotations
 
+import itertools
+
 from cardenv.vector import Finished, VectorGame, game_variants
 
 __all__ = ["as_game", "partnership", "play_batched", "play_seated"]
@@ -41,7 +43,7 @@ def play_batched(game, agents_by_seat, seeds, options: dict | None = None,
 
 
 def play_seated(game, seating, seeds, batch: int = 256, progress=None,
-                keep_history: bool = False) -> list[Finished]:
+                keep_history: bool = False, dealt: list | None = None) -> list[Finished]:
     """Play one game of ``game`` (a made ``Game``) per seed to the end; ``seating(seed_index,
     dealt) -> [agent] * 4`` gives each game's seat assignment, ``dealt`` being its state before
     any move (read it, do not change it). Games run ``batch`` at a time in lockstep; each
@@ -49,24 +51,31 @@ def play_seated(game, seating, seeds, batch: int = 256, progress=None,
     Returns the finished games in seed order; ``progress(count)`` is called with the count
     finished so far whenever it grows. ``keep_history`` keeps each game's actions in
     ``Finished.history`` (for game records; off by default, as it costs a copy of every game's
-    history)."""
+    history). ``dealt``: each seed's state as dealt, when the caller has them (each game plays
+    a clone: a seed is dealt once however often it is played)."""
     seeds = list(seeds)
+    dealt = [game.new_state(s) for s in seeds] if dealt is None else dealt
     results: dict[int, Finished] = {}
     todo = list(range(len(seeds)))
     slots = todo[:batch]
     todo = todo[batch:]
-    # (the batched engine takes a registered name and options: the game's own)
-    games = VectorGame(game.name, len(slots), options=game.options,
-                       seeds=[seeds[j] for j in slots], keep_history=keep_history)
-    assign = {slot: seating(j, games.slots[slot]) for slot, j in enumerate(slots)}
+    # the games after the first batch wait in the engine's queue, which starts them in order as
+    # games end; then a slot with nothing left to play steps copies of a game already dealt
+    # (the engine always holds a game in progress; their results are dropped): each seed is
+    # dealt once (above), however many games and slots there are
+    queue = itertools.chain((dealt[j].clone() for j in list(todo)),  # todo shrinks below
+                            (dealt[0].clone() for _ in itertools.count()))
+    games = VectorGame(game, states=[dealt[j].clone() for j in slots], queue=queue,
+                       keep_history=keep_history)
+    assign = {slot: seating(j, dealt[j]) for slot, j in enumerate(slots)}
     owner = dict(enumerate(slots))
     active = set(range(len(slots)))
     while active:
         obs = games.observations()
         masks = games.masks()
         seats = games.current()
-        # a slot whose games are all played keeps stepping a spare game (the engine always
-        # holds a game in progress) on its first legal action; its results are dropped
+        # a slot whose games are all played keeps stepping a spare game on its first legal
+        # action
         actions = masks.argmax(axis=1)
         groups: dict[int, list[int]] = {}
         for i in sorted(active):
@@ -81,10 +90,9 @@ def play_seated(game, seating, seeds, batch: int = 256, progress=None,
             if slot not in active:
                 continue
             results[owner[slot]] = done
-            if todo:
+            if todo:  # the slot already holds the queue's next game: dealt[todo[0]]
                 j = todo.pop(0)
-                games.restart(slot, seeds[j])
-                assign[slot] = seating(j, games.slots[slot])
+                assign[slot] = seating(j, dealt[j])
                 owner[slot] = j
             else:
                 active.discard(slot)

@@ -160,13 +160,20 @@ class VectorGame:
     """``num_envs`` games of ``game`` in lockstep (see the module docstring).
 
     Args:
-        game: a registered game name (``"dagong"``, ``"dabang"``, ...).
+        game: a registered game name (``"dagong"``, ``"dabang"``, ...), or a made game
+            (``make_game(name, **options)``: its options are its own, ``options`` stays None).
         num_envs: how many games run at once (1..``MAX_NUM_ENVS``, 65536).
         seed: slot ``i`` plays seed ``seed + i``; ended games take the next unused seeds.
         options: the game's rules options, one dict or a list (slot ``i`` uses
             ``options[i % len(options)]``).
         seeds: instead of ``seed``, the first seed of each slot (``num_envs`` is then optional);
             later games take seeds from ``max(seeds) + 1`` on.
+        states: instead of seeds, each slot's first game as dealt (states of the slot's game
+            before any move, played as they are: pass clones to keep the originals); their
+            seeds are the slots' seeds.
+        queue: games as dealt (like ``states``; any iterable, read lazily) that the slots
+            take, in order, as their games end, before any new seed is dealt (a caller that
+            deals its seeds itself, such as a duplicate evaluation, deals each one once).
         keep_history: record each ended game's actions in ``Finished.history``.
         batched: step the game's own batched engine (``Game.batch_engine``) when it has one
             and ``num_envs`` reaches its ``min_batch``; ``False`` steps each state by its
@@ -177,16 +184,23 @@ class VectorGame:
     brought up to date when read; read it, do not ``apply`` to it (step the ``VectorGame``).
     """
 
-    def __init__(self, game: str, num_envs: int | None = None, seed: int = 0,
-                 options: dict | list | None = None, *, seeds=None, keep_history: bool = False,
-                 batched: bool = True):
-        self.name = game
-        self.variants = game_variants(game, options)
+    def __init__(self, game, num_envs: int | None = None, seed: int = 0,
+                 options: dict | list | None = None, *, seeds=None, states=None, queue=(),
+                 keep_history: bool = False, batched: bool = True):
+        if isinstance(game, str):
+            self.name, self.variants = game, game_variants(game, options)
+        elif options is not None:
+            raise ValueError(f"options go with a game's name, not a made game ({game.name})")
+        else:
+            self.name, self.variants = game.name, [game]
         self.game = self.variants[0]
         self.num_actions = self.game.num_actions
         self.keep_history = check_bool(keep_history, "keep_history", error=ValueError)
         batched = check_bool(batched, "batched", error=ValueError)
-        if seeds is None:
+        if states is not None:
+            states = self._dealt(states, num_envs)
+            seeds = [s.seed for s in states]
+        elif seeds is None:
             num_envs = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS, error=ValueError)
             seed = check_int(seed, "seed", 0, MAX_SEED - num_envs + 1, error=ValueError)
             seeds = [seed + i for i in range(num_envs)]
@@ -201,11 +215,12 @@ class VectorGame:
                                  f"{len(seeds)}")
         self.seeds = seeds
         self.next_seed = max(seeds) + 1
+        self.queue = iter(queue)
         engine = getattr(self.game, "batch_engine", None) if batched else None
         if engine is not None and len(seeds) < getattr(engine, "min_batch", 1):
             engine = None  # too few games for numpy's per-call cost to pay off
         self.engine = (engine or SlotBatch)(
-            [self.variant(i).new_state(s) for i, s in enumerate(seeds)])
+            states or [self.variant(i).new_state(s) for i, s in enumerate(seeds)])
         self.finished: list[Finished] = []
 
     def __len__(self) -> int:
@@ -261,19 +276,46 @@ class VectorGame:
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
         """Play one action per slot: ``(rewards (B, 4) float, ended (B,) bool)``. An ended
-        game's record is in ``finished`` and its slot already holds the next game."""
+        game's record is in ``finished`` and its slot already holds the next game (the next of
+        ``queue``, else a new seed's)."""
         rewards, ended = self.engine.step(self._checked(actions))
         for i in np.flatnonzero(ended).tolist():
             self._finish(i)
-            self.restart(i, self.next_seed)
-            self.next_seed += 1
+            state = next(self.queue, None)
+            if state is not None:
+                self.restart(i, state.seed, state)
+            else:
+                self.restart(i, self.next_seed)
+                self.next_seed += 1
         return rewards, ended
 
-    def restart(self, slot: int, seed: int) -> None:
-        """Start a new game seeded ``seed`` in ``slot`` (the game it held is dropped)."""
+    def restart(self, slot: int, seed: int, state=None) -> None:
+        """Start a new game seeded ``seed`` in ``slot`` (the game it held is dropped); with
+        ``state``, that game as dealt (a state of the slot's game before any move, seeded
+        ``seed``, played as it is)."""
         check_int(slot, "slot", 0, len(self.seeds) - 1, error=ValueError)
-        self.seeds[slot] = check_int(seed, "seed", 0, MAX_SEED, error=ValueError)
-        self.engine.replace(slot, self.variant(slot).new_state(seed))
+        seed = check_int(seed, "seed", 0, MAX_SEED, error=ValueError)
+        if state is not None:
+            [state] = self._dealt([state], slot=slot)
+            if state.seed != seed:
+                raise ValueError(f"state was dealt from seed {state.seed}, not {seed}")
+        self.seeds[slot] = seed
+        self.engine.replace(slot, self.variant(slot).new_state(seed) if state is None else state)
+
+    def _dealt(self, states, num_envs=None, slot=None) -> list:
+        """``states`` checked as games as dealt of the slots' games (from ``slot``, else 0)."""
+        states = list(states)
+        if not states or len(states) > MAX_NUM_ENVS or (num_envs is not None
+                                                         and num_envs != len(states)):
+            raise ValueError(f"states must hold num_envs ({num_envs}) states, at most "
+                             f"{MAX_NUM_ENVS}, got {len(states)}")
+        for i, state in enumerate(states, slot or 0):
+            variant = self.variants[i % len(self.variants)]
+            if (state.game.name, state.game.options) != (variant.name, variant.options) or \
+                    state.history:
+                raise ValueError(f"states[{i}] is not a game of slot {i}'s game before any "
+                                 f"move")
+        return states
 
     def _finish(self, slot: int) -> None:
         state = self.engine.state(slot)

@@ -125,7 +125,9 @@ def test_evaluate_command_line_takes_a_registered_game(toy):
 GENERIC = ["agents/base.py", "agents/rollout.py", "agents/evaluate.py", "agents/duplicate.py",
            "agents/random_agent.py", "agents/ppo.py", "agents/report.py", "agents/observation.py",
            "agents/heuristics.py", "agents/selfplay.py", "agents/shaping.py",
-           "agents/collector.py", "agents/distributed.py", "agents/curves.py", "train.py"]
+           "agents/collector.py", "agents/distributed.py", "agents/curves.py", "agents/config.py",
+           "agents/imitation.py", "agents/runlog.py", "agents/checkpoints.py", "train.py",
+           "bench_train.py"]
 
 
 @pytest.mark.parametrize("path", GENERIC)

@@ -193,3 +193,65 @@ def test_small_batches_step_state_by_state_large_ones_in_numpy(game):
     assert isinstance(VectorGame(game, engine.min_batch - 1).engine, SlotBatch)
     assert isinstance(VectorGame(game, engine.min_batch).engine, engine)
     assert isinstance(VectorGame(game, 64, batched=False).engine, SlotBatch)
+
+
+def test_games_as_dealt_play_as_their_seeds():
+    """VectorGame(made game, states=...) and restart(slot, seed, state) play the states given
+    (a caller deals a seed once and plays clones); a state played, of another game or of
+    another seed is refused."""
+    from cardenv.games import make_game
+
+    game = make_game("dabang", dealer="random")
+    dealt = [game.new_state(s) for s in (7, 8, 9)]
+    by_state = VectorGame(game, states=[d.clone() for d in dealt], keep_history=True)
+    by_seed = VectorGame("dabang", seeds=[7, 8, 9], options={"dealer": "random"},
+                         keep_history=True)
+    assert by_state.seeds == [7, 8, 9]
+    by_state.restart(1, 8, dealt[1].clone())
+    by_seed.restart(1, 8)
+    rng = np.random.default_rng(0)
+    while len(by_seed.finished) < 6:
+        masks = by_seed.masks()
+        assert np.array_equal(masks, by_state.masks())
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        by_seed.step(actions)
+        by_state.step(actions)
+    assert [(f.seed, f.history, f.returns) for f in by_seed.finished] == \
+        [(f.seed, f.history, f.returns) for f in by_state.finished]
+    played = dealt[0].clone()
+    played.apply(played.legal_actions()[0])
+    for bad, message in ((played, "before any move"), (make_game("dagong").new_state(7),
+                                                       "before any move")):
+        with pytest.raises(ValueError, match=message):
+            VectorGame(game, states=[bad])
+    with pytest.raises(ValueError, match="not 9"):
+        by_state.restart(0, 9, dealt[0].clone())
+    with pytest.raises(ValueError, match="options go with a game's name"):
+        VectorGame(game, 2, options={})
+
+
+def test_ended_games_take_the_queue_in_order_then_new_seeds():
+    """``queue``: a slot whose game ends takes the next game as dealt from the queue (read
+    lazily), and deals a new seed only once the queue is used up."""
+    from cardenv.games import make_game
+
+    game = make_game("dagong")
+    taken = []
+
+    def queued():
+        for seed in (100, 101, 102):
+            taken.append(seed)
+            yield game.new_state(seed)
+
+    games = VectorGame(game, states=[game.new_state(s) for s in (1, 2)], queue=queued())
+    assert taken == [] and games.next_seed == 3  # nothing read before a game ends
+    rng = np.random.default_rng(0)
+    while len(games.finished) < 6:
+        masks = games.masks()
+        games.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
+    seeds = [f.seed for f in games.finished]
+    assert sorted(seeds[:2]) == [1, 2]
+    started = [s for s in seeds[2:] if s >= 100]
+    assert started == sorted(started)  # the queue in order
+    assert taken == [100, 101, 102] and games.next_seed > 3  # then new seeds: 3, 4, ...
+    assert set(seeds) <= {1, 2, 100, 101, 102, 3, 4, 5}

@@ -165,3 +165,26 @@ def test_a_pair_seats_a_on_the_first_side_of_its_deal(game):
         # the same deal: each game replays from its seed
         for done in (pair.a_first, pair.b_first):
             assert made.replay(done.seed, done.history).returns == done.returns
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_an_evaluation_deals_each_seed_once(game, monkeypatch):
+    """Both games of a pair, and every slot's later games, play clones of one deal per seed
+    (issue 22): new_state runs once per seed, whatever the batch."""
+    from collections import Counter
+
+    from agents.duplicate import play_pairs
+    from cardenv.games import make_game
+
+    made = make_game(game)
+    dealt = Counter()
+    real = type(made).new_state
+
+    def counted(self, seed=None, **kwargs):
+        dealt[seed] += 1
+        return real(self, seed, **kwargs)
+
+    monkeypatch.setattr(type(made), "new_state", counted)
+    seeds = list(range(20, 33))
+    play_pairs(made, RandomAgent(game, 1), RandomAgent(game, 2), seeds, reseed=7, batch=4)
+    assert dealt == Counter(seeds)
