@@ -214,10 +214,26 @@ def play_mask(hands, partial, led, k, trump, level, dead=True) -> np.ndarray:
     """
     hands = np.atleast_2d(np.asarray(hands)).astype(np.int64, copy=False)
     partial = np.broadcast_to(np.asarray(partial, dtype=np.int64), hands.shape)
+    b = hands.shape[0]
+    if b < NUMPY_FROM:  # a few states: no numpy pass over the groups either
+        hands_rows = hands.tolist()
+        parts = [{j: c for j, c in enumerate(row) if c} for row in partial.tolist()]
+        return _one_by_one(hands_rows, parts, *(np.broadcast_to(np.asarray(x), (b,)).tolist()
+                                                for x in (led, k, trump, level, dead)),
+                           [sum(h) for h in hands_rows])
     # a follow has at most three groups: the (up to) four first kinds in it, in kind order
     kinds = np.argsort(partial == 0, axis=1, kind="stable")[:, :MAX_COUNT]
     counts = np.take_along_axis(partial, kinds, axis=1)
     return play_mask_groups(hands, kinds, counts, led, k, trump, level, dead, hands.sum(axis=1))
+
+
+def _one_by_one(hands, parts, led, k, trump, level, dead, size) -> np.ndarray:
+    """``(B, 216)`` masks of a few states by ``play_steps_one`` (plain lists, a dict each)."""
+    rows = np.zeros((len(hands), NUM_KINDS * MAX_COUNT), dtype=bool)
+    for i, (hand, part) in enumerate(zip(hands, parts)):
+        rows[i, play_steps_one(hand, part, int(led[i]), int(k[i]), int(trump[i]),
+                               int(level[i]), bool(dead[i]), int(size[i]))] = True
+    return rows
 
 
 def play_mask_groups(hands, part_kind, part_count, led, k, trump, level, dead,
@@ -232,13 +248,10 @@ def play_mask_groups(hands, part_kind, part_count, led, k, trump, level, dead,
                                         for x in (led, k, trump, level, dead, size))
     part_kind, part_count = (np.asarray(x, dtype=np.int64) for x in (part_kind, part_count))
     if b < NUMPY_FROM:  # a few states: play_steps_one, state by state
-        rows = np.zeros((b, NUM_KINDS * MAX_COUNT), dtype=bool)
-        for i, (hand, kinds, counts) in enumerate(zip(hands.tolist(), part_kind.tolist(),
-                                                      part_count.tolist())):
-            part = {j: c for j, c in zip(kinds, counts) if c}
-            rows[i, play_steps_one(hand, part, int(led[i]), int(k[i]), int(trump[i]),
-                                   int(level[i]), bool(dead[i]), int(size[i]))] = True
-        return rows
+        parts = [{j: c for j, c in zip(kinds, counts) if c}
+                 for kinds, counts in zip(part_kind.tolist(), part_count.tolist())]
+        return _one_by_one(hands.tolist(), parts, led.tolist(), k.tolist(), trump.tolist(),
+                           level.tolist(), dead.tolist(), size.tolist())
     line = np.arange(b)
     table = trump.astype(np.int64) * NUM_LEVELS + level - 3
     suit_row = table * 5 + _CLASS_ROWS[table, np.maximum(led, 0)]
