@@ -24,7 +24,7 @@ from cardenv.core.checks import check_seat, is_int
 from cardenv.core.options import Option, boolean, int_in, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
-from cardenv.dagong import batch, legality, reasons
+from cardenv.dagong import batch, legality, reasons, worlds
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_calls
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.phase import Phase
@@ -85,7 +85,8 @@ class DagongGame(CardGame):
         """A new episode, shuffled and dealt from ``seed`` (fresh entropy if ``None``)."""
         return DagongState(self, seed)
 
-    def state_from_hands(self, hands, dealer: int, called, *, seed: int = 0) -> "DagongState":
+    def state_from_hands(self, hands, dealer: int, called, *, seed: int = 0,
+                         later: bool = False) -> "DagongState":
         """A hand dealt by hand, for puzzles, tests and analysis.
 
         Args:
@@ -96,6 +97,10 @@ class DagongGame(CardGame):
             called: the called card (kind or string). If the dealer holds one copy, the holder
                 of the other is the partner; if the dealer holds both, it plays alone.
             seed: seeds the generator used by later hands, if the game has ``hands > 1``.
+            later: deal it as a later hand: the hands are in deal order and the call follows
+                from the dealer's cards by the later-hand rule [D-B3] (``called`` must be the
+                call it gives; the calls it superseded are shown, a dealer ending with both
+                copies plays alone). ``cardenv.dagong.worlds`` rebuilds a later hand this way.
         """
         kinds = [parse_cards(h) if isinstance(h, str) else [int(k) for k in h] for h in hands]
         if isinstance(called, str):
@@ -118,21 +123,35 @@ class DagongGame(CardGame):
             np.add.at(counts[seat], cards, 1)
         if counts.sum(axis=0).max() > 2:
             raise ValueError("a card kind appears more than twice (two decks)")
+        superseded: list[int] = []
+        if later:
+            calls, forced = later_hand_calls(kinds[dealer])
+            if calls[-1] != called:
+                raise ValueError(f"called must be the call the later-hand rule gives for the "
+                                 f"dealer's cards in deal order ({calls[-1]}), got {called}")
+            superseded = calls[:-1]
         held = int(counts[dealer, called])
         if held == 0 or (held == 1 and counts[:, called].sum() < 2):
             raise ValueError("the dealer must hold the called card and its twin must be dealt "
                              "(or the dealer holds both copies and plays alone)")
         state = DagongState(self, seed, _deal=False)
         state.given_deal = {"hands": kinds, "dealer": dealer, "called": int(called)}
-        state._setup_hand(counts, kinds, dealer, int(called), forced_solo=held == 2)
+        if later:
+            state.given_deal["later"] = True
+        state._setup_hand(counts, kinds, dealer, int(called), forced_solo=held == 2,
+                          superseded=superseded)
         return state
 
     def state_from_deal(self, seed: int, deal: dict) -> "DagongState":
         """``state_from_hands(**deal, seed=seed)``: the state a saved ``given_deal`` (keys
-        ``hands``, ``dealer``, ``called``) starts from."""
-        if not isinstance(deal, dict) or set(deal) != {"hands", "dealer", "called"}:
+        ``hands``, ``dealer``, ``called``, and ``later``: true for a later hand's deal, left
+        out otherwise) starts from."""
+        if not isinstance(deal, dict) or not {"hands", "dealer", "called"} <= set(deal) \
+                or not set(deal) <= {"hands", "dealer", "called", "later"} \
+                or deal.get("later", True) is not True:
             raise ValueError(f"a Dagong deal is a dict with keys 'hands', 'dealer' and "
-                             f"'called', got {deal!r}"[:300])
+                             f"'called' (and 'later': true for a later hand), got "
+                             f"{deal!r}"[:300])
         hands = deal["hands"]
         if not isinstance(hands, list) or not all(
                 isinstance(h, list) and all(is_int(k) for k in h) for h in hands):
@@ -140,7 +159,16 @@ class DagongGame(CardGame):
         if not is_int(deal["called"]) or not 0 <= deal["called"] < NUM_KINDS:
             raise ValueError(f"deal called must be a card kind 0..{NUM_KINDS - 1}, got "
                              f"{deal['called']!r}")
-        return self.state_from_hands(hands, deal["dealer"], deal["called"], seed=seed)
+        return self.state_from_hands(hands, deal["dealer"], deal["called"], seed=seed,
+                                     later="later" in deal)
+
+    def sample_worlds(self, state: "DagongState", seat: int, n: int,
+                      rng: np.random.Generator) -> list["DagongState"]:
+        """``n`` complete states of ``state``'s current hand that give ``seat`` the same
+        observation at every step so far, drawn uniformly over the deals of the cards it has
+        not seen that agree with what it saw, with ``rng`` (``cardenv.dagong.worlds``)."""
+        return worlds.sample_worlds(self, state, seat, n, rng)
+
 
 class DagongState(CardState):
     """One position of a Dagong episode. Create with ``DagongGame.new_state(seed)``."""

@@ -1,0 +1,494 @@
+"""Dagong worlds: complete positions that agree with everything one seat has seen
+(``DagongGame.sample_worlds(state, seat, n, rng)``), for search over the hidden cards.
+
+What a seat has seen of the current hand is its own cards (and the order it was dealt them),
+every action (plays, passes and 硬牌 decisions are all public) and, after each action, its
+observation: the cards each play took, hand sizes, the dealer, the call and the calls a later
+hand's deal superseded, 明鸡, places. A world is a deal of the cards the seat has not seen to the
+other seats, rebuilt by ``DagongGame.state_from_deal`` and the current hand's actions, that gives
+the seat the same observation at every step of the hand (and so the same legal mask now).
+
+How the worlds are drawn, exactly uniformly over the consistent deals (each deal of the unseen
+cards weighted as a shuffle deals it: a kind whose two unseen copies go to two seats arises in
+two ways):
+
+1. ``seen``: the seat's observation after every step of the current hand, its own cards in deal
+   order, and the public facts. It is the one place the position is read, by replaying the
+   position's own recipe; nothing else leaves that replay, so worlds depend only on what the
+   seat saw (``tests/dagong/test_worlds.py`` swaps hidden cards and gets the same worlds).
+2. The constraints a deal must meet that are counts of one kind in one seat's hidden hand
+   (``_Constraints``): each seat's hand size; the dealer holds one called card (both when it
+   plays alone by force) and both copies of each superseded call; the twin of the call is with
+   the partner (known once 明鸡 showed it or to the partner itself; otherwise one of the seats
+   that could be, e.g. after two seats are out without 绑 they are on opposite sides); and the
+   seats a play shows to be void in a kind: the card-choice rule (``selection``) takes jokers
+   small before big and the suits of a rank in ♦ ♣ ♥ ♠ order, so a play that took a later one
+   had none of the earlier ones left.
+3. Deals meeting those are drawn exactly by dynamic programming over the 54 kinds (the number of
+   shuffles completing each partial deal, in float64), the twin's holder first in proportion to
+   its count of deals.
+4. Each drawn deal is replayed and kept only if it gives the seat the same observation at every
+   step (rejection: the card-choice rule's other preferences, e.g. keeping 5/10/K of a natural
+   正510K back, are checked this way). The kept deals are uniform over the consistent ones.
+
+A world is a state of a game whose ``hands`` option leaves as many hands to come as the
+position's (``more_hands`` is in the observation); a later hand is rebuilt with
+``state_from_hands(..., later=True)`` (the dealer's deal order gives the call and the superseded
+calls). A world's ``history`` is the current hand's actions and its ``results`` are empty: the
+earlier hands are not part of it (their results are public: ``state.results``).
+
+Not weighted: the chance of the call itself given the deal (a first hand's call is a random
+single of the dealer's; a later hand's call depends on the order the dealer's cards came), so
+"uniform" is over the deals, as the issue asks, not the Bayesian posterior of the dealing process.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from cardenv.core.cards import BIG_JOKER, NUM_KINDS, SMALL_JOKER
+from cardenv.core.errors import IllegalActionError
+from cardenv.core.worlds import check_sample_args
+from cardenv.dagong import catalogue as cat
+from cardenv.dagong.selection import select_cards
+
+# rejection: give up (RuntimeError) after this many drawn deals per world asked for, plus a base
+MAX_TRIES_PER_WORLD = 2000
+MAX_TRIES_BASE = 10_000
+_FACT = [math.factorial(i) for i in range(3)]
+
+
+@dataclass
+class Seen:
+    """What ``seat`` has seen of the current hand (built by ``seen``)."""
+
+    seat: int
+    hands_to_come: int  # the ``hands`` option a world's game gets
+    later: bool  # the current hand is a later hand (its call follows the dealer's deal order)
+    actions: list[int]  # the current hand's actions
+    observations: np.ndarray  # (len(actions) + 1, obs) int16: the seat's view after each step
+    own_order: list[int]  # the seat's cards in the order it was dealt them
+    pool: np.ndarray  # (54,) every card of the hand's deal (not who holds it)
+    dealer: int
+    called: int
+    forced_solo: bool
+    superseded: list[int]
+    solo: int | None
+    partner: int | None  # the partner where the seat knows it
+    played: np.ndarray  # (4, 54) cards each seat has played this hand
+    cards_left: list[int]
+    out: list[int]  # seats out, in order
+    plays: list[tuple[int, int, np.ndarray]]  # (seat, action, cards taken) of each play
+
+
+def seen(state, seat: int) -> Seen:
+    """What ``seat`` has seen of the current hand of ``state``: the position's recipe is
+    replayed and only the seat's observation after every step of the current hand, its own
+    cards and the public facts are kept."""
+    game = state.game
+    index = game.layout.observation_index[seat]
+    ref = game.replay(state.seed, [], state.given_deal)
+    start = 0
+    for k, action in enumerate(state.history):
+        if ref.hand_index == state.hand_index:
+            break
+        ref.apply(action)
+        start = k + 1
+    actions = state.history[start:]
+    observations = [ref.buffer[index].copy()]
+    plays = []
+    for action in actions:
+        before = ref.v["played"][ref.current].copy() if action >= cat.FIRST_PLAY else None
+        player = ref.current
+        ref.apply(action)
+        observations.append(ref.buffer[index].copy())
+        if before is not None:
+            plays.append((player, action, ref.v["played"][player] - before))
+    v = ref.v
+    if state.hand_index == 0 and state.given_deal is not None:
+        # a hand dealt by hand: the cards in play are part of the puzzle's set-up
+        pool = np.bincount(np.concatenate([np.asarray(h, dtype=np.int64)
+                                           for h in state.given_deal["hands"]]),
+                           minlength=NUM_KINDS)
+    else:
+        pool = np.full(NUM_KINDS, 2, dtype=np.int64)
+    partner_row = v["partner"][seat]
+    known = np.flatnonzero(partner_row)
+    solo = np.flatnonzero(v["solo"])
+    return Seen(
+        seat=seat, hands_to_come=game.options["hands"] - state.hand_index,
+        # a later hand, or a hand dealt by hand as one (state_from_hands(..., later=True))
+        later=state.hand_index > 0 or "later" in (state.given_deal or {}), actions=list(actions),
+        observations=np.array(observations), own_order=list(state.deal_order[seat]),
+        pool=pool, dealer=int(np.argmax(v["dealer"])), called=int(np.argmax(v["called"])),
+        forced_solo=bool(v["forced_solo"][0]),
+        superseded=np.flatnonzero(v["superseded_calls"]).tolist(),
+        solo=int(solo[0]) if solo.size else None,
+        partner=int(known[0]) if known.size else None,
+        played=v["played"].astype(np.int64), cards_left=[int(x) for x in v["cards_left"]],
+        out=[int(np.argmax(v["place"][:, i])) for i in range(4) if v["place"][:, i].any()],
+        plays=plays)
+
+
+# --- the per-kind constraints --------------------------------------------------------------
+
+
+def _point_group(kind: int) -> list[int] | None:
+    """The 5, 10 and K of ``kind``'s suit if ``kind`` is one of them (a natural 正510K set)."""
+    if kind >= SMALL_JOKER or kind // 4 not in cat.POINT_RANKS:
+        return None
+    return [4 * r + kind % 4 for r in cat.POINT_RANKS]
+
+
+def _voids(seen_: Seen):
+    """What the plays show of each seat's hidden hand (necessary conditions of the card-choice
+    rule, ``selection``): ``(void, rules)``, ``void`` ``(4, 54)`` bool, the kinds a seat holds
+    no more of, and ``rules[seat]``, ``(kind, later)`` pairs: the seat holds no more of
+    ``kind`` (a 5, 10 or K) unless it held the whole 5-10-K set of that suit then (``later``:
+    the cards it has played since, that play included)."""
+    void = np.zeros((4, NUM_KINDS), dtype=bool)
+    rules: list[list] = [[] for _ in range(4)]
+    later = np.zeros((4, NUM_KINDS), dtype=np.int64)
+    for seat, action, cards in reversed(seen_.plays):
+        later[seat] += cards
+        for kind in _play_voids(cat.ACTIONS[action], cards, seen_.called):
+            if _point_group(kind) is None:
+                void[seat, kind] = True
+            else:
+                rules[seat].append((kind, later[seat].copy()))
+    return void, rules
+
+
+def _play_voids(info, cards, called: int) -> list[int]:
+    """The kinds that ``selection.select_cards`` took fewer of than it could (the greedy takes
+    ``min(available, room, need)`` of each kind in its order, so taking less than ``min(room,
+    need)`` means none was left), jokers first, then the naturals in kind order. Exact where no
+    5/10/K is protected; a protected copy comes after every unprotected one, so a 5/10/K listed
+    here was used up or protected (the seat held the whole 5-10-K set of its suit: see
+    ``_voids``). Nothing for 510K (checked when drawn)."""
+    combo = cat.COMBOS[info.combo]
+    taken = [int(x) for x in cards]
+    if info.called:
+        taken[called] -= 1  # the called copy is taken first, outside the orders below
+    out = []
+    first, second = (BIG_JOKER, SMALL_JOKER) if called == SMALL_JOKER else \
+        (SMALL_JOKER, BIG_JOKER)
+    need = combo.jokers - (1 if info.called and called >= SMALL_JOKER else 0)
+    for kind in (first, second):
+        if kind == called and not info.called:
+            continue  # every copy of the called kind is kept back
+        if taken[kind] < need:
+            out.append(kind)
+        need -= taken[kind]
+    if combo.type == cat.K510:
+        return out
+    per_rank = dict.fromkeys(combo.ranks, 0)
+    if info.called and called < SMALL_JOKER and called // 4 in per_rank:
+        per_rank[called // 4] += 1
+    need = combo.length - combo.jokers - sum(per_rank.values())
+    order = sorted(k for r in combo.ranks for k in range(4 * r, 4 * r + 4) if k != called)
+    if info.called and called < SMALL_JOKER and called // 4 in per_rank:
+        order.append(called)  # a second copy of the called card comes last
+    for kind in order:
+        if need == 0:
+            break
+        room = combo.per_rank - per_rank[kind // 4]
+        if room <= 0:
+            continue
+        if taken[kind] < min(room, need):
+            out.append(kind)
+        per_rank[kind // 4] += taken[kind]
+        need -= taken[kind]
+    return out
+
+
+def _bounds(seen_: Seen, partner: int | None, others: list[int], void):
+    """``(lo, hi, unseen)``: ``lo``/``hi`` ``(3, 54)`` bounds on each other seat's hidden
+    copies of each kind, with the twin of the call with ``partner`` (``None``: the dealer holds
+    both); ``unseen`` ``(54,)`` the cards the seat has not seen."""
+    played, called, dealer = seen_.played, seen_.called, seen_.dealer
+    unseen = seen_.pool - _own_dealt(seen_) - played[others].sum(axis=0)
+    hi = np.tile(unseen, (3, 1))
+    lo = np.zeros_like(hi)
+    for i, s in enumerate(others):
+        hi[i, void[s]] = 0
+
+        def fix(kind: int, count: int) -> None:
+            lo[i, kind] = max(lo[i, kind], count)
+            hi[i, kind] = min(hi[i, kind], count)
+
+        if s == dealer:
+            fix(called, (2 if seen_.forced_solo else 1) - played[s, called])
+            for kind in seen_.superseded:
+                fix(kind, 2 - played[s, kind])
+        elif s == partner:
+            fix(called, 1 - played[s, called])
+        else:
+            fix(called, 0)
+    return lo, hi, unseen
+
+
+def _own_dealt(seen_: Seen) -> np.ndarray:
+    return np.bincount(np.asarray(seen_.own_order, dtype=np.int64), minlength=NUM_KINDS)
+
+
+def _partner_candidates(seen_: Seen) -> list[int | None]:
+    """The seats that may hold the twin of the call, as the seat sees it."""
+    if seen_.forced_solo:
+        return [None]
+    if seen_.partner is not None:
+        return [seen_.partner]
+    seat, dealer = seen_.seat, seen_.dealer
+    if seat != dealer and _own_dealt(seen_)[seen_.called]:
+        return [seat]  # cannot happen: the partner sees itself; kept for safety
+    out = seen_.out
+    candidates = []
+    for p in range(4):
+        if p in (seat, dealer):
+            continue
+        if seen_.solo is None and len(out) >= 2:
+            team = {dealer, p}
+            if (out[0] in team) == (out[1] in team):  # two out together would be 绑: over
+                continue
+        candidates.append(p)
+    return candidates
+
+
+def _units() -> list[list[int]]:
+    """The kinds in the order the deal table takes them: each suit's 5, 10 and K together (the
+    protection rules tie them), every other kind alone."""
+    groups = [[4 * r + suit for r in cat.POINT_RANKS] for suit in range(4)]
+    grouped = {k for g in groups for k in g}
+    return groups + [[k] for k in range(NUM_KINDS) if k not in grouped]
+
+
+_UNITS = _units()
+
+
+class _Deals:
+    """Exact draws of the hidden hands of the three other seats: a backward table over the
+    units of kinds (``_UNITS``) of the number of shuffles completing a partial deal, under
+    per-kind bounds and, per seat and suit, the 5/10/K rules of ``_voids``."""
+
+    def __init__(self, lo, hi, unseen, caps, rules):
+        self.caps = caps
+        self.unseen = np.asarray(unseen, dtype=np.int64)
+        ca, cb = caps[0], caps[1]
+        units, options = [], []
+        for kinds in _UNITS:
+            kinds = [k for k in kinds if unseen[k]]
+            if not kinds:
+                continue
+            opts = self._options(kinds, lo, hi, unseen, rules)
+            units.append(kinds)
+            options.append(opts)
+        table = np.zeros((len(units) + 1, ca + 1, cb + 1))
+        table[-1, 0, 0] = 1.0
+        for j in range(len(units) - 1, -1, -1):
+            nxt, cur = table[j + 1], table[j]
+            xa_all, xb_all, w_all, _ = options[j]
+            for xa, xb, w in zip(xa_all.tolist(), xb_all.tolist(), w_all.tolist()):
+                if xa <= ca and xb <= cb:
+                    cur[xa:, xb:] += w * nxt[:ca + 1 - xa, :cb + 1 - xb]
+        self.units, self.options, self.table = units, options, table
+        # the third seat's count follows; a total over the caps is impossible (weight 0)
+        self.weight = float(table[0, ca, cb]) if sum(caps) == int(unseen.sum()) else 0.0
+
+    @staticmethod
+    def _options(kinds, lo, hi, unseen, rules):
+        """Every split of the unit's unseen copies among the three seats within the bounds and
+        rules: ``(xa, xb, weight, splits (m, 3, len(kinds)))``, weight the shuffles of it."""
+        per_kind = []
+        for k in kinds:
+            u = int(unseen[k])
+            per_kind.append([(x, _FACT[u] / (_FACT[x[0]] * _FACT[x[1]] * _FACT[x[2]]))
+                             for x in _splits(u)
+                             if all(lo[i, k] <= x[i] <= hi[i, k] for i in range(3))])
+        xa, xb, ws, splits = [], [], [], []
+        for combo in itertools.product(*per_kind):
+            split = np.array([x for x, _ in combo]).T  # (3, len(kinds))
+            if rules and not _rules_hold(kinds, split, rules):
+                continue
+            w = 1.0
+            for _, wk in combo:
+                w *= wk
+            xa.append(int(split[0].sum()))
+            xb.append(int(split[1].sum()))
+            ws.append(w)
+            splits.append(split)
+        return (np.array(xa, dtype=np.int64), np.array(xb, dtype=np.int64),
+                np.array(ws), np.array(splits, dtype=np.int64).reshape(-1, 3, len(kinds)))
+
+    def draw(self, rng: np.random.Generator) -> np.ndarray:
+        """``(3, 54)`` hidden counts."""
+        out = np.zeros((3, NUM_KINDS), dtype=np.int64)
+        ra, rb = self.caps[0], self.caps[1]
+        table = self.table
+        for j, kinds in enumerate(self.units):
+            xa, xb, w, splits = self.options[j]
+            pick = 0
+            if len(w) > 1:
+                ok = (xa <= ra) & (xb <= rb)
+                weights = np.where(ok, w * table[j + 1][np.where(ok, ra - xa, 0),
+                                                         np.where(ok, rb - xb, 0)], 0.0)
+                cumulative = np.cumsum(weights)
+                pick = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1],
+                                               side="right")), len(w) - 1)
+            out[:, kinds] = splits[pick]
+            ra -= int(xa[pick])
+            rb -= int(xb[pick])
+        return out
+
+
+def _splits(u: int) -> list[tuple[int, int, int]]:
+    return [(a, b, u - a - b) for a in range(u + 1) for b in range(u + 1 - a)]
+
+
+def _rules_hold(kinds, split, rules) -> bool:
+    """Whether each seat's share of a 5-10-K unit meets its rules (``rules[i]``: ``(kind,
+    later)``, see ``_voids``); kinds of the unit not unseen count as held 0 now."""
+    position = {k: j for j, k in enumerate(kinds)}
+    for i, seat_rules in enumerate(rules):
+        for kind, later in seat_rules:
+            if kind not in position:
+                continue
+            if split[i, position[kind]] == 0:
+                continue
+            group = _point_group(kind)
+            held = [(split[i, position[g]] if g in position else 0) + later[g] for g in group]
+            if min(held) < 1:
+                return False
+    return True
+
+
+def _choice_checks(view: Seen) -> list[list[tuple[int, np.ndarray, list[int]]]]:
+    """Per seat, ``(action, cards it played from that play on, cards the play took)`` of each
+    play whose cards the void constraints do not settle (5/10/K, 510K): a quick test of a drawn
+    deal before its replay."""
+    checks: list[list] = [[] for _ in range(4)]
+    later = np.zeros((4, NUM_KINDS), dtype=np.int64)
+    for seat, action, cards in reversed(view.plays):
+        later[seat] += cards
+        combo = cat.COMBOS[cat.ACTIONS[action].combo]
+        if combo.type == cat.K510 or any(r in cat.POINT_RANKS for r in combo.ranks):
+            taken = sorted(np.repeat(np.arange(NUM_KINDS), cards).tolist())
+            checks[seat].append((action, later[seat].copy(), taken))
+    return checks
+
+
+def _chosen_alike(hidden: np.ndarray, checks, called: int) -> bool:
+    """Whether a seat holding ``hidden`` now would have taken the same cards in its checked
+    plays (``selection.select_cards`` on the hand it held then)."""
+    for action, later, taken in checks:
+        try:
+            if sorted(select_cards((hidden + later).tolist(), action, called)) != taken:
+                return False
+        except ValueError:
+            return False
+    return True
+
+
+def _later_order(dealt: list[int], called: int, superseded: list[int], forced: bool) -> list[int]:
+    """An order of a later hand's dealer's cards that the later-hand rule turns into these
+    calls: each superseded call twice, then the call, the rest, and the call's twin last when
+    the dealer ends holding both (forced solo)."""
+    rest = list(dealt)
+    order = []
+    for kind in superseded:
+        order += [kind, kind]
+        rest.remove(kind)
+        rest.remove(kind)
+    rest.remove(called)
+    if forced:
+        rest.remove(called)
+        return order + [called] + rest + [called]
+    return order + [called] + rest
+
+
+def sample_worlds(game, state, seat, n, rng) -> list:
+    """``n`` states of the current hand that agree with everything ``seat`` has seen in
+    ``state``, drawn uniformly over the consistent deals with ``rng`` (see the module
+    docstring). Errors: ``core.worlds.check_sample_args``; ``RuntimeError`` if the draws keep
+    failing the replay check (not seen in testing)."""
+    seat, n = check_sample_args(game, state, seat, n, rng)
+    if n == 0:
+        return []
+    view = seen(state, seat)
+    return _draw(game, view, n, rng)
+
+
+def _draw(game, view: Seen, n: int, rng: np.random.Generator) -> list:
+    others = [s for s in range(4) if s != view.seat]
+    caps = [view.cards_left[s] for s in others]
+    deals, weights = [], []
+    void, rules = _voids(view)
+    rules = [rules[s] for s in others]
+    for partner in _partner_candidates(view):
+        lo, hi, unseen = _bounds(view, partner, others, void)
+        d = _Deals(lo, hi, unseen, caps, rules)
+        if d.weight > 0:
+            deals.append(d)
+            weights.append(d.weight)
+    if not deals:
+        raise RuntimeError("no deal of the unseen cards agrees with what the seat has seen")
+    total = sum(weights)
+    world_game = game if view.hands_to_come == game.options["hands"] else \
+        type(game)(**{**game.options, "hands": view.hands_to_come})
+    index = game.layout.observation_index[view.seat]
+    checks = _choice_checks(view)
+    worlds = []
+    tries = 0
+    limit = MAX_TRIES_BASE + MAX_TRIES_PER_WORLD * n
+    while len(worlds) < n:
+        tries += 1
+        if tries > limit:
+            raise RuntimeError(f"dagong.sample_worlds: {limit} deals drawn and too few agreed "
+                               f"with the seat's observations ({len(worlds)} of {n})")
+        r = rng.random() * total
+        pick = len(deals) - 1
+        for i, w in enumerate(weights):
+            r -= w
+            if r < 0:
+                pick = i
+                break
+        hidden = deals[pick].draw(rng)
+        seed = int(rng.integers(2 ** 63 - 1))
+        if not all(_chosen_alike(hidden[i], checks[s], view.called)
+                   for i, s in enumerate(others)):
+            continue
+        world = _build(world_game, view, others, hidden, seed, index)
+        if world is not None:
+            worlds.append(world)
+    return worlds
+
+
+def _build(world_game, view: Seen, others, hidden, seed, index):
+    """The world of these hidden hands, or ``None`` if it shows the seat anything else."""
+    hands: list[list[int]] = [[] for _ in range(4)]
+    hands[view.seat] = list(view.own_order)
+    for i, s in enumerate(others):
+        dealt = hidden[i] + view.played[s]
+        cards = np.repeat(np.arange(NUM_KINDS), dealt).tolist()
+        if view.later and s == view.dealer:
+            cards = _later_order(cards, view.called, view.superseded, view.forced_solo)
+        hands[s] = cards
+    deal = {"hands": hands, "dealer": view.dealer, "called": view.called}
+    if view.later:
+        deal["later"] = True
+    world = world_game.state_from_deal(seed, deal)
+    expected = view.observations
+    if not np.array_equal(world.buffer[index], expected[0]):
+        return None
+    for t, action in enumerate(view.actions):
+        try:
+            world.apply(action)
+        except IllegalActionError:
+            return None
+        if not np.array_equal(world.buffer[index], expected[t + 1]):
+            return None
+    return world
+
