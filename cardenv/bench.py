@@ -25,6 +25,11 @@ before the games' batched engines).
 2-hand Dagong game and a 40-hand Dabang match, against the target ``LOAD_TARGET``; the games are
 played with the first legal action outside play and random plays, from fixed seeds.
 
+``python -m cardenv.bench worlds`` measures the world samplers (``game.sample_worlds``, of
+the games that have one): worlds/s for the seat to act at early, middle and late positions of a
+first hand (10%, 50% and 85% of its actions) of random play from fixed seeds, 32 worlds a call
+(each call's reading of the position included).
+
 Timings are wall-clock over fixed durations (``--seconds``); run on an idle machine.
 """
 
@@ -332,12 +337,53 @@ def bench_load(seconds: float) -> dict:
     return results
 
 
+WORLDS_PER_CALL = 32
+WORLD_STAGES = (("early", 0.10), ("middle", 0.50), ("late", 0.85))
+
+
+def world_positions(name: str, seed: int = 0) -> list[tuple[str, object]]:
+    """``(stage, state)`` at 10%, 50% and 85% of the actions of a first hand of random play
+    (seeded; the hand is played out once to know its length)."""
+    game = importlib.import_module("cardenv.games").make_game(name)
+    rng = np.random.default_rng(seed)
+    actions = []
+    state = game.new_state(seed)
+    while not state.is_over and not state.results:
+        action = int(rng.choice(state.legal_actions()))
+        actions.append(action)
+        state.apply(action)
+    return [(stage, game.replay(seed, actions[:int(share * len(actions))]))
+            for stage, share in WORLD_STAGES]
+
+
+def bench_worlds(seconds: float) -> dict:
+    results = {}
+    print(f"cardenv.bench worlds: {seconds:g} s per measurement, {WORLDS_PER_CALL} worlds a "
+          f"call, numpy {np.__version__}, Python {sys.version.split()[0]}")
+    for name in GAMES:
+        game = importlib.import_module("cardenv.games").make_game(name)
+        if not hasattr(game, "sample_worlds"):
+            continue
+        for stage, state in world_positions(name):
+            seat = state.current_player
+            rng = np.random.default_rng(0)
+            worlds = 0
+            start = time.perf_counter()
+            while time.perf_counter() - start < seconds or not worlds:
+                worlds += len(game.sample_worlds(state, seat, WORLDS_PER_CALL, rng))
+            rate = worlds / (time.perf_counter() - start)
+            results[f"{name}_{stage}"] = rate
+            _row(f"{name} {stage} ({len(state.history)} actions in)",
+                 f"{rate:10,.0f} worlds/s")
+    return results
+
+
 def main(argv=None) -> None:
     parser = cli.ArgumentParser(prog="python -m cardenv.bench", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=(*GAMES, "vector", "load"),
-                        help="a game's engine and env, the batched engine for both games, or "
-                             "loading saved states")
+    parser.add_argument("game", choices=(*GAMES, "vector", "load", "worlds"),
+                        help="a game's engine and env, the batched engine for both games, "
+                             "loading saved states, or the world samplers")
     parser.add_argument("--seconds", type=float, default=5.0,
                         help="duration of each measurement (default 5)")
     args = parser.parse_args(argv)
@@ -347,6 +393,8 @@ def main(argv=None) -> None:
         bench_vector(args.seconds)
     elif args.game == "load":
         bench_load(args.seconds)
+    elif args.game == "worlds":
+        bench_worlds(args.seconds)
     else:
         bench(args.game, args.seconds)
 

@@ -57,3 +57,11 @@ def test_load_benchmark_measures_the_games_it_names(capsys):
     assert "2-hand Dagong game (2 hands," in out
     assert "40-hand Dabang match (40 hands," in out  # seed 115 runs past 40 hands
     assert "target < 0.2 s" in out
+
+
+def test_worlds_benchmark_measures_each_stage(capsys):
+    results = bench.bench_worlds(0.01)
+    assert set(results) >= {"dagong_early", "dagong_middle", "dagong_late"}
+    assert all(rate > 0 for rate in results.values())
+    out = capsys.readouterr().out
+    assert "dagong late" in out and "worlds/s" in out
