@@ -47,6 +47,9 @@ def test_engine_example_runs():
     assert namespace["masks"].shape == (8, 2419)
     assert namespace["again"].to_dict() == namespace["state"].to_dict()
     assert np.array_equal(namespace["puzzle"].hands.sum(1), [3, 1, 2, 3])
+    worlds = namespace["worlds"]
+    assert len(worlds) == 32 and all(np.array_equal(w.observation(1), namespace["state"]
+                                                    .observation(1)) for w in worlds)
 
 
 def test_ci_runs_readmes_test_command_and_the_slow_runs():
