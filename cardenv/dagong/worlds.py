@@ -16,20 +16,23 @@ two ways):
    order, and the public facts. It is the one place the position is read, by replaying the
    position's own recipe; nothing else leaves that replay, so worlds depend only on what the
    seat saw (``tests/dagong/test_worlds.py`` swaps hidden cards and gets the same worlds).
-2. The constraints a deal must meet that are counts of one kind in one seat's hidden hand
-   (``_Constraints``): each seat's hand size; the dealer holds one called card (both when it
-   plays alone by force) and both copies of each superseded call; the twin of the call is with
-   the partner (known once 明鸡 showed it or to the partner itself; otherwise one of the seats
-   that could be, e.g. after two seats are out without 绑 they are on opposite sides); and the
-   seats a play shows to be void in a kind: the card-choice rule (``selection``) takes jokers
-   small before big and the suits of a rank in ♦ ♣ ♥ ♠ order, so a play that took a later one
-   had none of the earlier ones left.
-3. Deals meeting those are drawn exactly by dynamic programming over the 54 kinds (the number of
-   shuffles completing each partial deal, in float64), the twin's holder first in proportion to
-   its count of deals.
-4. Each drawn deal is replayed and kept only if it gives the seat the same observation at every
-   step (rejection: the card-choice rule's other preferences, e.g. keeping 5/10/K of a natural
-   正510K back, are checked this way). The kept deals are uniform over the consistent ones.
+2. The constraints a deal must meet that bound one seat's hidden copies of one kind
+   (``_bounds``, ``_voids``): each seat's hand size; the dealer holds one called card (both when
+   it plays alone by force) and both copies of each superseded call; the twin of the call is with
+   the partner (known once 明鸡 showed it, or to the partner itself; otherwise one of the seats
+   that could be: after two seats are out without 绑 they are on opposite sides); and the kinds a
+   play shows a seat to have run out of. The card-choice rule (``selection``) takes ``min(left,
+   room, need)`` of each kind in its order (jokers small before big, naturals by kind, the called
+   kind last), so a kind it took less of than room and need allowed had none left; a 5, 10 or K
+   may instead have been kept back as part of a whole 5-10-K set of its suit, a rule on the
+   seat's three cards of that suit.
+3. Deals meeting those are drawn exactly from a backward table over the kinds (``_Deals``: each
+   suit's 5, 10 and K taken together, the number of shuffles completing each partial deal, in
+   float64), the twin's holder first, in proportion to its number of deals.
+4. Each drawn deal is tested (rejection, which keeps the draw uniform): first the plays whose
+   cards the table does not settle (5/10/K, 510K) are chosen again from the seat's hand as it
+   was (``select_cards``), then the deal is replayed and kept only if it gives the seat the same
+   observation at every step.
 
 A world is a state of a game whose ``hands`` option leaves as many hands to come as the
 position's (``more_hands`` is in the observation); a later hand is rebuilt with
