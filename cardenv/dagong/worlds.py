@@ -47,6 +47,7 @@ single of the dealer's; a later hand's call depends on the order the dealer's ca
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import math
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ from cardenv.dagong.selection import select_cards
 MAX_TRIES_PER_WORLD = 2000
 MAX_TRIES_BASE = 10_000
 _FACT = [math.factorial(i) for i in range(3)]
+SMALL_UNIT = 12  # a unit with at most this many splits is weighed in Python, else in numpy
 
 
 @dataclass
@@ -298,6 +300,7 @@ class _Deals:
                 if xa <= ca and xb <= cb:
                     cur[xa:, xb:] += w * nxt[:ca + 1 - xa, :cb + 1 - xb]
         self.units, self.options, self.table = units, options, table
+        self.rows = self.small = None  # built on the first draw
         # the third seat's count follows; a total over the caps is impossible (weight 0)
         self.weight = float(table[0, ca, cb]) if sum(caps) == int(unseen.sum()) else 0.0
 
@@ -328,19 +331,29 @@ class _Deals:
 
     def draw(self, rng: np.random.Generator) -> np.ndarray:
         """``(3, 54)`` hidden counts."""
+        if self.rows is None:  # Python lists: a unit's few options are weighed faster so
+            self.rows = [t.tolist() for t in self.table]
+            self.small = [list(zip(xa.tolist(), xb.tolist(), w.tolist()))
+                          if len(w) <= SMALL_UNIT else None for xa, xb, w, _ in self.options]
         out = np.zeros((3, NUM_KINDS), dtype=np.int64)
         ra, rb = self.caps[0], self.caps[1]
-        table = self.table
         for j, kinds in enumerate(self.units):
             xa, xb, w, splits = self.options[j]
             pick = 0
             if len(w) > 1:
-                ok = (xa <= ra) & (xb <= rb)
-                weights = np.where(ok, w * table[j + 1][np.where(ok, ra - xa, 0),
-                                                         np.where(ok, rb - xb, 0)], 0.0)
-                cumulative = np.cumsum(weights)
-                pick = min(int(np.searchsorted(cumulative, rng.random() * cumulative[-1],
-                                               side="right")), len(w) - 1)
+                small = self.small[j]
+                if small is not None:
+                    nxt = self.rows[j + 1]
+                    weights = [wk * nxt[ra - a][rb - b] if a <= ra and b <= rb else 0.0
+                               for a, b, wk in small]
+                    cumulative = list(itertools.accumulate(weights))
+                else:
+                    ok = (xa <= ra) & (xb <= rb)
+                    cumulative = np.cumsum(np.where(
+                        ok, w * self.table[j + 1][np.where(ok, ra - xa, 0),
+                                                  np.where(ok, rb - xb, 0)], 0.0)).tolist()
+                r = rng.random() * cumulative[-1]
+                pick = min(bisect.bisect_right(cumulative, r), len(w) - 1)
             out[:, kinds] = splits[pick]
             ra -= int(xa[pick])
             rb -= int(xb[pick])
@@ -447,30 +460,32 @@ def _draw(game, view: Seen, n: int, rng: np.random.Generator) -> list:
     tries = 0
     limit = MAX_TRIES_BASE + MAX_TRIES_PER_WORLD * n
     while len(worlds) < n:
-        tries += 1
-        if tries > limit:
-            raise RuntimeError(f"dagong.sample_worlds: {limit} deals drawn and too few agreed "
-                               f"with the seat's observations ({len(worlds)} of {n})")
-        r = rng.random() * total
-        pick = len(deals) - 1
-        for i, w in enumerate(weights):
-            r -= w
-            if r < 0:
-                pick = i
-                break
-        hidden = deals[pick].draw(rng)
-        seed = int(rng.integers(2 ** 63 - 1))
-        if not all(_chosen_alike(hidden[i], checks[s], view.called)
+        # draw as many deals that pass the quick test as worlds are missing, then replay them
+        # together (one batched legality call a step)
+        batch = []
+        while len(batch) < n - len(worlds):
+            tries += 1
+            if tries > limit:
+                raise RuntimeError(f"dagong.sample_worlds: {limit} deals drawn and too few "
+                                   f"agreed with the seat's observations ({len(worlds)} of {n})")
+            r = rng.random() * total
+            pick = len(deals) - 1
+            for i, w in enumerate(weights):
+                r -= w
+                if r < 0:
+                    pick = i
+                    break
+            hidden = deals[pick].draw(rng)
+            seed = int(rng.integers(2 ** 63 - 1))
+            if all(_chosen_alike(hidden[i], checks[s], view.called)
                    for i, s in enumerate(others)):
-            continue
-        world = _build(world_game, view, others, hidden, seed, index)
-        if world is not None:
-            worlds.append(world)
+                batch.append(_start(world_game, view, others, hidden, seed))
+        worlds += _replayed(world_game, view, batch, index)
     return worlds
 
 
-def _build(world_game, view: Seen, others, hidden, seed, index):
-    """The world of these hidden hands, or ``None`` if it shows the seat anything else."""
+def _start(world_game, view: Seen, others, hidden, seed):
+    """The world of these hidden hands as dealt, before the hand's first action."""
     hands: list[list[int]] = [[] for _ in range(4)]
     hands[view.seat] = list(view.own_order)
     for i, s in enumerate(others):
@@ -482,16 +497,26 @@ def _build(world_game, view: Seen, others, hidden, seed, index):
     deal = {"hands": hands, "dealer": view.dealer, "called": view.called}
     if view.later:
         deal["later"] = True
-    world = world_game.state_from_deal(seed, deal)
-    expected = view.observations
-    if not np.array_equal(world.buffer[index], expected[0]):
-        return None
-    for t, action in enumerate(view.actions):
-        try:
-            world.apply(action)
-        except IllegalActionError:
-            return None
-        if not np.array_equal(world.buffer[index], expected[t + 1]):
-            return None
-    return world
+    return world_game.state_from_deal(seed, deal)
 
+
+def _replayed(world_game, view: Seen, worlds: list, index) -> list:
+    """The worlds that, with the hand's actions applied (each checked against the legal mask,
+    answered for all of them in one batched call a step), give the seat the same observation
+    after every step, in their order."""
+    expected = view.observations
+    live = [w for w in worlds if np.array_equal(w.buffer[index], expected[0])]
+    for t, action in enumerate(view.actions):
+        if not live:
+            break
+        world_game.legal_masks(live)  # hands each world its mask (use_legal): apply checks it
+        kept = []
+        for world in live:
+            try:
+                world.apply(action)
+            except IllegalActionError:
+                continue
+            if np.array_equal(world.buffer[index], expected[t + 1]):
+                kept.append(world)
+        live = kept
+    return live
