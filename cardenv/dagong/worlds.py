@@ -64,6 +64,7 @@ from cardenv.dagong.selection import select_cards
 MAX_TRIES_PER_WORLD = 2000
 MAX_TRIES_BASE = 10_000
 _FACT = [math.factorial(i) for i in range(3)]
+REPLAY_BATCH = 256  # drawn deals replayed together (bounds the memory of a large n)
 SMALL_UNIT = 12  # a unit with at most this many splits is weighed in Python, else in numpy
 
 
@@ -463,7 +464,7 @@ def _draw(game, view: Seen, n: int, rng: np.random.Generator) -> list:
         # draw as many deals that pass the quick test as worlds are missing, then replay them
         # together (one batched legality call a step)
         batch = []
-        while len(batch) < n - len(worlds):
+        while len(batch) < min(n - len(worlds), REPLAY_BATCH):
             tries += 1
             if tries > limit:
                 raise RuntimeError(f"dagong.sample_worlds: {limit} deals drawn and too few "
