@@ -328,3 +328,37 @@ def test_bad_rng_and_finished_state_are_refused():
     with pytest.raises(StateError, match="episode is over"):
         game.sample_worlds(state, 0, 1, rng)
 
+
+
+def special_deals():
+    """Hands dealt by hand that random games rarely reach: a first hand whose dealer holds both
+    called cards (forced solo), a later hand with a superseded call, a later hand whose dealer
+    ends with both copies of the call (forced solo)."""
+    rest = np.random.default_rng(8).permutation(
+        [k for k in range(NUM_KINDS) for _ in range(2) if k not in (7, 40)]).tolist()
+    first = [[7, 7] + rest[:25], rest[25:52], rest[52:79], rest[79:] + [40, 40]]
+    superseded = [[7, 7, 40] + rest[:24], rest[24:51], rest[51:78], rest[78:] + [40]]
+    forced = [[40] + rest[:25] + [40], rest[25:52], rest[52:79], rest[79:] + [7, 7]]
+    return [(first, 0, 7, False), (superseded, 0, 40, True), (forced, 0, 40, True)]
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_forced_solo_and_superseded_calls_are_kept(case):
+    """[D-B3]: the call, its supersessions and a forced solo are what every world shows."""
+    hands, dealer, called, later = special_deals()[case]
+    game = DagongGame(hands=2)
+    rng = np.random.default_rng(case)
+    for steps in (0, 9, 30):
+        state = game.state_from_hands(hands, dealer, called, later=later)
+        assert state.forced_solo == (case != 1)
+        for _ in range(steps):
+            if state.is_over or state.results:
+                break
+            state.apply(int(rng.choice(np.flatnonzero(state.legal_mask()))))
+        if state.is_over or state.results:
+            continue
+        for seat in range(4):
+            actions, views = seat_views(game, state, seat)
+            for world in game.sample_worlds(state, seat, 3, np.random.default_rng(seat)):
+                assert_consistent(game, state, seat, world, actions, views)
+                assert world.forced_solo == state.forced_solo
