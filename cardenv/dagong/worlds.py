@@ -47,7 +47,6 @@ single of the dealer's; a later hand's call depends on the order the dealer's ca
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import math
 from dataclasses import dataclass
@@ -347,14 +346,20 @@ class _Deals:
                     nxt = self.rows[j + 1]
                     weights = [wk * nxt[ra - a][rb - b] if a <= ra and b <= rb else 0.0
                                for a, b, wk in small]
-                    cumulative = list(itertools.accumulate(weights))
+                    r = rng.random() * sum(weights)
+                    pick = len(weights) - 1
+                    for i, wk in enumerate(weights):
+                        r -= wk
+                        if r < 0:
+                            pick = i
+                            break
                 else:
                     ok = (xa <= ra) & (xb <= rb)
                     cumulative = np.cumsum(np.where(
                         ok, w * self.table[j + 1][np.where(ok, ra - xa, 0),
-                                                  np.where(ok, rb - xb, 0)], 0.0)).tolist()
-                r = rng.random() * cumulative[-1]
-                pick = min(bisect.bisect_right(cumulative, r), len(w) - 1)
+                                                  np.where(ok, rb - xb, 0)], 0.0))
+                    r = rng.random() * cumulative[-1]
+                    pick = min(int(np.searchsorted(cumulative, r, side="right")), len(w) - 1)
             out[:, kinds] = splits[pick]
             ra -= int(xa[pick])
             rb -= int(xb[pick])
