@@ -260,7 +260,9 @@ class PIMCAgent(Agent):
             if len(worlds) != self.worlds:
                 raise ValueError(f"{game.name}.sample_worlds returned {len(worlds)} worlds, "
                                  f"not {self.worlds}")
-            for world in worlds:
+            for w, world in enumerate(worlds):
+                if w and deadline is not None and time.perf_counter() > deadline:
+                    break  # out of time: the worlds started so far (at least one) count
                 if world.current_player != seats[d] or not np.array_equal(
                         world.legal_mask(), masks[d]):
                     raise ValueError(f"{game.name}.sample_worlds returned a world where seat "
