@@ -302,3 +302,17 @@ def test_pimc_decides_from_states_not_observations(oracle_worlds):
     agent = PIMCAgent("dagong", worlds=2)
     with pytest.raises(ValueError, match="act_states"):
         agent.act_batch(np.zeros((1, 3)), np.ones((1, 3), dtype=bool))
+
+
+def test_the_search_benchmark_measures(oracle_worlds, capsys):
+    """``python -m agents.bench search``'s figures: rollouts/s and PIMC decisions/s (oracle
+    worlds here), or the sampler named missing."""
+    from agents import bench
+
+    assert bench.rollouts_per_second("dabang", 4, 0.01) > 0
+    assert bench.pimc_decisions_per_second("dagong", 0.01) > 0
+    registry.register("toy_plain", ToyGame)
+    try:
+        assert bench.pimc_decisions_per_second("toy_plain", 0.01) is None
+    finally:
+        registry.unregister("toy_plain")
