@@ -316,3 +316,28 @@ def test_the_search_benchmark_measures(oracle_worlds, capsys):
         assert bench.pimc_decisions_per_second("toy_plain", 0.01) is None
     finally:
         registry.unregister("toy_plain")
+
+
+def test_pimc_plays_in_the_terminal_and_as_the_gymnasium_envs_opponents(oracle_worlds):
+    """Named where players are named (the ``cardenv.players`` entry point): the terminal's
+    table and the single-agent env play PIMC opponents from the position
+    (``cardenv.players.decide``)."""
+    from cardenv.play import Table
+    from cardenv.players import load_player
+    from cardenv.single_agent import SingleAgentEnv
+
+    players = [load_player("pimc:worlds=1", "dagong", seed) for seed in range(4)]
+    assert all(isinstance(p, PIMCAgent) for p in players)
+    table = Table(make_game("dagong"), players, 3, None, write=lambda *a: None)
+    table.play()
+    assert table.state.is_over and sum(p.searched for p in players) > 0
+    env = SingleAgentEnv("dagong", opponents=["pimc:worlds=1"] * 3)
+    _, info = env.reset(seed=1)
+    done, rng = False, np.random.default_rng(0)
+    while not done:
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, _, done, truncated, info = env.step(action)
+        done = done or truncated
+    opponents = list(env.players.values())
+    assert all(isinstance(p, PIMCAgent) for p in opponents)
+    assert sum(p.searched for p in opponents) > 0
