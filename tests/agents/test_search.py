@@ -161,13 +161,16 @@ def test_an_agent_that_reads_hidden_cards_fails_the_hidden_card_test(toy_worlds)
 
 # --- mechanics with oracle worlds ----------------------------------------------------------
 
-def test_perfect_information_pimc_beats_the_heuristic_on_dagong(oracle_worlds):
+@pytest.mark.parametrize("pairs, worlds, bound", [
+    (8, 1, 0.6), pytest.param(100, 2, 0.8, marks=pytest.mark.slow)])
+def test_perfect_information_pimc_beats_the_heuristic_on_dagong(oracle_worlds, pairs, worlds,
+                                                                 bound):
     """With oracle worlds PIMC (heuristic rollouts) wins clearly in a small duplicate
-    evaluation (measured: 0.88 of 100 deal pairs at worlds=2, interval 0.80..0.93; here 12
-    pairs at worlds=1, asserted loosely)."""
-    stats = duplicate("dagong", PIMCAgent("dagong", worlds=1, seed=0),
-                      heuristic_for("dagong", 1), 12)
-    assert stats["win_rate"] >= 0.65, stats
+    evaluation (measured: 0.88 of 100 deal pairs at worlds=2, interval 0.80..0.93, about 7
+    minutes on a busy two-core machine: the slow case; 8 pairs at worlds=1 the quick one)."""
+    stats = duplicate("dagong", PIMCAgent("dagong", worlds=worlds, seed=0),
+                      heuristic_for("dagong", 1), pairs)
+    assert stats["win_rate"] >= bound, stats
 
 
 def test_deterministic_for_a_seed(oracle_worlds):
