@@ -18,7 +18,10 @@ For each decision with more than one legal action, ``PIMCAgent``:
    (``started=True``: games in progress), the game's batched engine;
 4. scores a rollout by the hand's reward for the acting seat (its side's reward; the hand ends
    when the state's ``results`` grow, whether or not the episode goes on) and plays the
-   candidate with the best mean.
+   candidate with the best mean; with ``margin`` z > 0, only if its mean gain over the rollout
+   policy's own choice, paired world by world, exceeds z standard errors (else the policy's
+   choice: with sampled worlds the hands' outcomes vary much more than between candidates,
+   and the best of a few noisy means is often noise).
 
 Budget knobs: ``worlds``, ``rollouts`` (per world and candidate), ``top_k`` (0: all legal
 actions), ``time_limit`` (seconds per searched decision; a call on B positions gets B times
@@ -55,9 +58,10 @@ from agents.base import Agent, check_game
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
-__all__ = ["DEFAULTS", "PIMCAgent", "parse_spec", "rollout_values", "sampler_of"]
+__all__ = ["DEFAULTS", "PIMCAgent", "choose", "parse_spec", "rollout_values", "sampler_of"]
 
-DEFAULTS = {"worlds": 16, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None}
+DEFAULTS = {"worlds": 16, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
+            "margin": 0.0}
 # the bounds a spec or a constructor argument must fall in
 BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16)}
 MAX_BATCH = 1 << 16
@@ -94,6 +98,14 @@ def parse_spec(spec: str) -> dict:
             if not value.isdigit() or not low <= int(value) <= high:
                 raise ValueError(f"{spec}: {key} must be an int in {low}..{high}, got {value!r}")
             options[key] = int(value)
+        elif key == "margin":
+            try:
+                margin = float(value)
+            except ValueError:
+                margin = float("nan")
+            if not 0 <= margin <= 10:
+                raise ValueError(f"{spec}: margin must be a number in [0, 10], got {value!r}")
+            options[key] = margin
         elif key == "time":
             try:
                 seconds = float(value)
@@ -159,6 +171,25 @@ def _play_out(starts, seats, policy, part, values, deadline) -> bool:
     return True
 
 
+def choose(table: np.ndarray, margin: float = 0.0) -> int:
+    """The candidate to play from a ``(samples, candidates)`` table of rollout values (``nan``:
+    not finished), candidate 0 being the rollout policy's own choice: the best mean (the first
+    of equal ones); with ``margin`` z > 0, only if its gain over candidate 0, paired sample by
+    sample, has a mean above z standard errors, else 0. Nothing finished: 0."""
+    done = ~np.isnan(table)
+    if not done.any():
+        return 0
+    mean = np.where(done.any(axis=0), np.nansum(table, axis=0)
+                    / np.maximum(done.sum(axis=0), 1), -np.inf)
+    best = int(np.argmax(mean))
+    if best and margin:
+        both = done[:, 0] & done[:, best]
+        gain = table[both, best] - table[both, 0]
+        if gain.size < 2 or gain.mean() <= margin * gain.std(ddof=1) / np.sqrt(gain.size):
+            return 0  # not clearly better than the policy's choice: keep that
+    return best
+
+
 class PIMCAgent(Agent):
     """Perfect-information Monte Carlo over sampled worlds (see the module docstring)."""
 
@@ -168,7 +199,7 @@ class PIMCAgent(Agent):
     def __init__(self, game: str, worlds: int = DEFAULTS["worlds"],
                  rollouts: int = DEFAULTS["rollouts"], top_k: int = DEFAULTS["top_k"],
                  rollout="heuristic", time_limit: float | None = None, seed: int | None = 0,
-                 batch: int = 4096):
+                 batch: int = 4096, margin: float = DEFAULTS["margin"]):
         self.game = check_game(game)
         sampler_of(make_game(self.game))  # a clear error now, not at the first decision
         for key, value in (("worlds", worlds), ("rollouts", rollouts), ("top_k", top_k)):
@@ -183,7 +214,10 @@ class PIMCAgent(Agent):
         if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
             raise ValueError(f"batch must be an int in 1..{MAX_BATCH}, got {batch!r}")
         self.worlds, self.rollouts, self.top_k = int(worlds), int(rollouts), int(top_k)
-        self.time_limit, self.batch = time_limit, batch
+        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or \
+                not 0 <= margin <= 10:
+            raise ValueError(f"margin must be a number in [0, 10], got {margin!r}")
+        self.time_limit, self.batch, self.margin = time_limit, batch, float(margin)
         self.rollout_spec = rollout if isinstance(rollout, str) else \
             getattr(rollout, "name", type(rollout).__name__)
         if isinstance(rollout, str):
@@ -202,7 +236,7 @@ class PIMCAgent(Agent):
         """The agent ``parse_spec(spec)`` describes."""
         options = parse_spec(spec)
         return cls(game, options["worlds"], options["rollouts"], options["top_k"],
-                   options["rollout"], options["time"], seed)
+                   options["rollout"], options["time"], seed, margin=options["margin"])
 
     def reseed(self, seed: int) -> None:
         self.seed = int(seed)
@@ -287,16 +321,15 @@ class PIMCAgent(Agent):
             values[index >= 0] = played[index[index >= 0]]
         self.searched += len(states)
         out = own.copy()
-        sums = [np.zeros(len(c)) for c in candidates]
-        counts = [np.zeros(len(c)) for c in candidates]
+        # each decision's (samples, candidates) values: a sample is a world and a rollout,
+        # every candidate played in it (paired comparisons); nan: not finished in time
+        tables = [[] for _ in states]
         for (d, k, _), value in zip(owners, values.tolist()):
-            if value == value:  # not nan: finished before the deadline
-                sums[d][k] += value
-                counts[d][k] += 1
-        for d in range(len(states)):
-            if counts[d].any():
-                mean = np.where(counts[d] > 0, sums[d] / np.maximum(counts[d], 1), -np.inf)
-                out[d] = candidates[d][int(np.argmax(mean))]  # first best: own choice first
+            if k == 0:
+                tables[d].append(np.full(len(candidates[d]), np.nan))
+            tables[d][-1][k] = value
+        for d, rows in enumerate(tables):
+            out[d] = candidates[d][choose(np.array(rows), self.margin)]
         return out
 
     def _candidates(self, obs, masks, own) -> list[np.ndarray]:

@@ -15,7 +15,7 @@ import pytest
 
 from agents.evaluate import duplicate, main, make_agent
 from agents.heuristics import heuristic_for
-from agents.search import PIMCAgent, parse_spec, rollout_values
+from agents.search import PIMCAgent, choose, parse_spec, rollout_values
 from cardenv import games as registry
 from cardenv.games import make_game, names
 from tests.toy_game import CARDS, ToyGame, ToyState
@@ -173,6 +173,20 @@ def test_perfect_information_pimc_beats_the_heuristic_on_dagong(oracle_worlds, p
     assert stats["win_rate"] >= bound, stats
 
 
+@pytest.mark.parametrize("table, margin, best", [
+    ([[0, 1, 2], [0, 1, 2]], 0, 2),              # the best mean
+    ([[1, 1, 0], [1, 1, 0]], 0, 0),              # ties go to the policy's own choice (0)
+    ([[0, 4, 0], [0, -3, 0]], 0, 1),             # the best mean, however noisy ...
+    ([[0, 4, 0], [0, -3, 0]], 1, 0),             # ... but not clearly better than 0
+    ([[0, 1, 0], [0, 1, 0], [0, 1, 0]], 1, 1),   # a sure gain, paired world by world
+    ([[0, 2, 0], [np.nan, np.nan, np.nan]], 1, 0),  # one finished pair: not enough
+    ([[np.nan, 2, 0], [np.nan, 1, 0]], 0, 1),    # only finished rollouts count
+    ([[np.nan] * 3], 0, 0),                      # none finished: the policy's choice
+])
+def test_the_choice_from_rollout_values(table, margin, best):
+    assert choose(np.array(table, dtype=float), margin) == best
+
+
 def test_deterministic_for_a_seed(oracle_worlds):
     game = make_game("dabang")
     states = positions(game, 6, seed=1, policy=heuristic_for("dabang", 0))
@@ -270,9 +284,10 @@ def test_evaluate_plays_pimc(oracle_worlds, capsys):
 
 def test_specs(oracle_worlds):
     assert parse_spec("pimc") == {"worlds": 16, "rollouts": 1, "top_k": 0,
-                                  "rollout": "heuristic", "time": None}
-    assert parse_spec("pimc:worlds=32,rollout=random,top_k=8,rollouts=2,time=0.5") == {
-        "worlds": 32, "rollouts": 2, "top_k": 8, "rollout": "random", "time": 0.5}
+                                  "rollout": "heuristic", "time": None, "margin": 0.0}
+    assert parse_spec("pimc:worlds=32,rollout=random,top_k=8,rollouts=2,time=0.5,margin=1") == {
+        "worlds": 32, "rollouts": 2, "top_k": 8, "rollout": "random", "time": 0.5,
+        "margin": 1.0}
     agent = make_agent("pimc:worlds=32,rollout=random,top_k=8", "dagong", 3)
     assert (agent.worlds, agent.top_k, agent.policy.name, agent.seed) == (32, 8, "random", 3)
 
@@ -280,10 +295,12 @@ def test_specs(oracle_worlds):
 @pytest.mark.parametrize("spec, message", [
     ("pimc:worlds=0", "worlds must be an int in 1..4096, got '0'"),
     ("pimc:worlds=many", "worlds must be an int"),
-    ("pimc:depth=3", "unknown option 'depth' (options: worlds, rollouts, top_k, rollout, time)"),
+    ("pimc:depth=3", "unknown option 'depth' (options: worlds, rollouts, top_k, rollout, time, "
+                     "margin)"),
     ("pimc:worlds", "'worlds' is not key=value"),
     ("pimc:time=0", "time must be seconds in (0, 3600]"),
     ("pimc:time=nan", "time must be seconds"),
+    ("pimc:margin=-1", "margin must be a number in [0, 10]"),
     ("pimc:rollout=pimc", "the rollout policy cannot itself search"),
     ("pimc:rollout=heuristc", "unknown agent 'heuristc'"),
     ("pimcc", "unknown agent 'pimcc' (did you mean 'pimc'?)"),
