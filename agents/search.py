@@ -49,6 +49,7 @@ those positions in the hand episode of the same match state (not done here).
 
 from __future__ import annotations
 
+import os
 import time
 import zlib
 
@@ -190,6 +191,31 @@ def choose(table: np.ndarray, margin: float = 0.0) -> int:
     return best
 
 
+def rollout_policy(spec: str, game: str):
+    """The rollout policy ``spec`` names: ``heuristic``, ``random`` or a PPO checkpoint path
+    (greedy); ``ValueError`` for anything else."""
+    if spec.startswith("pimc"):
+        raise ValueError("the rollout policy cannot itself search")
+    if spec == "random":
+        from agents.random_agent import RandomAgent
+        return RandomAgent(game, 0)
+    if spec == "heuristic":
+        from agents.heuristics import heuristic_for
+        return heuristic_for(game, 0)
+    if not os.path.isfile(spec):
+        raise ValueError(f"unknown rollout policy {spec!r}: heuristic, random or the path of a "
+                         f"PPO checkpoint")
+    try:
+        from agents.ppo import PPOAgent
+    except ImportError:
+        raise ValueError(f"{spec}: reading a PPO checkpoint needs torch: "
+                         f"pip install -e \".[train]\"") from None
+    policy = PPOAgent.load(spec)
+    if policy.game != game:
+        raise ValueError(f"checkpoint {spec} plays {policy.game}, not {game}")
+    return policy
+
+
 class PIMCAgent(Agent):
     """Perfect-information Monte Carlo over sampled worlds (see the module docstring)."""
 
@@ -221,10 +247,7 @@ class PIMCAgent(Agent):
         self.rollout_spec = rollout if isinstance(rollout, str) else \
             getattr(rollout, "name", type(rollout).__name__)
         if isinstance(rollout, str):
-            if rollout.startswith("pimc"):
-                raise ValueError("the rollout policy cannot itself search")
-            from agents.evaluate import make_agent  # (it names PIMC too: imported late)
-            rollout = make_agent(rollout, self.game, 0)
+            rollout = rollout_policy(rollout, self.game)
         if getattr(rollout, "needs_state", False):
             raise ValueError("the rollout policy must decide from observations (act_batch)")
         self.policy = rollout

@@ -302,7 +302,8 @@ def test_specs(oracle_worlds):
     ("pimc:time=nan", "time must be seconds"),
     ("pimc:margin=-1", "margin must be a number in [0, 10]"),
     ("pimc:rollout=pimc", "the rollout policy cannot itself search"),
-    ("pimc:rollout=heuristc", "unknown agent 'heuristc'"),
+    ("pimc:rollout=heuristc", "unknown rollout policy 'heuristc': heuristic, random or the path "
+                              "of a PPO checkpoint"),
     ("pimcc", "unknown agent 'pimcc' (did you mean 'pimc'?)"),
 ])
 def test_bad_specs_are_clear_errors(oracle_worlds, spec, message):
@@ -363,3 +364,21 @@ def test_pimc_plays_in_the_terminal_and_as_the_gymnasium_envs_opponents(oracle_w
     opponents = list(env.players.values())
     assert all(isinstance(p, PIMCAgent) for p in opponents)
     assert sum(p.searched for p in opponents) > 0
+
+
+def test_top_k_takes_the_ppo_policys_most_likely_actions(oracle_worlds):
+    """With a PPO rollout policy, ``top_k`` keeps its k most likely actions (and its own
+    choice); a decision searches them and plays one of them."""
+    pytest.importorskip("torch")
+    game = make_game("dagong")
+    states = [s for s in positions(game, 30, seed=8) if len(s.legal_actions()) > 3][:3]
+    agent = PIMCAgent("dagong", worlds=1, top_k=2, rollout="checkpoints/dagong_ppo.pt")
+    obs, masks = game.observations(states), game.legal_masks(states)
+    probs = agent.policy.action_probabilities(obs, masks)
+    assert np.allclose(probs.sum(axis=1), 1) and not probs[~masks].any()
+    own = agent.policy.act_batch(obs, masks)
+    for d, candidates in enumerate(agent._candidates(obs, masks, own)):
+        top = set(np.argsort(-probs[d])[:2].tolist())
+        assert candidates[0] == own[d] and set(candidates.tolist()) == top | {own[d]}
+    actions = agent.act_states(states)
+    assert all(s.is_legal(int(a)) for s, a in zip(states, actions))
