@@ -8,6 +8,14 @@ returns a legal action id; ``act_batch(observations, masks)`` does the same for 
 they may also read the game's public action descriptions (``make_game(name).action_info``, or
 ``cardenv.<game>.catalogue.ACTIONS`` for a game-specific player) and decode the observation by
 name (``agents.observation.ObsView``).
+
+A search agent (``agents.search.PIMCAgent``) needs the position itself, not only the acting
+seat's view of it: it sets ``needs_state = True`` and implements ``act_states(states)``, one
+legal action per rules-engine state (``core.protocol.GameState``, the seat to act being each
+state's ``current_player``). ``agents.rollout.play_seated`` passes such an agent the slots'
+states (to read, never to change) instead of observations and masks; such an agent promises to
+read only what the acting seat may know (its sampler of hidden cards does, and a test checks
+that its decision does not move when only hidden cards change).
 """
 
 from __future__ import annotations
@@ -22,6 +30,12 @@ class Agent:
 
     game: str = ""
     name: str = "agent"
+    needs_state: bool = False  # True: play_seated calls act_states(states), not act_batch
+
+    def act_states(self, states) -> np.ndarray:
+        """``(B,)`` actions for the seat to act in each of ``states`` (agents with
+        ``needs_state``; the others decide from observations)."""
+        raise NotImplementedError(f"{self!r} decides from observations (act_batch), not states")
 
     def act(self, observation: dict) -> int:
         obs = np.asarray(observation["observation"])[None]

@@ -18,6 +18,13 @@ weights); torch runs on ``--threads`` threads.
 deciding one row at a time (``Agent.act_batch``'s per-row loop, the path before batching) and in
 batch (its own ``act_batch``) on the same positions, at batch 64 and 1024.
 
+``python -m agents.bench search`` times the search agent's parts (``agents.search``) for both
+games: rollouts/s through the batched engine (heuristic rollouts from positions met in
+heuristic play, each to the end of its hand) at batch 1, 64 and 1024 rollouts, and PIMC
+decisions/s at its default budget on positions with more than one legal action, one decision
+at a time, when the game has a sampler of hidden cards (``game.sample_worlds``; otherwise it
+says the sampler is missing). The sampler's own worlds/s are the game's benchmark.
+
 The timings of ``train.py`` (its collection, its PPO phase before and now, Ray workers) are a
 checkout's benchmark beside it: ``python bench_train.py``. This module imports nothing of
 ``train.py``, which is not part of the installed package.
@@ -137,12 +144,89 @@ def bench_heuristics(seconds: float) -> dict:
     return results
 
 
+def search_positions(game, count: int, seed: int = 0) -> list:
+    """``count`` states with more than one legal action, met in heuristic play of ``game`` (a
+    made game), each decision kept with probability 1/8."""
+    from agents.heuristics import heuristic_for
+
+    player, rng = heuristic_for(game.name, seed), np.random.default_rng(seed)
+    out, deal = [], seed
+    while len(out) < count:
+        state = game.new_state(deal)
+        deal += 1
+        while not state.is_over and len(out) < count:
+            mask = game.legal_masks([state])
+            if mask.sum() > 1 and rng.random() < 1 / 8:
+                out.append(state.clone())
+            state.apply(int(player.act_batch(game.observations([state]), mask)[0]))
+    return out
+
+
+def rollouts_per_second(name: str, batch: int, seconds: float) -> float:
+    """Heuristic rollouts to the end of the hand per second, ``batch`` at once."""
+    from agents.heuristics import heuristic_for
+    from agents.search import rollout_values
+    from cardenv.games import make_game
+
+    starts = search_positions(make_game(name), 256)
+    policy = heuristic_for(name, 0)
+    done, spent = 0, 0.0
+    while spent < seconds:
+        picks = [starts[(done + i) % len(starts)].clone() for i in range(batch)]
+        seats = [s.current_player for s in picks]
+        start = time.perf_counter()
+        rollout_values(picks, seats, policy, batch=batch)
+        spent += time.perf_counter() - start
+        done += batch
+    return done / spent
+
+
+def pimc_decisions_per_second(name: str, seconds: float) -> float | None:
+    """PIMC decisions/s at the default budget, one at a time (``None``: no sampler)."""
+    from agents.search import PIMCAgent, sampler_of
+    from cardenv.games import make_game
+
+    game = make_game(name)
+    try:
+        sampler_of(game)
+    except ValueError:
+        return None
+    agent = PIMCAgent(name)
+    positions = search_positions(game, 64, seed=1)
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        agent.act_states([positions[done % len(positions)]])
+        done += 1
+    return done / (time.perf_counter() - start)
+
+
+def bench_search(seconds: float) -> dict:
+    """Rollouts/s at batch 1, 64 and 1024, and PIMC decisions/s, for both games."""
+    from agents.search import DEFAULTS
+
+    results = {}
+    print(f"agents.bench search: {seconds:g} s per figure; heuristic rollouts to the end of "
+          f"the hand; PIMC default budget {DEFAULTS}")
+    for game in GAMES:
+        for batch in (1, 64, 1024):
+            rate = rollouts_per_second(game, batch, seconds)
+            results[f"{game}_rollouts_b{batch}"] = rate
+            print(f"{game + ' rollouts/s, batch ' + str(batch):<42} {rate:>10,.0f}", flush=True)
+        rate = pimc_decisions_per_second(game, seconds)
+        results[f"{game}_pimc_decisions"] = rate
+        print(f"{game + ' PIMC decisions/s, one at a time':<42} "
+              + (f"{rate:>10,.1f}" if rate is not None else
+                 "   missing: the game has no sampler (sample_worlds)"), flush=True)
+    return results
+
+
 def main(argv=None) -> None:
     parser = cli.ArgumentParser(prog="python -m agents.bench",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("game", choices=GAMES, nargs="?",
-                        help="time one game's batched engine against one env per game; "
+    parser.add_argument("game", choices=(*GAMES, "search"), nargs="?",
+                        help="time one game's batched engine against one env per game "
+                             "('search': the search agent's rollouts and decisions); "
                              "without it, the heuristics per row and batched (train.py's "
                              "timings: python bench_train.py, in a checkout)")
     parser.add_argument("--envs", type=int, default=128,
@@ -160,6 +244,9 @@ def main(argv=None) -> None:
         parser.error(f"--seconds must be in (0, {cli.MAX_SECONDS:g}], got {args.seconds}")
     if args.game is None:  # (the heuristics are numpy: no torch)
         bench_heuristics(args.seconds)
+        return
+    if args.game == "search":
+        bench_search(args.seconds)
         return
     try:
         import torch

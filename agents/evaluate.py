@@ -17,7 +17,9 @@ with ``--out``, written as JSON. Every argument is checked before the first game
 file's folder must exist and be writable, ``--records`` must be a folder or creatable, an
 ``--address`` must answer -- and a bad one is one line on standard error, exit status 2.
 
-Agents: ``random``, ``heuristic``, or a PPO checkpoint path (``runs/.../final.pt``).
+Agents: ``random``, ``heuristic``, ``pimc`` (search over sampled worlds, ``agents.search``;
+with options: ``pimc:worlds=32,rollout=heuristic,top_k=8``), or a PPO checkpoint path
+(``runs/.../final.pt``).
 
 ``--records DIR`` writes every game played as a game record (``cardenv.records``, described in
 ``docs/records.md``; step through one with ``python -m cardenv.replay FILE``), two per deal:
@@ -63,7 +65,7 @@ __all__ = ["CHUNK", "duplicate", "main", "make_agent", "mean_interval", "record_
            "summarize", "wilson"]
 
 MAX_HANDS = 40  # --match: a match is truncated after this many hands
-AGENT_NAMES = ("random", "heuristic")  # besides checkpoint paths
+AGENT_NAMES = ("random", "heuristic", "pimc")  # besides checkpoint paths (and pimc:...)
 MAX_SEED = 2 ** 32 - 1  # --seed: the deals are seeds seed, seed + 1, ... (at most 2**63 - 1)
 MAX_DEALS = 10 ** 8  # --deals: deal pairs (a million take about an hour on one core)
 MAX_WORKERS = 1024  # --workers: Ray tasks at a time
@@ -116,7 +118,11 @@ def duplicate(game, agent_a, agent_b, deals: int, options: dict | None = None,
 
 
 def make_agent(spec: str, game: str, seed: int = 0):
-    """``random``, ``heuristic`` or a PPO checkpoint path."""
+    """``random``, ``heuristic``, ``pimc`` / ``pimc:key=value,...`` (``agents.search``) or a
+    PPO checkpoint path."""
+    if isinstance(spec, str) and (spec == "pimc" or spec.startswith("pimc:")):
+        from agents.search import PIMCAgent
+        return PIMCAgent.from_spec(spec, game, seed)
     if spec == "random":
         from agents.random_agent import RandomAgent
         return RandomAgent(game, seed)
@@ -127,7 +133,8 @@ def make_agent(spec: str, game: str, seed: int = 0):
         close = difflib.get_close_matches(spec, AGENT_NAMES, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"unknown agent {spec!r}{hint}: an agent is one of "
-                         f"{', '.join(AGENT_NAMES)} or the path of a PPO checkpoint")
+                         f"{', '.join(AGENT_NAMES)} (or pimc:key=value,...) or the path of a "
+                         f"PPO checkpoint")
     try:
         from agents.ppo import PPOAgent
     except ImportError:
@@ -170,8 +177,10 @@ def main(argv=None) -> dict:
     parser = cli.ArgumentParser(prog="python -m agents.evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=names())
-    parser.add_argument("agent_a", help="random, heuristic, or a PPO checkpoint path")
-    parser.add_argument("agent_b", help="random, heuristic, or a PPO checkpoint path")
+    parser.add_argument("agent_a", help="random, heuristic, pimc[:key=value,...], or a PPO "
+                                             "checkpoint path")
+    parser.add_argument("agent_b", help="random, heuristic, pimc[:key=value,...], or a PPO "
+                                        "checkpoint path")
     parser.add_argument("--deals", type=int, default=1000,
                         help="deal pairs (default 1000, at most 10**8)")
     parser.add_argument("--seed", type=int, default=0, help="first deal's seed (default 0)")

@@ -403,6 +403,17 @@ class PPOAgent(Agent):
             action, _, _ = self.net.act(obs, mask, greedy=self.greedy, generator=self.generator)
         return action.numpy()
 
+    def action_probabilities(self, observations, masks) -> np.ndarray:
+        """``(B, N)`` float32: the policy's probability of each action (0 where illegal); a
+        search agent's prior (``agents.search``, ``top_k``)."""
+        observations = np.asarray(observations, dtype=np.float32)
+        if observations.shape[-1] != self.obs_size:
+            observations = observations[..., :self.obs_size]
+        mask = torch.as_tensor(np.asarray(masks).astype(bool, copy=False))
+        with torch.no_grad(), autocast(self.precision):
+            logits, _ = self.net(torch.as_tensor(observations), mask)
+        return torch.softmax(logits.float(), dim=-1).numpy()
+
     def reseed(self, seed: int) -> None:
         seed = check_int(seed, "seed", 0, 2 ** 63 - 1, error=ValueError)
         self.generator = torch.Generator().manual_seed(seed)

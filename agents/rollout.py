@@ -47,7 +47,8 @@ def play_seated(game, seating, seeds, batch: int = 256, progress=None,
     """Play one game of ``game`` (a made ``Game``) per seed to the end; ``seating(seed_index,
     dealt) -> [agent] * 4`` gives each game's seat assignment, ``dealt`` being its state before
     any move (read it, do not change it). Games run ``batch`` at a time in lockstep; each
-    distinct agent acts in one ``act_batch`` call per step on all the games where it is to move.
+    distinct agent acts in one ``act_batch`` call per step on all the games where it is to move
+    (an agent with ``needs_state``, in one ``act_states`` call on those games' states).
     Returns the finished games in seed order; ``progress(count)`` is called with the count
     finished so far whenever it grows. ``keep_history`` keeps each game's actions in
     ``Finished.history`` (for game records; off by default, as it costs a copy of every game's
@@ -82,7 +83,10 @@ def play_seated(game, seating, seeds, batch: int = 256, progress=None,
             groups.setdefault(id(assign[i][seats[i]]), []).append(i)
         for members in groups.values():
             agent = assign[members[0]][seats[members[0]]]
-            actions[members] = agent.act_batch(obs[members], masks[members])
+            if getattr(agent, "needs_state", False):  # a search agent reads positions (base.py)
+                actions[members] = agent.act_states([games.slots[i] for i in members])
+            else:
+                actions[members] = agent.act_batch(obs[members], masks[members])
         before = len(games.finished)
         games.step(actions)
         for done in games.finished[before:]:

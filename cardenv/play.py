@@ -45,7 +45,7 @@ from cardenv import cli
 from cardenv.core.options import parse_assignments
 from cardenv.games import make_game, names as game_names
 from cardenv.moves import group_moves, is_type, label, moves_text, open_step, parse_move
-from cardenv.players import load_player, player_name
+from cardenv.players import decide, load_player, player_name
 from cardenv.text import explain, move_text, option_specs, render
 
 
@@ -110,7 +110,7 @@ class Table:
             if seat == self.human:
                 actions = self.ask()
             else:
-                actions = [int(self.players[seat].act(self.observation(seat)))]
+                actions = [decide(self.players[seat], state, self.observation(seat))]
             for action in actions:
                 text = self.move_text(seat, action)
                 state.apply(action)

@@ -10,7 +10,10 @@ itself: it only knows the entry-point group.
 
 A player is anything with ``act(observation_dict) -> int`` (the env's observation dict); an
 optional ``reseed(seed)`` restarts its random choices. ``load_player`` passes such an object
-through unchanged, so programs accept both specs and objects.
+through unchanged, so programs accept both specs and objects. A search player (the agents'
+PIMC) decides from the position itself: it sets ``needs_state = True`` and offers
+``act_states(states)``; ``decide(player, state, seat)`` asks each kind its way, and every
+program here plays its seats through it.
 """
 
 from __future__ import annotations
@@ -43,6 +46,15 @@ class RandomPlayer:
         if legal.size == 0:
             raise ValueError("no legal action in the mask: is it this player's turn?")
         return int(legal[self.rng.integers(legal.size)])
+
+
+def decide(player, state, observation: dict) -> int:
+    """``player``'s action in ``state`` (whose seat to act sees ``observation``): from the state
+    for a player with ``needs_state`` (it reads only what that seat may know), else from the
+    observation."""
+    if getattr(player, "needs_state", False):
+        return int(player.act_states([state])[0])
+    return int(player.act(observation))
 
 
 def factories() -> list:

@@ -104,7 +104,7 @@ from cardenv.core.errors import ConfigError, IllegalActionError
 from cardenv.core.lang import check_lang, translate
 from cardenv.core.state import MAX_SEED
 from cardenv.games import make_game
-from cardenv.players import load_player, player_name
+from cardenv.players import decide, load_player, player_name
 from cardenv.text import render
 
 __all__ = ["SingleAgentEnv", "ILLEGAL_ACTION_MODES", "MAX_REDEALS"]
@@ -280,7 +280,7 @@ class SingleAgentEnv(gymnasium.Env):
             player = self.players[seat]
             observation = {"observation": state.observation(seat),
                            "action_mask": state.legal_mask().view(np.int8)}
-            action = player.act(observation)
+            action = decide(player, state, observation)
             if not (isinstance(action, (int, np.integer)) and 0 <= action < self.game.num_actions
                     and state.is_legal(int(action))):
                 raise ValueError(f"opponent {player_name(player)} at seat {seat} chose "

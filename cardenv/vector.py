@@ -171,6 +171,10 @@ class VectorGame:
         states: instead of seeds, each slot's first game as dealt (states of the slot's game
             before any move, played as they are: pass clones to keep the originals); their
             seeds are the slots' seeds.
+        started: with ``states``, accept games in progress (moves already played, not over):
+            e.g. a search agent's rollouts from the position it decides in. Ended games are
+            replaced as always (the queue, else new seeds); ``queue`` still holds games as
+            dealt.
         queue: games as dealt (like ``states``; any iterable, read lazily) that the slots
             take, in order, as their games end, before any new seed is dealt (a caller that
             deals its seeds itself, such as a duplicate evaluation, deals each one once).
@@ -186,7 +190,7 @@ class VectorGame:
 
     def __init__(self, game, num_envs: int | None = None, seed: int = 0,
                  options: dict | list | None = None, *, seeds=None, states=None, queue=(),
-                 keep_history: bool = False, batched: bool = True):
+                 keep_history: bool = False, batched: bool = True, started: bool = False):
         if isinstance(game, str):
             self.name, self.variants = game, game_variants(game, options)
         elif options is not None:
@@ -197,8 +201,10 @@ class VectorGame:
         self.num_actions = self.game.num_actions
         self.keep_history = check_bool(keep_history, "keep_history", error=ValueError)
         batched = check_bool(batched, "batched", error=ValueError)
+        if check_bool(started, "started", error=ValueError) and states is None:
+            raise ValueError("started=True goes with states (the games in progress)")
         if states is not None:
-            states = self._dealt(states, num_envs)
+            states = self._dealt(states, num_envs, started=started)
             seeds = [s.seed for s in states]
         elif seeds is None:
             num_envs = check_int(num_envs, "num_envs", 1, MAX_NUM_ENVS, error=ValueError)
@@ -302,8 +308,9 @@ class VectorGame:
         self.seeds[slot] = seed
         self.engine.replace(slot, self.variant(slot).new_state(seed) if state is None else state)
 
-    def _dealt(self, states, num_envs=None, slot=None) -> list:
-        """``states`` checked as games as dealt of the slots' games (from ``slot``, else 0)."""
+    def _dealt(self, states, num_envs=None, slot=None, started=False) -> list:
+        """``states`` checked as games as dealt of the slots' games (from ``slot``, else 0);
+        with ``started``, as games of theirs not over (moves may have been played)."""
         states = list(states)
         if not states or len(states) > MAX_NUM_ENVS or (num_envs is not None
                                                          and num_envs != len(states)):
@@ -311,10 +318,12 @@ class VectorGame:
                              f"{MAX_NUM_ENVS}, got {len(states)}")
         for i, state in enumerate(states, slot or 0):
             variant = self.variants[i % len(self.variants)]
-            if (state.game.name, state.game.options) != (variant.name, variant.options) or \
-                    state.history:
+            same = (state.game.name, state.game.options) == (variant.name, variant.options)
+            if started and (not same or state.is_over):
+                raise ValueError(f"states[{i}] is not a game of slot {i}'s game in progress")
+            if not started and (not same or state.history):
                 raise ValueError(f"states[{i}] is not a game of slot {i}'s game before any "
-                                 f"move")
+                                 f"move (games in progress need started=True)")
         return states
 
     def _finish(self, slot: int) -> None:

@@ -126,8 +126,8 @@ GENERIC = ["agents/base.py", "agents/rollout.py", "agents/evaluate.py", "agents/
            "agents/random_agent.py", "agents/ppo.py", "agents/report.py", "agents/observation.py",
            "agents/heuristics.py", "agents/selfplay.py", "agents/shaping.py",
            "agents/collector.py", "agents/distributed.py", "agents/curves.py", "agents/config.py",
-           "agents/imitation.py", "agents/runlog.py", "agents/checkpoints.py", "train.py",
-           "bench_train.py"]
+           "agents/imitation.py", "agents/runlog.py", "agents/checkpoints.py", "agents/search.py",
+           "train.py", "bench_train.py"]
 
 
 @pytest.mark.parametrize("path", GENERIC)

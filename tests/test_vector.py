@@ -230,6 +230,54 @@ def test_games_as_dealt_play_as_their_seeds():
         VectorGame(game, 2, options={})
 
 
+@pytest.mark.parametrize("name, batched", [("dagong", True), ("dabang", True),
+                                             ("dagong", False)])
+def test_games_in_progress_play_on_with_started(name, batched):
+    """started=True: slots take games in progress (a search agent's rollouts) and play them on
+    move for move as the states themselves would, both engines; without the flag, or given a
+    game that is over, VectorGame refuses them."""
+    from cardenv.games import make_game
+
+    game = make_game(name)
+    rng = np.random.default_rng(1)
+    states = []
+    for seed in range(40):  # 40 games, each some random moves in
+        state = game.new_state(seed)
+        for _ in range(int(rng.integers(0, 60))):
+            if state.is_over:
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+        if not state.is_over:
+            states.append(state)
+    twins = [s.clone() for s in states]
+    games = VectorGame(game, states=states, started=True, batched=batched)
+    assert games.seeds == [s.seed for s in twins]
+    ended = np.zeros(len(twins), dtype=bool)
+    while not ended.all():
+        masks = games.masks()
+        live = np.flatnonzero(~ended)
+        assert np.array_equal(masks[live], game.legal_masks([twins[i] for i in live]))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        rewards, over = games.step(actions)
+        for i in live.tolist():
+            twins[i].apply(int(actions[i]))
+            assert list(rewards[i]) == list(twins[i].last_rewards)
+            assert over[i] == twins[i].is_over
+        ended |= over
+    with pytest.raises(ValueError, match="started=True"):
+        VectorGame(game, states=[states_in_progress(game)])
+    with pytest.raises(ValueError, match="in progress"):
+        VectorGame(game, states=[twins[0]], started=True)  # over
+    with pytest.raises(ValueError, match="goes with states"):
+        VectorGame(game, 2, started=True)
+
+
+def states_in_progress(game):
+    state = game.new_state(3)
+    state.apply(state.legal_actions()[0])
+    return state
+
+
 def test_ended_games_take_the_queue_in_order_then_new_seeds():
     """``queue``: a slot whose game ends takes the next game as dealt from the queue (read
     lazily), and deals a new seed only once the queue is used up."""

@@ -92,6 +92,14 @@ class LockedPlayer:
         with self._lock:
             return self.player.act(observation)
 
+    @property
+    def needs_state(self) -> bool:  # a search player decides from the position
+        return bool(getattr(self.player, "needs_state", False))
+
+    def act_states(self, states):
+        with self._lock:
+            return self.player.act_states(states)
+
 
 class App:
     """The page's server without its socket: ``handle`` answers one request.

@@ -43,6 +43,7 @@ from cardenv import records
 from cardenv.core.cards import parse_cards
 from cardenv.core.checks import is_int
 from cardenv.core.errors import IllegalActionError
+from cardenv.players import decide
 from cardenv.text import explain, move_label, move_text, seat_view, why_illegal
 
 LOG_SHOWN = 400  # log entries a message carries (the most recent); the count says how many more
@@ -205,7 +206,7 @@ class GameSession:
         state = self.state
         while not state.is_over and state.current_player != self.seat:
             seat = state.current_player
-            action = int(self.players[seat].act(self.observation(seat)))
+            action = decide(self.players[seat], state, self.observation(seat))
             try:
                 self._apply(action)
             except IllegalActionError as exc:

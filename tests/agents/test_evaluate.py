@@ -93,7 +93,8 @@ def test_report_refuses_what_is_not_a_result(tmp_path, capsys):
 
 @pytest.mark.parametrize("agent,message", [
     ("heuristc", "unknown agent 'heuristc' (did you mean 'heuristic'?): an agent is one of "
-                 "random, heuristic or the path of a PPO checkpoint"),
+                 "random, heuristic, pimc (or pimc:key=value,...) or the path of a PPO "
+                 "checkpoint"),
     ("NOTAFILE", "is not a cardenv PPO checkpoint (torch cannot read it"),
     ("tests", "tests is a folder, not a PPO checkpoint"),
 ])
