@@ -183,11 +183,13 @@ class DabangGame(CardGame):
                              f"{deck!r}"[:300])
         return self.new_state(seed, deck=deck, first_seat=deal["first_seat"])
 
-    def sample_worlds(self, state: "DabangState", seat: int, n: int, rng) -> list["DabangState"]:
+    def sample_worlds(self, state: "DabangState", seat: int, n: int, rng, *,
+                      max_tries: int | None = None) -> list["DabangState"]:
         """``n`` complete states that ``seat`` cannot tell from ``state``: same observation at
         every step of the hand, same legal mask now (``cardenv.dabang.worlds``: what it reads,
-        how, the distribution, what is covered). Drawn with ``rng`` (a numpy ``Generator``)."""
-        return worlds.sample_worlds(self, state, seat, n, rng)
+        how, the distribution, what is covered). Drawn with ``rng`` (a numpy ``Generator``);
+        ``max_tries`` bounds the proposals (``StateError`` when they run out)."""
+        return worlds.sample_worlds(self, state, seat, n, rng, max_tries=max_tries)
 
 
 class DabangState(CardState):

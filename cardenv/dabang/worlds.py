@@ -46,6 +46,7 @@ import math
 import numpy as np
 
 from cardenv.core.cards import BIG_JOKER, NUM_KINDS, NUM_NATURAL, SMALL_JOKER
+from cardenv.core.checks import check_int
 from cardenv.core.errors import IllegalActionError, StateError
 from cardenv.core.worlds import check_sample_args
 from cardenv.dabang import catalogue as cat
@@ -58,6 +59,15 @@ KITTY = 8
 JOKERS = (SMALL_JOKER, BIG_JOKER)
 MAX_SEED = 2 ** 63 - 1
 
+# The 死棒 duty [D-A7] (follow.py): a follower whose follow lies wholly in the led suit plays a
+# shape at least as good as the best it can build with whole groups of identical cards (a [2]
+# part from a kind held exactly twice, a [3] part from one held exactly three times, ...).
+# So a follow of shape S rules out, for every kind of the led suit, being held (just before
+# the follow) exactly these many times. Shapes that only rule out combinations of kinds
+# ([2,1,1]: not two kinds held exactly twice) are left to the replay's check.
+_NOT_HELD = {(1, 1): {2}, (2, 1): {3}, (1, 1, 1): {2, 3}, (3, 1): {4}, (2, 2): {3, 4},
+             (2, 1, 1): {3, 4}, (1, 1, 1, 1): {2, 3, 4}}
+
 
 def sample_worlds(game, state, seat, n, rng, *, max_tries: int | None = None) -> list:
     """``n`` states that ``seat`` cannot tell from ``state`` (see the module docstring).
@@ -65,6 +75,9 @@ def sample_worlds(game, state, seat, n, rng, *, max_tries: int | None = None) ->
     ``max_tries`` bounds the proposals drawn (default ``1000 + 200 * n``); ``StateError`` if
     they run out first. ``NotImplementedError`` for a position not covered yet."""
     seat, n = check_sample_args(game, state, seat, n, rng)
+    if max_tries is not None:
+        max_tries = check_int(max_tries, "dabang.sample_worlds: max_tries", 0, 10 ** 9,
+                              error=ValueError)
     if state.results or not state.first_hand or game.options["dealer"] is not None:
         raise NotImplementedError(
             "dabang.sample_worlds covers the first hand of a fresh match only (option "
@@ -106,6 +119,10 @@ class _View:
         self.asked = {}  # seat -> deal position (cards dealt) of its first grab ask
         self.grab_pos = None  # deal position when the grab was made
         self.voids = [set() for _ in range(4)]  # suit classes each seat was seen void in
+        # per seat: (suit class, counts no kind of it was held in, cards played before) of
+        # each follow that the 死棒 duty let through
+        self.duty = [[] for _ in range(4)]
+        dead = game.options["follow"] == "dead"
         self.kou = {}  # seat -> [turn opened, times asked, passed, cap at its turn]
         self.kou_seen = False  # a seat was asked for 扣王 (so the turns happened)
         last_play_start = len(history)
@@ -127,14 +144,25 @@ class _View:
             if phase is Phase.PLAY and not replay.trick.partial:
                 last_play_start = i  # a lead, or the first step of a follow
             played_before = replay.v["played"][cur].copy() if phase is Phase.PLAY else None
-            led, left = replay.trick.led_kind, replay.cards_left[cur]
+            led, led_k, left = replay.trick.led_kind, replay.trick.k, replay.cards_left[cur]
             replay.apply(action)
             if phase is Phase.PLAY and led >= 0 and replay.cards_left[cur] < left:
                 play = replay.v["played"][cur] - played_before
                 cls = SUIT_CLASS[replay.trump][replay.level - 3]
-                if not any(cls[k] == cls[led] for k in np.flatnonzero(play)):
+                kinds = np.flatnonzero(play).tolist()
+                # a follow holding a card of another suit used up the led suit (the suit duty)
+                if any(cls[k] != cls[led] for k in kinds):
                     self.voids[cur].add(int(cls[led]))
+                elif dead and int(play.sum()) == led_k:
+                    # the 死棒 duty: what the follow's shape says the seat did not hold
+                    shape = tuple(sorted((int(play[k]) for k in kinds), reverse=True))
+                    held = _NOT_HELD.get(shape)
+                    if held:
+                        self.duty[cur].append((int(cls[led]), held, played_before))
             self.obs.append(replay.observation(seat))
+        if replay.phase is Phase.DECLARE and replay.deal.ask_reason == "new card" and \
+                replay.current not in self.asked and replay.deal.decl == 0:
+            self.asked[replay.current] = replay.deal.pos  # asked now, not answered yet
         # another seat's follow in progress is hidden from ``seat``: the world stops before it
         self.keep = len(history)
         if state.phase is Phase.PLAY and state.trick.partial and state.current != seat:
@@ -292,6 +320,15 @@ class _Proposal:
         self.dealer_fixed = None if v.is_dealer else (
             v.played[dealer] + (v.burial_known if v.burial_known is not None else 0)
             - self.kitty_known - self._pin_vector(dealer))
+        # A grabber's trump is the suit of the first suited card it is dealt after grabbing: when
+        # the seat did not grab, the programme chooses that card (any natural of the trump suit
+        # in the dealer's deal) and the dealer's arrangement puts it in place. Exact only when
+        # the dealer had more deal slots after the grab than there are jokers (it then surely
+        # got a suited card before the kitty could decide); else the replay checks the trump.
+        self.pick = False
+        if not v.is_dealer and v.grabbed and v.grab_pos is not None and v.grab_pos < DEALT:
+            after = [p for p in self.seat_slots[dealer] if p >= v.grab_pos]
+            self.pick = len(after) > 2 * 4  # the eight jokers
         self._programme()
 
     def _kou_turns_over(self) -> list[int]:
@@ -340,11 +377,15 @@ class _Proposal:
         counts[BIG_JOKER] += v.flip_jokers[1]
         return counts
 
-    def _weight(self, k: int, alloc: tuple) -> float:
+    def _weight(self, k: int, alloc: tuple, pick: int = 0) -> float:
         v, cls = self.view, self.cls
         w = 1.0
         dealer_count = None
         for (kind, s), a in zip(self.group_kind, alloc):
+            if kind in ("hand", "dealer") and any(
+                    cls[k] == c and a + int(v.played[s][k] - before[k]) in held
+                    for c, held, before in v.duty[s]):
+                return 0.0
             if kind == "hand":
                 if a and (cls[k] in v.voids[s] or (k >= NUM_NATURAL and s in self.no_jokers)):
                     return 0.0
@@ -368,25 +409,38 @@ class _Proposal:
                     return 0.0
                 dealer_count += a
         if dealer_count is not None:
+            dealer_count -= pick  # the trump-naming card has its own slot
             if dealer_count < 0:
                 return 0.0
             w /= math.factorial(dealer_count)
         return w
 
     def _programme(self):
+        """The forward tables of the programme over the kinds. Its state: the cards given so
+        far to each group but the last (whose count follows from the pool), and, with
+        ``self.pick``, whether the dealer's trump-naming card has been chosen yet."""
         caps, pool = self.caps, self.pool
         groups = len(caps)
-        self.table = []  # per kind: (allocations, weights)
+        picks = (0, 1) if self.pick else (0,)
+        self.table = []  # per kind: [(allocation, pick, weight)]
         for k in range(NUM_KINDS):
-            allocs = [a for a in _compositions(int(pool[k]), groups)
-                      if all(x <= c for x, c in zip(a, caps))]
-            weights = [self._weight(k, a) for a in allocs]
-            keep = [(a, w) for a, w in zip(allocs, weights) if w > 0]
+            keep = []
+            for a in _compositions(int(pool[k]), groups):
+                if any(x > c for x, c in zip(a, caps)):
+                    continue
+                for p in picks:
+                    if p and not (k < NUM_NATURAL and k % 4 == self.view.trump):
+                        continue
+                    w = self._weight(k, a, p)
+                    if w > 0:
+                        keep.append((a[:-1] + ((p,) if self.pick else ()), w))
             if not keep:
                 raise StateError("dabang.sample_worlds: no deal is consistent with what the "
                                  "seat has seen (internal error)")
             self.table.append(keep)
-        shape = tuple(c + 1 for c in caps[:-1])
+        dims = list(caps[:-1]) + ([1] if self.pick else [])
+        self.dims = dims
+        shape = tuple(c + 1 for c in dims)
         index_sum = np.zeros(shape, dtype=np.int64)
         for d, c in enumerate(caps[:-1]):
             index_sum = index_sum + np.arange(c + 1).reshape(
@@ -398,10 +452,9 @@ class _Proposal:
         for k in range(NUM_KINDS):
             cumulative += int(pool[k])
             new = np.zeros(shape)
-            for a, w in self.table[k]:
-                head = a[:-1]
-                src = tuple(slice(0, c + 1 - x) for c, x in zip(caps[:-1], head))
-                dst = tuple(slice(x, c + 1) for c, x in zip(caps[:-1], head))
+            for head, w in self.table[k]:
+                src = tuple(slice(0, c + 1 - x) for c, x in zip(dims, head))
+                dst = tuple(slice(x, c + 1) for c, x in zip(dims, head))
                 new[dst] += w * f[src]
             last = cumulative - index_sum
             new[(last < 0) | (last > caps[-1])] = 0.0
@@ -411,32 +464,37 @@ class _Proposal:
                                  "seat has seen (internal error)")
             f = new / total
             self.forward.append(f)
-        if f[tuple(caps[:-1])] <= 0:
+        if f[tuple(dims)] <= 0:
             raise StateError("dabang.sample_worlds: no deal is consistent with what the seat "
                              "has seen (internal error)")
 
-    def _hands(self, rng) -> list[np.ndarray]:
-        """One draw of each group's cards (count vectors), exactly from the programme."""
-        caps = self.caps
-        u = list(caps[:-1])
+    def _hands(self, rng) -> tuple[list[np.ndarray], int | None]:
+        """One draw of each group's cards (count vectors) and of the dealer's trump-naming
+        card (``None`` without ``self.pick``), exactly from the programme."""
+        caps, pool, groups = self.caps, self.pool, len(self.caps)
+        u = list(self.dims)
         out = [np.zeros(NUM_KINDS, dtype=np.int64) for _ in caps]
+        picked = None
         for k in range(NUM_KINDS - 1, -1, -1):
             f = self.forward[k]
             options, weights = [], []
-            for a, w in self.table[k]:
-                prev = tuple(x - y for x, y in zip(u, a[:-1]))
+            for head, w in self.table[k]:
+                prev = tuple(x - y for x, y in zip(u, head))
                 if min(prev, default=0) < 0:
                     continue
                 p = f[prev] * w
                 if p > 0:
-                    options.append((a, prev))
+                    options.append((head, prev))
                     weights.append(p)
             weights = np.asarray(weights)
-            a, prev = options[rng.choice(len(options), p=weights / weights.sum())]
-            for g, x in enumerate(a):
-                out[g][k] = x
+            head, prev = options[rng.choice(len(options), p=weights / weights.sum())]
+            for g in range(groups - 1):
+                out[g][k] = head[g]
+            out[-1][k] = int(pool[k]) - sum(head[:groups - 1])
+            if self.pick and head[-1]:
+                picked = k
             u = list(prev)
-        return out
+        return out, picked
 
     # --- building the deck ------------------------------------------------------------------
     def _arrange(self, deck, s, cards: np.ndarray, rng) -> bool:
@@ -507,7 +565,7 @@ class _Proposal:
 
     def _post_deal_deck(self, rng):
         v = self.view
-        hands = self._hands(rng)
+        hands, picked = self._hands(rng)
         deck = [-1] * (DEALT + KITTY)
         for p, c in zip(v.own_slots, v.own_cards):
             deck[p] = c
@@ -536,7 +594,7 @@ class _Proposal:
             if kitty is None:
                 return None
             dealt = free - np.bincount(hidden, minlength=NUM_KINDS).astype(np.int64)
-            if not self._arrange_dealer(deck, dealer, dealt, rng):
+            if not self._arrange_dealer(deck, dealer, dealt, rng, picked):
                 return None
             order = ([BIG_JOKER] * int(burial[BIG_JOKER]) + [SMALL_JOKER] *
                      int(burial[SMALL_JOKER]) + self._flat(burial[:NUM_NATURAL]))
@@ -547,20 +605,38 @@ class _Proposal:
         deck[DEALT:] = kitty
         return deck, history
 
-    def _arrange_dealer(self, deck, s, cards, rng) -> bool:
+    def _arrange_dealer(self, deck, s, cards, rng, picked=None) -> bool:
         """The dealer's deal slots, shuffled; its free big jokers must be where it could hold
-        them unasked (else the proposal is dropped: rejection)."""
+        them unasked (else the proposal is dropped: rejection). With ``picked`` (see
+        ``self.pick``), that card goes to the first slot after the grab that holds no joker:
+        the jokers are placed first, uniformly, and the proposal is kept with probability
+        ``(slots - 8) / naturals`` so that each deal keeps its uniform weight."""
         slots = [p for p in self.seat_slots[s] if deck[p] < 0]
-        rest = np.repeat(np.arange(NUM_KINDS), cards)
-        if len(rest) != len(slots):
+        if int(cards.sum()) != len(slots):
             return False
-        rng.shuffle(rest)
         low = self.forbid_below.get(s, 0)
-        for p, c in zip(slots, rest.tolist()):
-            if c == BIG_JOKER and p < low:
+        if picked is not None:
+            jokers = [SMALL_JOKER] * int(cards[SMALL_JOKER]) + [BIG_JOKER] * int(cards[BIG_JOKER])
+            naturals = len(slots) - len(jokers)
+            if rng.random() * naturals >= len(slots) - 8:
                 return False
+            cards = cards.copy()
+            cards[SMALL_JOKER] = cards[BIG_JOKER] = 0
+            where = rng.choice(len(slots), size=len(jokers), replace=False).tolist()
+            for i, c in zip(where, jokers):
+                deck[slots[i]] = c
+            first = next((p for p in slots if p >= self.view.grab_pos and deck[p] < 0), None)
+            if first is None or cards[picked] <= 0:
+                return False
+            deck[first] = picked
+            cards[picked] -= 1
+            slots = [p for p in slots if deck[p] < 0]
+        rest = np.repeat(np.arange(NUM_KINDS), cards)
+        rng.shuffle(rest)
+        for p, c in zip(slots, rest.tolist()):
             deck[p] = c
-        return True
+        return not any(deck[p] == BIG_JOKER and p < low for p in self.seat_slots[s]
+                       if p != self.pinned_bj.get(s))
 
     @staticmethod
     def _flat(counts) -> list[int]:
