@@ -472,28 +472,27 @@ class _Proposal:
         """One draw of each group's cards (count vectors) and of the dealer's trump-naming
         card (``None`` without ``self.pick``), exactly from the programme."""
         caps, pool, groups = self.caps, self.pool, len(self.caps)
-        u = list(self.dims)
+        if not hasattr(self, "heads"):  # the tables as arrays, for a vectorized draw
+            self.heads = [np.array([h for h, _ in t], dtype=np.int64).reshape(len(t), -1)
+                          for t in self.table]
+            self.weights = [np.array([w for _, w in t]) for t in self.table]
+        u = np.array(self.dims, dtype=np.int64)
         out = [np.zeros(NUM_KINDS, dtype=np.int64) for _ in caps]
         picked = None
         for k in range(NUM_KINDS - 1, -1, -1):
-            f = self.forward[k]
-            options, weights = [], []
-            for head, w in self.table[k]:
-                prev = tuple(x - y for x, y in zip(u, head))
-                if min(prev, default=0) < 0:
-                    continue
-                p = f[prev] * w
-                if p > 0:
-                    options.append((head, prev))
-                    weights.append(p)
-            weights = np.asarray(weights)
-            head, prev = options[rng.choice(len(options), p=weights / weights.sum())]
+            prev = u - self.heads[k]
+            ok = (prev >= 0).all(axis=1)
+            p = np.zeros(len(prev))
+            p[ok] = self.forward[k][tuple(prev[ok].T)] * self.weights[k][ok]
+            cum = np.cumsum(p)
+            i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
+            head = self.heads[k][min(i, len(cum) - 1)]
             for g in range(groups - 1):
                 out[g][k] = head[g]
-            out[-1][k] = int(pool[k]) - sum(head[:groups - 1])
+            out[-1][k] = int(pool[k]) - int(head[:groups - 1].sum())
             if self.pick and head[-1]:
                 picked = k
-            u = list(prev)
+            u = u - head
         return out, picked
 
     # --- building the deck ------------------------------------------------------------------
