@@ -125,6 +125,12 @@ class _View:
         dead = game.options["follow"] == "dead"
         self.kou = {}  # seat -> [turn opened, times asked, passed, cap at its turn]
         self.kou_seen = False  # a seat was asked for 扣王 (so the turns happened)
+        # From the first play on, each step is a public play whose effect on ``seat``'s view
+        # (its hand, the plays, the trick's winner and points, cards left, whose turn) follows
+        # from the position's public part, the action and ``seat``'s cards: a world that
+        # replays those steps legally shows ``seat`` the same views, so only the views before
+        # it are compared step by step (the view now is compared in every world).
+        self.first_play = None
         last_play_start = len(history)
         for i, action in enumerate(history):
             phase, cur = replay.phase, replay.current
@@ -136,6 +142,8 @@ class _View:
                     self.grab_pos = replay.deal.pos
             elif phase is Phase.BURY:
                 self.bury_steps.append(i)
+            elif phase is Phase.PLAY and self.first_play is None:
+                self.first_play = i
             elif phase is Phase.KOUJOKER:
                 self.kou_seen = True
                 rec = self.kou.setdefault(cur, [True, 0, False, replay.kitty.kou_cap])
@@ -168,6 +176,8 @@ class _View:
         if state.phase is Phase.PLAY and state.trick.partial and state.current != seat:
             self.keep = last_play_start
         self.history = history
+        if self.first_play is None:
+            self.first_play = len(history)
         self.state = state
         self.to_act = state.current == seat
         self.mask = state.legal_mask() if self.to_act else None
@@ -656,7 +666,7 @@ class _Proposal:
                 world.apply(action)
             except IllegalActionError:
                 return None
-            if not np.array_equal(world.observation(seat), obs[i + 1]):
+            if i < v.first_play and not np.array_equal(world.observation(seat), obs[i + 1]):
                 return None
         if not np.array_equal(world.observation(seat), obs[-1]):
             return None
