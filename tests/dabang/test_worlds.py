@@ -18,6 +18,7 @@ from agents.heuristics import heuristic_for
 from cardenv.core.errors import StateError
 from cardenv.dabang import DabangGame
 from cardenv.dabang.phase import Phase
+from cardenv.dabang.worlds import _View
 from tests.sizes import sizes
 
 OPTION_SETS = [
@@ -121,19 +122,19 @@ def test_every_seat_as_viewer_over_a_whole_hand(seat):
 def test_worlds_do_not_depend_on_hidden_cards(positions):
     """A world is a position with other hidden cards and the same information for the seat:
     the sampler, given it and the same rng, draws the same worlds as from the real position."""
-    done = 0
-    for game, state in _positions({}, positions, 5, True, per_game=1):
+    done = differs = 0  # (late in a hand the hidden cards may be known: the same world)
+    for game, state in _positions({}, positions, 5, True, per_game=2):
         seat = len(state.history) % 4
         other = game.sample_worlds(state, seat, 1, np.random.default_rng(99))[0]
-        if len(other.history) < len(state.history):
-            continue  # it stands before another seat's hidden follow steps: another position
-        assert not np.array_equal(other.global_state(), state.global_state())
+        # (where another seat was building a follow, the world stands at its start: the steps
+        # taken, unseen by ``seat``, are hidden too)
+        differs += not np.array_equal(other.global_state(), state.global_state())
         mine = game.sample_worlds(state, seat, 3, np.random.default_rng(7))
         theirs = game.sample_worlds(other, seat, 3, np.random.default_rng(7))
         for a, b in zip(mine, theirs):
             assert a.to_dict() == b.to_dict()
         done += 1
-    assert done >= positions // 2
+    assert done >= positions and differs >= done // 2
 
 
 def test_the_seats_own_cards_come_in_the_order_dealt():
@@ -215,3 +216,29 @@ def test_running_out_of_tries_is_a_clear_error():
         state.apply(int(rng.choice(state.legal_actions())))
     with pytest.raises(StateError, match=r"found 0 of 2 consistent worlds in 0 proposals"):
         game.sample_worlds(state, 0, 2, np.random.default_rng(0), max_tries=0)
+
+
+def test_the_checked_positions_meet_every_kind_of_constraint():
+    """The consistency checks above meet each constraint the proposal builds in: the grab and
+    the flips, voids, the 死棒 duty, 扣王 and take-backs, the dealer as viewer, a burial the
+    seat did not see, and another seat's follow in progress (left out of the world)."""
+    seen = set()
+    sources = [(False, 6, 12, 1), (True, 8, 6, 0)]  # (heuristic, games, per game, seat offset)
+    for heuristic, games, per_game, offset in sources:
+        for game, state in _positions({}, games, 3, heuristic, per_game):
+            seat = (state.current + offset) % 4
+            view = _View(game, state, seat)
+            found = {"grab" if view.grabbed else "flips", str(state.phase)}
+            found |= {name for name, present in [
+                ("void", any(view.voids)), ("duty", any(view.duty)), ("koujoker", view.kou_seen),
+                ("takeback", state.v["taken_back"].sum() > 0), ("dealer", view.is_dealer),
+                ("hidden burial", not view.is_dealer and view.burial_known is None
+                 and state.phase is not Phase.DECLARE),
+                ("follow left out", view.keep < len(state.history))] if present}
+            if found - seen:
+                views = _observations(game, state, seat)
+                for world in game.sample_worlds(state, seat, 2, np.random.default_rng(1)):
+                    _check_world(game, state, seat, world, views)
+                seen |= found
+    assert {"grab", "flips", "void", "duty", "koujoker", "takeback", "dealer", "hidden burial",
+            "follow left out", "declare", "bury", "play"} <= seen, seen
