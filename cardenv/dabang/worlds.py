@@ -490,13 +490,17 @@ class _Proposal:
         out = [np.zeros(NUM_KINDS, dtype=np.int64) for _ in caps]
         picked = None
         for k in range(NUM_KINDS - 1, -1, -1):
-            prev = u - self.heads[k]
-            ok = (prev >= 0).all(axis=1)
-            p = np.zeros(len(prev))
-            p[ok] = self.forward[k][tuple(prev[ok].T)] * self.weights[k][ok]
-            cum = np.cumsum(p)
-            i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
-            head = self.heads[k][min(i, len(cum) - 1)]
+            heads = self.heads[k]
+            if len(heads) == 1:  # one way only (e.g. no unseen copy): no draw
+                head = heads[0]
+            else:
+                prev = u - heads
+                ok = (prev >= 0).all(axis=1)
+                p = np.zeros(len(prev))
+                p[ok] = self.forward[k][tuple(prev[ok].T)] * self.weights[k][ok]
+                cum = np.cumsum(p)
+                i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
+                head = heads[min(i, len(cum) - 1)]
             for g in range(groups - 1):
                 out[g][k] = head[g]
             out[-1][k] = int(pool[k]) - int(head[:groups - 1].sum())
