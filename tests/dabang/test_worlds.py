@@ -18,7 +18,8 @@ from agents.heuristics import heuristic_for
 from cardenv.core.errors import StateError
 from cardenv.dabang import DabangGame
 from cardenv.dabang.phase import Phase
-from cardenv.dabang.worlds import _View
+from cardenv.dabang.follow import play_steps_one
+from cardenv.dabang.worlds import _NOT_HELD, _View
 from tests.sizes import sizes
 
 OPTION_SETS = [
@@ -242,3 +243,34 @@ def test_the_checked_positions_meet_every_kind_of_constraint():
                 seen |= found
     assert {"grab", "flips", "void", "duty", "koujoker", "takeback", "dealer", "hidden burial",
             "follow left out", "declare", "bury", "play"} <= seen, seen
+
+
+def _follow_is_legal(hand, follow, led, k):
+    """Whether the follow ``[(kind, count), ...]`` can be built step by step from ``hand``."""
+    partial = {}
+    for kind, count in follow:
+        if 4 * kind + count - 1 not in play_steps_one(hand, partial, led, k, 0, 3, True):
+            return False
+        partial[kind] = count
+    return True
+
+
+# [D-A7] the 死棒 duty, read backwards by the sampler (worlds._NOT_HELD): a follow wholly in the
+# led suit of this shape is illegal while the follower holds a kind of that suit exactly this
+# many times (besides the cards the follow uses), and legal without it. Spades are a side suit
+# under trump ♦ at level 3; the lead is the ♠4 (kind 7), the follow uses ♠6, ♠7, ♠8, ♠9 (kinds 15,
+# 19, 23, 27), the extra kind is ♠Q (kind 39).
+@pytest.mark.parametrize("shape, held", [
+    (shape, count) for shape, counts in sorted(_NOT_HELD.items()) for count in sorted(counts)])
+def test_the_dead_follow_duty_rules_out_what_the_sampler_says(shape, held):
+    k = sum(shape)
+    follow = list(zip((15, 19, 23, 27), shape))
+    base = [0] * 54
+    for kind, count in follow:
+        base[kind] = count  # each part a whole group: the duty is the follow's own shape
+    hand = base.copy()
+    hand[39] = held
+    assert not _follow_is_legal(hand, follow, 7, k)
+    single = base.copy()
+    single[39] = 1  # one more spade, held once: it forces no better shape
+    assert _follow_is_legal(single, follow, 7, k)
