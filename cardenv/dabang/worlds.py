@@ -339,6 +339,14 @@ class _Proposal:
         if not v.is_dealer and v.grabbed and v.grab_pos is not None and v.grab_pos < DEALT:
             after = [p for p in self.seat_slots[dealer] if p >= v.grab_pos]
             self.pick = len(after) > 2 * 4  # the eight jokers
+        # The dealer's big jokers outside its grab slot lie in the slots it was not asked in:
+        # weighed and placed like another seat's when the whole kitty is known, as after a grab
+        # (otherwise the kitty's hidden part shares the jokers, and the replay checks them).
+        self.dealer_slots = None
+        if not v.is_dealer and int(self.kitty_known.sum()) == KITTY:
+            free = [p for p in self.seat_slots[dealer] if p != self.pinned_bj.get(dealer)]
+            low = self.forbid_below.get(dealer, 0)
+            self.dealer_slots = (len(free), sum(1 for p in free if p >= low))
         self._programme()
 
     def _kou_turns_over(self) -> list[int]:
@@ -423,6 +431,9 @@ class _Proposal:
             if dealer_count < 0:
                 return 0.0
             w /= math.factorial(dealer_count)
+            if k == BIG_JOKER and dealer_count and self.dealer_slots is not None:
+                slots, allowed = self.dealer_slots
+                w *= math.comb(allowed, dealer_count) / math.comb(slots, dealer_count)
         return w
 
     def _programme(self):
@@ -635,14 +646,31 @@ class _Proposal:
                 return False
             cards = cards.copy()
             cards[SMALL_JOKER] = cards[BIG_JOKER] = 0
-            where = rng.choice(len(slots), size=len(jokers), replace=False).tolist()
-            for i, c in zip(where, jokers):
-                deck[slots[i]] = c
+            bj = jokers.count(BIG_JOKER)
+            allowed = [p for p in slots if p >= low]
+            if bj > len(allowed):
+                return False
+            for p in rng.choice(allowed, size=bj, replace=False).tolist():
+                deck[p] = BIG_JOKER  # (weighed for in the programme: ``dealer_slots``)
+            left = [p for p in slots if deck[p] < 0]
+            small = len(jokers) - bj
+            for p in rng.choice(left, size=small, replace=False).tolist() if small else []:
+                deck[p] = SMALL_JOKER
             first = next((p for p in slots if p >= self.view.grab_pos and deck[p] < 0), None)
             if first is None or cards[picked] <= 0:
                 return False
             deck[first] = picked
             cards[picked] -= 1
+            slots = [p for p in slots if deck[p] < 0]
+        elif self.dealer_slots is not None and cards[BIG_JOKER]:  # (weighed for in the programme)
+            allowed = [p for p in slots if p >= low]
+            bj = int(cards[BIG_JOKER])
+            if bj > len(allowed):
+                return False
+            for p in rng.choice(allowed, size=bj, replace=False).tolist():
+                deck[p] = BIG_JOKER
+            cards = cards.copy()
+            cards[BIG_JOKER] = 0
             slots = [p for p in slots if deck[p] < 0]
         rest = np.repeat(np.arange(NUM_KINDS), cards)
         rng.shuffle(rest)
