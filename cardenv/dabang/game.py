@@ -39,7 +39,7 @@ from cardenv.core.errors import ConfigError
 from cardenv.core.options import (Option, boolean, either, int_in, int_pair,
                                   non_negative_number, one_of, optional_seat, resolve)
 from cardenv.core.state import CardGame, CardState
-from cardenv.dabang import batch, reasons
+from cardenv.dabang import batch, reasons, worlds
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import Phase, enter
@@ -182,6 +182,14 @@ class DabangGame(CardGame):
             raise ValueError(f"deal deck must be null or a list of 216 card kinds, got "
                              f"{deck!r}"[:300])
         return self.new_state(seed, deck=deck, first_seat=deal["first_seat"])
+
+    def sample_worlds(self, state: "DabangState", seat: int, n: int, rng, *,
+                      max_tries: int | None = None) -> list["DabangState"]:
+        """``n`` complete states that ``seat`` cannot tell from ``state``: same observation at
+        every step of the hand, same legal mask now (``cardenv.dabang.worlds``: what it reads,
+        how, the distribution, what is covered). Drawn with ``rng`` (a numpy ``Generator``);
+        ``max_tries`` bounds the proposals (``StateError`` when they run out)."""
+        return worlds.sample_worlds(self, state, seat, n, rng, max_tries=max_tries)
 
 
 class DabangState(CardState):
