@@ -53,6 +53,7 @@ from datetime import datetime, timezone
 
 from agents.duplicate import (CHUNK, chunk_seed, combine, deal_chunks, mean_interval,
                               play_pairs, summarize, wilson)
+from agents.loading import checkpoint_agent
 from agents.progress import Progress
 from agents.rollout import as_game
 from cardenv import cli
@@ -135,15 +136,7 @@ def make_agent(spec: str, game: str, seed: int = 0):
         raise ValueError(f"unknown agent {spec!r}{hint}: an agent is one of "
                          f"{', '.join(AGENT_NAMES)} (or pimc:key=value,...) or the path of a "
                          f"PPO checkpoint")
-    try:
-        from agents.ppo import PPOAgent
-    except ImportError:
-        raise ValueError(f"{spec}: reading a PPO checkpoint needs torch: "
-                         f"pip install -e \".[train]\"") from None
-    agent = PPOAgent.load(spec)
-    if agent.game != game:
-        raise ValueError(f"checkpoint {spec} plays {agent.game}, not {game}")
-    return agent
+    return checkpoint_agent(spec, game)
 
 
 def record_writer(folder: str, game, spec_a: str, spec_b: str, evaluation: dict):

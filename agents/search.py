@@ -60,6 +60,7 @@ import zlib
 import numpy as np
 
 from agents.base import Agent, check_game
+from agents.loading import checkpoint_agent
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
@@ -209,15 +210,7 @@ def rollout_policy(spec: str, game: str):
     if not os.path.isfile(spec):
         raise ValueError(f"unknown rollout policy {spec!r}: heuristic, random or the path of a "
                          f"PPO checkpoint")
-    try:
-        from agents.ppo import PPOAgent
-    except ImportError:
-        raise ValueError(f"{spec}: reading a PPO checkpoint needs torch: "
-                         f"pip install -e \".[train]\"") from None
-    policy = PPOAgent.load(spec)
-    if policy.game != game:
-        raise ValueError(f"checkpoint {spec} plays {policy.game}, not {game}")
-    return policy
+    return checkpoint_agent(spec, game)
 
 
 class PIMCAgent(Agent):
