@@ -47,24 +47,21 @@ single of the dealer's; a later hand's call depends on the order the dealer's ca
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from cardenv.core.cards import BIG_JOKER, NUM_KINDS, SMALL_JOKER
-from cardenv.core.errors import IllegalActionError
 from cardenv.core.worlds import check_sample_args
 from cardenv.dagong import catalogue as cat
-from cardenv.dagong.selection import select_cards
+from cardenv.dagong.vector import select_batch
 
 # rejection: give up (RuntimeError) after this many drawn deals per world asked for, plus a base
 MAX_TRIES_PER_WORLD = 2000
 MAX_TRIES_BASE = 10_000
 _FACT = [math.factorial(i) for i in range(3)]
-REPLAY_BATCH = 256  # drawn deals replayed together (bounds the memory of a large n)
-SMALL_UNIT = 12  # a unit with at most this many splits is weighed in Python, else in numpy
+REPLAY_BATCH = 256  # the most deals drawn and checked together (bounds the memory)
 
 
 @dataclass
@@ -101,7 +98,7 @@ def seen(state, seat: int) -> Seen:
     for k, action in enumerate(state.history):
         if ref.hand_index == state.hand_index:
             break
-        ref.apply(action)
+        ref.apply_unchecked(action)  # the position's own actions: legal
         start = k + 1
     actions = state.history[start:]
     observations = [ref.buffer[index].copy()]
@@ -109,7 +106,7 @@ def seen(state, seat: int) -> Seen:
     for action in actions:
         before = ref.v["played"][ref.current].copy() if action >= cat.FIRST_PLAY else None
         player = ref.current
-        ref.apply(action)
+        ref.apply_unchecked(action)
         observations.append(ref.buffer[index].copy())
         if before is not None:
             plays.append((player, action, ref.v["played"][player] - before))
@@ -296,78 +293,73 @@ class _Deals:
         for j in range(len(units) - 1, -1, -1):
             nxt, cur = table[j + 1], table[j]
             xa_all, xb_all, w_all, _ = options[j]
-            for xa, xb, w in zip(xa_all.tolist(), xb_all.tolist(), w_all.tolist()):
-                if xa <= ca and xb <= cb:
-                    cur[xa:, xb:] += w * nxt[:ca + 1 - xa, :cb + 1 - xb]
+            # the options of one unit that give the two first seats the same counts weigh
+            # together: one shifted add per (xa, xb)
+            grid = np.zeros((xa_all.max() + 1, xb_all.max() + 1))
+            np.add.at(grid, (xa_all, xb_all), w_all)
+            for xa, xb in zip(*np.nonzero(grid[:ca + 1, :cb + 1])):
+                cur[xa:, xb:] += grid[xa, xb] * nxt[:ca + 1 - xa, :cb + 1 - xb]
         self.units, self.options, self.table = units, options, table
-        self.rows = self.small = None  # built on the first draw
         # the third seat's count follows; a total over the caps is impossible (weight 0)
         self.weight = float(table[0, ca, cb]) if sum(caps) == int(unseen.sum()) else 0.0
 
     @staticmethod
     def _options(kinds, lo, hi, unseen, rules):
         """Every split of the unit's unseen copies among the three seats within the bounds and
-        rules: ``(xa, xb, weight, splits (m, 3, len(kinds)))``, weight the shuffles of it."""
+        rules: ``(xa, xb, weight, splits (m, 3, len(kinds)))``, weight the shuffles of it (the
+        splits in ``itertools.product`` order of the kinds' splits)."""
         per_kind = []
         for k in kinds:
-            u = int(unseen[k])
-            per_kind.append([(x, _FACT[u] / (_FACT[x[0]] * _FACT[x[1]] * _FACT[x[2]]))
-                             for x in _splits(u)
-                             if all(lo[i, k] <= x[i] <= hi[i, k] for i in range(3))])
-        xa, xb, ws, splits = [], [], [], []
-        for combo in itertools.product(*per_kind):
-            split = np.array([x for x, _ in combo]).T  # (3, len(kinds))
-            if rules and not _rules_hold(kinds, split, rules):
-                continue
-            w = 1.0
-            for _, wk in combo:
-                w *= wk
-            xa.append(int(split[0].sum()))
-            xb.append(int(split[1].sum()))
-            ws.append(w)
-            splits.append(split)
-        return (np.array(xa, dtype=np.int64), np.array(xb, dtype=np.int64),
-                np.array(ws), np.array(splits, dtype=np.int64).reshape(-1, 3, len(kinds)))
+            splits, weights = _SPLITS[int(unseen[k])]
+            ok = ((splits >= lo[:, k]) & (splits <= hi[:, k])).all(axis=1)
+            per_kind.append((splits[ok], weights[ok]))
+        if len(per_kind) == 1:
+            (splits, weights), = per_kind
+            splits = splits[:, :, None]
+        else:
+            picks = np.indices([len(w) for _, w in per_kind]).reshape(len(per_kind), -1)
+            splits = np.stack([sp[pk] for (sp, _), pk in zip(per_kind, picks)], axis=2)
+            weights = np.prod([w[pk] for (_, w), pk in zip(per_kind, picks)], axis=0)
+        if any(kind in kinds for seat_rules in rules for kind, _ in seat_rules):
+            keep = [_rules_hold(kinds, split, rules) for split in splits]
+            splits, weights = splits[keep], weights[keep]
+        return (splits[:, 0, :].sum(axis=1), splits[:, 1, :].sum(axis=1),
+                np.asarray(weights, dtype=float), splits)
 
-    def draw(self, rng: np.random.Generator) -> np.ndarray:
-        """``(3, 54)`` hidden counts."""
-        if self.rows is None:  # Python lists: a unit's few options are weighed faster so
-            self.rows = [t.tolist() for t in self.table]
-            self.small = [list(zip(xa.tolist(), xb.tolist(), w.tolist()))
-                          if len(w) <= SMALL_UNIT else None for xa, xb, w, _ in self.options]
-        out = np.zeros((3, NUM_KINDS), dtype=np.int64)
-        ra, rb = self.caps[0], self.caps[1]
+    def draw_many(self, rng: np.random.Generator, m: int) -> np.ndarray:
+        """``(m, 3, 54)`` hidden counts of ``m`` independent draws, unit by unit: each
+        draw's split of a unit in proportion to its shuffles times the completions of what is
+        left (the next row of the table)."""
+        out = np.zeros((m, 3, NUM_KINDS), dtype=np.int64)
+        ra = np.full(m, self.caps[0], dtype=np.int64)
+        rb = np.full(m, self.caps[1], dtype=np.int64)
         for j, kinds in enumerate(self.units):
             xa, xb, w, splits = self.options[j]
-            pick = 0
-            if len(w) > 1:
-                small = self.small[j]
-                if small is not None:
-                    nxt = self.rows[j + 1]
-                    weights = [wk * nxt[ra - a][rb - b] if a <= ra and b <= rb else 0.0
-                               for a, b, wk in small]
-                    r = rng.random() * sum(weights)
-                    pick = len(weights) - 1
-                    for i, wk in enumerate(weights):
-                        r -= wk
-                        if r < 0:
-                            pick = i
-                            break
-                else:
-                    ok = (xa <= ra) & (xb <= rb)
-                    cumulative = np.cumsum(np.where(
-                        ok, w * self.table[j + 1][np.where(ok, ra - xa, 0),
-                                                  np.where(ok, rb - xb, 0)], 0.0))
-                    r = rng.random() * cumulative[-1]
-                    pick = min(int(np.searchsorted(cumulative, r, side="right")), len(w) - 1)
-            out[:, kinds] = splits[pick]
-            ra -= int(xa[pick])
-            rb -= int(xb[pick])
+            if len(w) == 1:
+                pick = np.zeros(m, dtype=np.int64)
+            else:
+                da, db = ra[:, None] - xa, rb[:, None] - xb  # (m, options): what is left
+                ok = (da >= 0) & (db >= 0)
+                weights = np.where(ok, w * self.table[j + 1][np.where(ok, da, 0),
+                                                             np.where(ok, db, 0)], 0.0)
+                cumulative = np.cumsum(weights, axis=1)
+                r = rng.random(m) * cumulative[:, -1]
+                pick = np.minimum((cumulative <= r[:, None]).sum(axis=1), len(w) - 1)
+            out[:, :, kinds] = splits[pick]
+            ra -= xa[pick]
+            rb -= xb[pick]
         return out
 
 
-def _splits(u: int) -> list[tuple[int, int, int]]:
-    return [(a, b, u - a - b) for a in range(u + 1) for b in range(u + 1 - a)]
+def _splits(u: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every split ``(a, b, c)`` of ``u`` copies of a kind among three seats, ``(s, 3)``, and
+    its number of shuffles (the multinomial coefficient)."""
+    splits = [(a, b, u - a - b) for a in range(u + 1) for b in range(u + 1 - a)]
+    weights = [_FACT[u] / (_FACT[a] * _FACT[b] * _FACT[c]) for a, b, c in splits]
+    return np.array(splits, dtype=np.int64).reshape(-1, 3), np.array(weights)
+
+
+_SPLITS = [_splits(u) for u in range(3)]
 
 
 def _rules_hold(kinds, split, rules) -> bool:
@@ -384,33 +376,6 @@ def _rules_hold(kinds, split, rules) -> bool:
             held = [(split[i, position[g]] if g in position else 0) + later[g] for g in group]
             if min(held) < 1:
                 return False
-    return True
-
-
-def _choice_checks(view: Seen) -> list[list[tuple[int, np.ndarray, list[int]]]]:
-    """Per seat, ``(action, cards it played from that play on, cards the play took)`` of each
-    play whose cards the void constraints do not settle (5/10/K, 510K): a quick test of a drawn
-    deal before its replay."""
-    checks: list[list] = [[] for _ in range(4)]
-    later = np.zeros((4, NUM_KINDS), dtype=np.int64)
-    for seat, action, cards in reversed(view.plays):
-        later[seat] += cards
-        combo = cat.COMBOS[cat.ACTIONS[action].combo]
-        if combo.type == cat.K510 or any(r in cat.POINT_RANKS for r in combo.ranks):
-            taken = sorted(np.repeat(np.arange(NUM_KINDS), cards).tolist())
-            checks[seat].append((action, later[seat].copy(), taken))
-    return checks
-
-
-def _chosen_alike(hidden: np.ndarray, checks, called: int) -> bool:
-    """Whether a seat holding ``hidden`` now would have taken the same cards in its checked
-    plays (``selection.select_cards`` on the hand it held then)."""
-    for action, later, taken in checks:
-        try:
-            if sorted(select_cards((hidden + later).tolist(), action, called)) != taken:
-                return False
-        except ValueError:
-            return False
     return True
 
 
@@ -435,7 +400,7 @@ def sample_worlds(game, state, seat, n, rng) -> list:
     """``n`` states of the current hand that agree with everything ``seat`` has seen in
     ``state``, drawn uniformly over the consistent deals with ``rng`` (see the module
     docstring). Errors: ``core.worlds.check_sample_args``; ``RuntimeError`` if the draws keep
-    failing the replay check (not seen in testing)."""
+    failing the check (not seen in testing)."""
     seat, n = check_sample_args(game, state, seat, n, rng)
     if n == 0:
         return []
@@ -443,55 +408,154 @@ def sample_worlds(game, state, seat, n, rng) -> list:
     return _draw(game, view, n, rng)
 
 
+class _Candidate:
+    """The deals of one holder of the call's twin (``partner``; ``None``: the dealer holds
+    both)."""
+
+    def __init__(self, view: Seen, partner, others, void, rules, caps):
+        self.partner = partner
+        lo, hi, unseen = _bounds(view, partner, others, void)
+        self.deals = _Deals(lo, hi, unseen, caps, rules)
+
+
+class _PlayChecks:
+    """Every play the other seats made this hand, as arrays for one vectorized test of many
+    drawn deals: the cards ``selection`` takes for the action from the hand the seat held then
+    (its hidden cards now plus what it played from that play on) must be the cards the play
+    took. That hand holds those cards, a build of the action, so the action was feasible for
+    it, and legal (the play it had to beat is public)."""
+
+    def __init__(self, view: Seen, others: list[int]):
+        later = np.zeros((4, NUM_KINDS), dtype=np.int64)
+        index, actions, laters, taken = [], [], [], []
+        for seat, action, cards in reversed(view.plays):
+            later[seat] += cards
+            if seat == view.seat:
+                continue  # its own hand is the real one
+            index.append(others.index(seat))
+            actions.append(action)
+            laters.append(later[seat].copy())
+            taken.append(np.asarray(cards, dtype=np.int64))
+        self.size = len(actions)
+        self.called = view.called
+        self.index = np.array(index, dtype=np.int64)
+        self.actions = np.array(actions, dtype=np.int64)
+        self.later = np.array(laters, dtype=np.int64).reshape(-1, NUM_KINDS)
+        self.taken = np.array(taken, dtype=np.int64).reshape(-1, NUM_KINDS)
+
+    def passed(self, hidden: np.ndarray) -> np.ndarray:
+        """``(m,)`` bool: which of ``m`` drawn deals (``hidden`` ``(m, 3, 54)``) take the same
+        cards in every play."""
+        m, p = hidden.shape[0], self.size
+        if p == 0:
+            return np.ones(m, dtype=bool)
+        hands = (hidden[:, self.index, :] + self.later[None]).reshape(m * p, NUM_KINDS)
+        cards = select_batch(hands, np.tile(self.actions, m),
+                             np.full(m * p, self.called, dtype=np.int64))
+        return (cards.reshape(m, p, NUM_KINDS) == self.taken[None]).all(axis=(1, 2))
+
+
+def _ambiguous(action: int) -> bool:
+    """Whether the table's constraints leave open which cards ``action`` took (a play of
+    5/10/K, whose copies a whole 5-10-K set protects, or a 510K)."""
+    combo = cat.COMBOS[cat.ACTIONS[action].combo]
+    return combo.type == cat.K510 or any(r in cat.POINT_RANKS for r in combo.ranks)
+
+
 def _draw(game, view: Seen, n: int, rng: np.random.Generator) -> list:
     others = [s for s in range(4) if s != view.seat]
     caps = [view.cards_left[s] for s in others]
-    deals, weights = [], []
     void, rules = _voids(view)
     rules = [rules[s] for s in others]
-    for partner in _partner_candidates(view):
-        lo, hi, unseen = _bounds(view, partner, others, void)
-        d = _Deals(lo, hi, unseen, caps, rules)
-        if d.weight > 0:
-            deals.append(d)
-            weights.append(d.weight)
-    if not deals:
+    candidates = [c for c in (_Candidate(view, partner, others, void, rules, caps)
+                              for partner in _partner_candidates(view)) if c.deals.weight > 0]
+    if not candidates:
         raise RuntimeError("no deal of the unseen cards agrees with what the seat has seen")
-    total = sum(weights)
+    shares = np.cumsum([c.deals.weight for c in candidates])
     world_game = game if view.hands_to_come == game.options["hands"] else \
         type(game)(**{**game.options, "hands": view.hands_to_come})
-    index = game.layout.observation_index[view.seat]
-    checks = _choice_checks(view)
-    worlds = []
+    checks = _PlayChecks(view, others)
+    kept: list[tuple[_Candidate, np.ndarray, int]] = []
     tries = 0
     limit = MAX_TRIES_BASE + MAX_TRIES_PER_WORLD * n
-    while len(worlds) < n:
-        # draw as many deals that pass the quick test as worlds are missing, then replay them
-        # together (one batched legality call a step)
-        batch = []
-        while len(batch) < min(n - len(worlds), REPLAY_BATCH):
-            tries += 1
-            if tries > limit:
-                raise RuntimeError(f"dagong.sample_worlds: {limit} deals drawn and too few "
-                                   f"agreed with the seat's observations ({len(worlds)} of {n})")
-            r = rng.random() * total
-            pick = len(deals) - 1
-            for i, w in enumerate(weights):
-                r -= w
-                if r < 0:
-                    pick = i
-                    break
-            hidden = deals[pick].draw(rng)
-            seed = int(rng.integers(2 ** 63 - 1))
-            if all(_chosen_alike(hidden[i], checks[s], view.called)
-                   for i, s in enumerate(others)):
-                batch.append(_start(world_game, view, others, hidden, seed))
-        worlds += _replayed(world_game, view, batch, index)
-    return worlds
+    # the share of drawn deals that pass, as measured so far; at first a guess: all when the
+    # checks that can fail are the ones the table settles (no 5/10/K or 510K play)
+    rate = 0.5 if any(_ambiguous(a) for a in checks.actions.tolist()) else 1.0
+    while len(kept) < n:
+        missing = n - len(kept)
+        m = min(REPLAY_BATCH, max(missing, int(np.ceil(1.25 * missing / max(rate, 0.01)))))
+        if tries + m > limit:
+            raise RuntimeError(f"dagong.sample_worlds: {tries} deals drawn and too few "
+                               f"agreed with the seat's observations ({len(kept)} of {n})")
+        # each deal's holder of the twin in proportion to its deals, then the deals of each
+        pick = np.minimum(np.searchsorted(shares, rng.random(m) * shares[-1], side="right"),
+                          len(candidates) - 1)
+        hidden = np.zeros((m, 3, NUM_KINDS), dtype=np.int64)
+        for c, candidate in enumerate(candidates):
+            rows = np.flatnonzero(pick == c)
+            if rows.size:
+                hidden[rows] = candidate.deals.draw_many(rng, rows.size)
+        seeds = rng.integers(2 ** 63 - 1, size=m)
+        ok = checks.passed(hidden)
+        tries += m
+        passed = np.flatnonzero(ok)
+        kept += [(candidates[pick[i]], hidden[i], int(seeds[i])) for i in passed[:missing]]
+        rate = max(float(ok.mean()), 0.5 * rate)
+    return _worlds(world_game, view, others, kept)
 
 
-def _start(world_game, view: Seen, others, hidden, seed):
-    """The world of these hidden hands as dealt, before the hand's first action."""
+def _worlds(world_game, view: Seen, others, kept) -> list:
+    """The worlds of the kept deals. The first is rebuilt from its deal and the hand's actions
+    (each checked legal) and must show the seat what it saw at every step; the others are
+    copies of it with their own hidden hands, seed and partner: nothing else of a position
+    depends on the hidden cards once every play takes the same cards (``_PlayChecks``),
+    ``tests/dagong/test_worlds.py`` compares them with replays."""
+    index = world_game.layout.observation_index[view.seat]
+    candidate, hidden, seed = kept[0]
+    first = _start(world_game, view, others, hidden, seed)
+    if not np.array_equal(first.buffer[index], view.observations[0]):
+        raise RuntimeError(_MISMATCH.format(step=0))
+    for t, action in enumerate(view.actions):
+        first.apply(action)
+        if not np.array_equal(first.buffer[index], view.observations[t + 1]):
+            raise RuntimeError(_MISMATCH.format(step=t + 1))
+    out = [first]
+    for candidate, hidden, seed in kept[1:]:
+        out.append(_copy_with(first, view, others, candidate.partner, hidden, seed))
+    return out
+
+
+_MISMATCH = ("dagong.sample_worlds: a deal that passed the play checks shows the seat another "
+             "observation after step {step} of the hand (a bug: please report it)")
+
+
+def _copy_with(template, view: Seen, others, partner, hidden, seed):
+    """``template`` with other hidden hands (and the deal, partner and seed that go with them):
+    the state ``_start`` and the hand's actions would rebuild from that deal."""
+    world = template.clone()
+    deal = _deal(view, others, hidden)
+    world.seed = seed
+    world.rng = np.random.default_rng(seed)
+    world.given_deal = deal
+    world.deal_order = [list(cards) for cards in deal["hands"]]
+    dealt = template.dealt.copy()  # the seat's own row is the same in every world
+    dealt[others] = hidden + view.played[others]
+    world.dealt = dealt
+    world.partner = partner
+    v = world.v
+    v["hand"][others] = hidden
+    if not world.revealed:  # revealed: everyone sees the partner, the same in every world
+        v["partner"][:] = 0
+        if partner is not None:
+            v["partner"][partner, partner] = 1
+    world._feasible = [None] * 4
+    world._given = None
+    return world
+
+
+def _deal(view: Seen, others, hidden) -> dict:
+    """The deal of these hidden hands: every seat's cards in deal order (the seat's own as it
+    was dealt them, the dealer's of a later hand in an order that gives the same calls)."""
     hands: list[list[int]] = [[] for _ in range(4)]
     hands[view.seat] = list(view.own_order)
     for i, s in enumerate(others):
@@ -503,26 +567,9 @@ def _start(world_game, view: Seen, others, hidden, seed):
     deal = {"hands": hands, "dealer": view.dealer, "called": view.called}
     if view.later:
         deal["later"] = True
-    return world_game.state_from_deal(seed, deal)
+    return deal
 
 
-def _replayed(world_game, view: Seen, worlds: list, index) -> list:
-    """The worlds that, with the hand's actions applied (each checked against the legal mask,
-    answered for all of them in one batched call a step), give the seat the same observation
-    after every step, in their order."""
-    expected = view.observations
-    live = [w for w in worlds if np.array_equal(w.buffer[index], expected[0])]
-    for t, action in enumerate(view.actions):
-        if not live:
-            break
-        world_game.legal_masks(live)  # hands each world its mask (use_legal): apply checks it
-        kept = []
-        for world in live:
-            try:
-                world.apply(action)
-            except IllegalActionError:
-                continue
-            if np.array_equal(world.buffer[index], expected[t + 1]):
-                kept.append(world)
-        live = kept
-    return live
+def _start(world_game, view: Seen, others, hidden, seed):
+    """The world of these hidden hands as dealt, before the hand's first action."""
+    return world_game.state_from_deal(seed, _deal(view, others, hidden))
