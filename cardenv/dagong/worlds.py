@@ -104,12 +104,11 @@ def seen(state, seat: int) -> Seen:
     observations = [ref.buffer[index].copy()]
     plays = []
     for action in actions:
-        before = ref.v["played"][ref.current].copy() if action >= cat.FIRST_PLAY else None
         player = ref.current
         ref.apply_unchecked(action)
         observations.append(ref.buffer[index].copy())
-        if before is not None:
-            plays.append((player, action, ref.v["played"][player] - before))
+        if action >= cat.FIRST_PLAY:  # the play stands (a play that ends the hand is not here)
+            plays.append((player, action, ref.v["standing_cards"].astype(np.int64)))
     v = ref.v
     if state.hand_index == 0 and state.given_deal is not None:
         # a hand dealt by hand: the cards in play are part of the puzzle's set-up
@@ -274,20 +273,27 @@ _UNITS = _units()
 class _Deals:
     """Exact draws of the hidden hands of the three other seats: a backward table over the
     units of kinds (``_UNITS``) of the number of shuffles completing a partial deal, under
-    per-kind bounds and, per seat and suit, the 5/10/K rules of ``_voids``."""
+    per-kind bounds and, per seat and suit, the 5/10/K rules of ``_voids``. The holder of the
+    call's twin is drawn with the deal: only the bounds of the called kind depend on it, so its
+    unit comes first, the table of the units after it is shared, and a draw picks the holder
+    and the first unit's split together.
 
-    def __init__(self, lo, hi, unseen, caps, rules):
+    ``candidates``: ``(partner, lo, hi)`` per possible holder (``None``: the dealer holds
+    both), ``lo``/``hi`` as ``_bounds`` gives them."""
+
+    def __init__(self, candidates, unseen, caps, rules, called: int):
         self.caps = caps
-        self.unseen = np.asarray(unseen, dtype=np.int64)
         ca, cb = caps[0], caps[1]
+        self.partners = [partner for partner, _, _ in candidates]
+        first = next(kinds for kinds in _UNITS if called in kinds)
+        self.first = [k for k in first if unseen[k]]
+        _, lo, hi = candidates[0]
         units, options = [], []
-        for kinds in _UNITS:
-            kinds = [k for k in kinds if unseen[k]]
-            if not kinds:
-                continue
-            opts = self._options(kinds, lo, hi, unseen, rules)
-            units.append(kinds)
-            options.append(opts)
+        for unit in _UNITS:
+            kinds = [k for k in unit if unseen[k]]
+            if kinds and unit is not first:
+                units.append(kinds)
+                options.append(self._options(kinds, lo, hi, unseen, rules))
         table = np.zeros((len(units) + 1, ca + 1, cb + 1))
         table[-1, 0, 0] = 1.0
         for j in range(len(units) - 1, -1, -1):
@@ -300,8 +306,26 @@ class _Deals:
             for xa, xb in zip(*np.nonzero(grid[:ca + 1, :cb + 1])):
                 cur[xa:, xb:] += grid[xa, xb] * nxt[:ca + 1 - xa, :cb + 1 - xb]
         self.units, self.options, self.table = units, options, table
+        # the first unit's splits of every holder, each weighed with its completions
+        holder, xa, xb, weight, splits = [], [], [], [], []
+        for c, (_, lo, hi) in enumerate(candidates):
+            if self.first:
+                o_xa, o_xb, o_w, o_splits = self._options(self.first, lo, hi, unseen, rules)
+            else:
+                o_xa, o_xb, o_w = np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1)
+                o_splits = np.zeros((1, 3, 0), dtype=np.int64)
+            fits = (o_xa <= ca) & (o_xb <= cb)
+            done = table[0][np.where(fits, ca - o_xa, 0), np.where(fits, cb - o_xb, 0)]
+            holder.append(np.full(len(o_w), c))
+            xa.append(o_xa)
+            xb.append(o_xb)
+            weight.append(np.where(fits, o_w * done, 0.0))
+            splits.append(o_splits)
+        self.holder, self.xa, self.xb = (np.concatenate(x) for x in (holder, xa, xb))
+        self.splits = np.concatenate(splits)
+        self.cumulative = np.cumsum(np.concatenate(weight))
         # the third seat's count follows; a total over the caps is impossible (weight 0)
-        self.weight = float(table[0, ca, cb]) if sum(caps) == int(unseen.sum()) else 0.0
+        self.weight = float(self.cumulative[-1]) if sum(caps) == int(unseen.sum()) else 0.0
 
     @staticmethod
     def _options(kinds, lo, hi, unseen, rules):
@@ -326,13 +350,16 @@ class _Deals:
         return (splits[:, 0, :].sum(axis=1), splits[:, 1, :].sum(axis=1),
                 np.asarray(weights, dtype=float), splits)
 
-    def draw_many(self, rng: np.random.Generator, m: int) -> np.ndarray:
-        """``(m, 3, 54)`` hidden counts of ``m`` independent draws, unit by unit: each
-        draw's split of a unit in proportion to its shuffles times the completions of what is
-        left (the next row of the table)."""
+    def draw_many(self, rng: np.random.Generator, m: int) -> tuple[np.ndarray, np.ndarray]:
+        """``m`` independent draws: ``(hidden (m, 3, 54) counts, holder (m,))``, ``holder``
+        indexing ``partners``. The first unit and the holder in proportion to their weights,
+        then unit by unit each draw's split in proportion to its shuffles times the
+        completions of what is left (the next row of the table)."""
         out = np.zeros((m, 3, NUM_KINDS), dtype=np.int64)
-        ra = np.full(m, self.caps[0], dtype=np.int64)
-        rb = np.full(m, self.caps[1], dtype=np.int64)
+        pick = _categorical(rng, self.cumulative, m)
+        out[:, :, self.first] = self.splits[pick]
+        ra, rb = self.caps[0] - self.xa[pick], self.caps[1] - self.xb[pick]
+        holder = self.holder[pick]
         for j, kinds in enumerate(self.units):
             xa, xb, w, splits = self.options[j]
             if len(w) == 1:
@@ -342,13 +369,23 @@ class _Deals:
                 ok = (da >= 0) & (db >= 0)
                 weights = np.where(ok, w * self.table[j + 1][np.where(ok, da, 0),
                                                              np.where(ok, db, 0)], 0.0)
-                cumulative = np.cumsum(weights, axis=1)
-                r = rng.random(m) * cumulative[:, -1]
-                pick = np.minimum((cumulative <= r[:, None]).sum(axis=1), len(w) - 1)
+                pick = _categorical(rng, np.cumsum(weights, axis=1), m)
             out[:, :, kinds] = splits[pick]
             ra -= xa[pick]
             rb -= xb[pick]
-        return out
+        return out, holder
+
+
+def _categorical(rng: np.random.Generator, cumulative: np.ndarray, m: int) -> np.ndarray:
+    """``m`` draws of an index in proportion to the weights whose cumulative sums are
+    ``cumulative`` (``(k,)`` for all draws, or ``(m, k)``, one row per draw)."""
+    total = cumulative[..., -1]
+    r = rng.random(m) * total
+    if cumulative.ndim == 1:
+        pick = np.searchsorted(cumulative, r, side="right")
+    else:
+        pick = (cumulative <= r[:, None]).sum(axis=1)
+    return np.minimum(pick, cumulative.shape[-1] - 1)
 
 
 def _splits(u: int) -> tuple[np.ndarray, np.ndarray]:
@@ -408,16 +445,6 @@ def sample_worlds(game, state, seat, n, rng) -> list:
     return _draw(game, view, n, rng)
 
 
-class _Candidate:
-    """The deals of one holder of the call's twin (``partner``; ``None``: the dealer holds
-    both)."""
-
-    def __init__(self, view: Seen, partner, others, void, rules, caps):
-        self.partner = partner
-        lo, hi, unseen = _bounds(view, partner, others, void)
-        self.deals = _Deals(lo, hi, unseen, caps, rules)
-
-
 class _PlayChecks:
     """Every play the other seats made this hand, as arrays for one vectorized test of many
     drawn deals: the cards ``selection`` takes for the action from the hand the seat held then
@@ -442,17 +469,27 @@ class _PlayChecks:
         self.actions = np.array(actions, dtype=np.int64)
         self.later = np.array(laters, dtype=np.int64).reshape(-1, NUM_KINDS)
         self.taken = np.array(taken, dtype=np.int64).reshape(-1, NUM_KINDS)
+        self.ambiguous = np.array([_ambiguous(a) for a in actions], dtype=bool)
 
     def passed(self, hidden: np.ndarray) -> np.ndarray:
         """``(m,)`` bool: which of ``m`` drawn deals (``hidden`` ``(m, 3, 54)``) take the same
-        cards in every play."""
-        m, p = hidden.shape[0], self.size
+        cards in every play. The plays of 5/10/K and 510K, which the table leaves open, are
+        tested first; the others (settled by the table) only on the deals that passed."""
+        ok = self._same(hidden, self.ambiguous)
+        rows = np.flatnonzero(ok)
+        if rows.size:
+            ok[rows] = self._same(hidden[rows], ~self.ambiguous)
+        return ok
+
+    def _same(self, hidden: np.ndarray, plays: np.ndarray) -> np.ndarray:
+        m, p = hidden.shape[0], int(plays.sum())
         if p == 0:
             return np.ones(m, dtype=bool)
-        hands = (hidden[:, self.index, :] + self.later[None]).reshape(m * p, NUM_KINDS)
-        cards = select_batch(hands, np.tile(self.actions, m),
+        hands = (hidden[:, self.index[plays], :] + self.later[plays][None]).reshape(
+            m * p, NUM_KINDS)
+        cards = select_batch(hands, np.tile(self.actions[plays], m),
                              np.full(m * p, self.called, dtype=np.int64))
-        return (cards.reshape(m, p, NUM_KINDS) == self.taken[None]).all(axis=(1, 2))
+        return (cards.reshape(m, p, NUM_KINDS) == self.taken[plays][None]).all(axis=(1, 2))
 
 
 def _ambiguous(action: int) -> bool:
@@ -467,39 +504,35 @@ def _draw(game, view: Seen, n: int, rng: np.random.Generator) -> list:
     caps = [view.cards_left[s] for s in others]
     void, rules = _voids(view)
     rules = [rules[s] for s in others]
-    candidates = [c for c in (_Candidate(view, partner, others, void, rules, caps)
-                              for partner in _partner_candidates(view)) if c.deals.weight > 0]
-    if not candidates:
+    candidates = []
+    for partner in _partner_candidates(view):
+        lo, hi, unseen = _bounds(view, partner, others, void)
+        candidates.append((partner, lo, hi))
+    deals = _Deals(candidates, unseen, caps, rules, view.called)
+    if deals.weight == 0:
         raise RuntimeError("no deal of the unseen cards agrees with what the seat has seen")
-    shares = np.cumsum([c.deals.weight for c in candidates])
     world_game = game if view.hands_to_come == game.options["hands"] else \
         type(game)(**{**game.options, "hands": view.hands_to_come})
     checks = _PlayChecks(view, others)
-    kept: list[tuple[_Candidate, np.ndarray, int]] = []
+    kept: list[tuple[int | None, np.ndarray, int]] = []  # (partner, hidden hands, seed)
     tries = 0
     limit = MAX_TRIES_BASE + MAX_TRIES_PER_WORLD * n
     # the share of drawn deals that pass, as measured so far; at first a guess: all when the
     # checks that can fail are the ones the table settles (no 5/10/K or 510K play)
-    rate = 0.5 if any(_ambiguous(a) for a in checks.actions.tolist()) else 1.0
+    rate = 0.5 if checks.ambiguous.any() else 1.0
     while len(kept) < n:
         missing = n - len(kept)
         m = min(REPLAY_BATCH, max(missing, int(np.ceil(1.25 * missing / max(rate, 0.01)))))
         if tries + m > limit:
             raise RuntimeError(f"dagong.sample_worlds: {tries} deals drawn and too few "
                                f"agreed with the seat's observations ({len(kept)} of {n})")
-        # each deal's holder of the twin in proportion to its deals, then the deals of each
-        pick = np.minimum(np.searchsorted(shares, rng.random(m) * shares[-1], side="right"),
-                          len(candidates) - 1)
-        hidden = np.zeros((m, 3, NUM_KINDS), dtype=np.int64)
-        for c, candidate in enumerate(candidates):
-            rows = np.flatnonzero(pick == c)
-            if rows.size:
-                hidden[rows] = candidate.deals.draw_many(rng, rows.size)
+        hidden, holder = deals.draw_many(rng, m)
         seeds = rng.integers(2 ** 63 - 1, size=m)
         ok = checks.passed(hidden)
         tries += m
         passed = np.flatnonzero(ok)
-        kept += [(candidates[pick[i]], hidden[i], int(seeds[i])) for i in passed[:missing]]
+        kept += [(deals.partners[holder[i]], hidden[i], int(seeds[i]))
+                 for i in passed[:missing]]
         rate = max(float(ok.mean()), 0.5 * rate)
     return _worlds(world_game, view, others, kept)
 
@@ -511,7 +544,7 @@ def _worlds(world_game, view: Seen, others, kept) -> list:
     depends on the hidden cards once every play takes the same cards (``_PlayChecks``),
     ``tests/dagong/test_worlds.py`` compares them with replays."""
     index = world_game.layout.observation_index[view.seat]
-    candidate, hidden, seed = kept[0]
+    _, hidden, seed = kept[0]
     first = _start(world_game, view, others, hidden, seed)
     if not np.array_equal(first.buffer[index], view.observations[0]):
         raise RuntimeError(_MISMATCH.format(step=0))
@@ -520,8 +553,8 @@ def _worlds(world_game, view: Seen, others, kept) -> list:
         if not np.array_equal(first.buffer[index], view.observations[t + 1]):
             raise RuntimeError(_MISMATCH.format(step=t + 1))
     out = [first]
-    for candidate, hidden, seed in kept[1:]:
-        out.append(_copy_with(first, view, others, candidate.partner, hidden, seed))
+    for partner, hidden, seed in kept[1:]:
+        out.append(_copy_with(first, view, others, partner, hidden, seed))
     return out
 
 

@@ -118,6 +118,45 @@ def test_worlds_repeat_for_the_same_rng_and_vary_with_it():
     assert game.sample_worlds(state, 1, 0, np.random.default_rng(3)) == []
 
 
+
+_OWN_CACHES = {"_feasible", "_given", "_rng", "_rng_saved", "buffer", "v", "game"}
+
+
+def assert_same_state(world, replayed):
+    """Every field of ``world`` as in the state its recipe replays to (caches aside)."""
+    assert world.crc() == replayed.crc()
+    assert world.game.options == replayed.game.options
+    assert world.rng.bit_generator.state == replayed.rng.bit_generator.state
+    fields = set(world.__dict__) | set(replayed.__dict__)
+    for name in sorted(fields - _OWN_CACHES):
+        a, b = getattr(world, name), getattr(replayed, name)
+        assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b), name
+
+
+@sizes("count", 60, 600)
+def test_each_world_is_the_state_its_recipe_replays_to(count):
+    """The sampler builds one world by replaying its deal and the others as copies of it with
+    their own hidden cards: each must be the very state its recipe (seed, deal, actions)
+    replays to, and stay so when both play on to the end of the episode."""
+    checked = 0
+    seed = 100
+    while checked < count:
+        options = OPTION_SETS[seed % len(OPTION_SETS)]
+        for game, state, seat in positions(options, seed, every=17, heuristic=seed % 2 == 1):
+            for world in game.sample_worlds(state, seat, 3, np.random.default_rng(seed)):
+                replayed = world.game.replay(world.seed, world.history, world.given_deal)
+                assert_same_state(world, replayed)
+                rng = np.random.default_rng(checked)
+                while not world.is_over:
+                    mask = world.legal_mask()
+                    assert np.array_equal(mask, replayed.legal_mask())
+                    action = int(rng.choice(np.flatnonzero(mask)))
+                    world.apply(action)
+                    replayed.apply(action)
+                assert world.crc() == replayed.crc() and world.returns == replayed.returns
+            checked += 1
+        seed += 1
+
 # --- hidden cards do not move the worlds ---------------------------------------------------
 
 
