@@ -27,8 +27,15 @@ played with the first legal action outside play and random plays, from fixed see
 
 ``python -m cardenv.bench worlds`` measures the world samplers (``game.sample_worlds``, of
 the games that have one): worlds/s for the seat to act at early, middle and late positions of a
-first hand (10%, 50% and 85% of its actions) of random play from fixed seeds, 32 worlds a call
-(each call's reading of the position included).
+first hand (10%, 50% and 85% of its actions) of random play from fixed seeds, 16 worlds a call
+(what a search agent draws for a decision; each call's reading of the position included), in
+wall-clock time and per CPU second of the process (steadier on a shared machine).
+``python -m cardenv.bench worlds --check N`` instead measures their consistency
+(``core.worlds.check_consistency``): the worlds sampled at N positions per game (episodes of
+random and, where installed, heuristic play under several option sets, every phase and
+viewing seat), each replayed from its own recipe and compared with what the seat saw; it
+prints the share consistent, positions, worlds, time and a reproducer of each failure
+(``--per-position``, ``--only``, ``--seed``).
 
 Timings are wall-clock over fixed durations (``--seconds``); run on an idle machine.
 """
@@ -44,6 +51,7 @@ import time
 import numpy as np
 
 from cardenv import cli
+from cardenv.core.worlds import check_consistency, random_policy
 from cardenv.vector import legal_indices
 
 GAMES = ("dagong", "dabang")
@@ -337,8 +345,15 @@ def bench_load(seconds: float) -> dict:
     return results
 
 
-WORLDS_PER_CALL = 32
+WORLDS_PER_CALL = 16  # a search agent draws 8-16 worlds a decision
 WORLD_STAGES = (("early", 0.10), ("middle", 0.50), ("late", 0.85))
+# the option sets the consistency check plays in turn, per game
+CHECK_OPTIONS = {
+    "dagong": [{}, {"hands": 2}, {"hands": 3, "allow_solo": False}, {"allow_solo": False},
+               {"hands": 3}],
+    "dabang": [{}, {"follow": "live"}, {"bidding": "after_deal"},
+               {"episode": "match", "max_hands": 2}],
+}
 
 
 def world_positions(name: str, seed: int = 0) -> list[tuple[str, object]]:
@@ -356,11 +371,11 @@ def world_positions(name: str, seed: int = 0) -> list[tuple[str, object]]:
             for stage, share in WORLD_STAGES]
 
 
-def bench_worlds(seconds: float) -> dict:
+def bench_worlds(seconds: float, games=GAMES) -> dict:
     results = {}
     print(f"cardenv.bench worlds: {seconds:g} s per measurement, {WORLDS_PER_CALL} worlds a "
           f"call, numpy {np.__version__}, Python {sys.version.split()[0]}")
-    for name in GAMES:
+    for name in games:
         game = importlib.import_module("cardenv.games").make_game(name)
         if not hasattr(game, "sample_worlds"):
             continue
@@ -368,13 +383,67 @@ def bench_worlds(seconds: float) -> dict:
             seat = state.current_player
             rng = np.random.default_rng(0)
             worlds = 0
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             while time.perf_counter() - start < seconds or not worlds:
                 worlds += len(game.sample_worlds(state, seat, WORLDS_PER_CALL, rng))
             rate = worlds / (time.perf_counter() - start)
+            cpu_rate = worlds / max(time.process_time() - cpu, 1e-9)
             results[f"{name}_{stage}"] = rate
             _row(f"{name} {stage} ({len(state.history)} actions in)",
-                 f"{rate:10,.0f} worlds/s")
+                 f"{rate:10,.0f} worlds/s ({cpu_rate:,.0f} per CPU second of this process; "
+                 f"{1000 * WORLDS_PER_CALL / rate:.1f} ms a call)")
+    return results
+
+
+def check_policies(name: str) -> dict:
+    """The policies whose play gives the consistency check its positions: uniformly random,
+    and the heuristic where an installed package provides it (``cardenv.players``)."""
+    from cardenv.players import decide, load_player
+
+    policies = {"random": random_policy}
+    try:
+        load_player("heuristic", name, 0)
+    except ValueError:
+        return policies
+
+    def heuristic(seed: int):
+        player = load_player("heuristic", name, seed)
+
+        def choose(state) -> int:
+            seat = state.current_player
+            return decide(player, state, {"observation": state.observation(seat),
+                                          "action_mask": state.legal_mask().astype(np.int8)})
+        return choose
+    policies["heuristic"] = heuristic
+    return policies
+
+
+def check_worlds(positions: int, per_position: int = 2, games=GAMES, seed: int = 0) -> dict:
+    """``core.worlds.check_consistency`` for each game with a sampler: printed, and returned
+    by game name."""
+    make_game = importlib.import_module("cardenv.games").make_game
+    results = {}
+    for name in games:
+        variants = [make_game(name, **options) for options in CHECK_OPTIONS[name]]
+        if not hasattr(variants[0], "sample_worlds"):
+            continue
+        policies = check_policies(name)
+        print(f"cardenv.bench worlds --check {positions}: {name}, {per_position} worlds a "
+              f"position, positions every 11 steps of episodes played by "
+              f"{' and '.join(policies)} (in turn) from seed {seed}, options in turn: "
+              f"{CHECK_OPTIONS[name]}")
+        report = check_consistency(variants, positions, worlds=per_position, seed=seed,
+                                   policies=policies)
+        results[name] = report
+        phases = ", ".join(f"{phase} {count:,}" for phase, count in sorted(report.phases.items()))
+        _row(f"{name} consistent worlds",
+             f"{report.percent:.3f}% ({report.consistent:,} of {report.worlds:,} worlds) at "
+             f"{report.positions:,} positions ({phases}); {report.skipped:,} positions skipped "
+             f"(not covered by the sampler); {report.seconds:,.1f} s")
+        for failure in report.failures[:20]:
+            print(f"    FAILED {failure.reproducer()}")
+        if len(report.failures) > 20:
+            print(f"    ... and {len(report.failures) - 20} more")
     return results
 
 
@@ -386,15 +455,37 @@ def main(argv=None) -> None:
                              "loading saved states, or the world samplers")
     parser.add_argument("--seconds", type=float, default=5.0,
                         help="duration of each measurement (default 5)")
+    parser.add_argument("--check", type=int, metavar="N",
+                        help="worlds: instead of the speed, check the worlds sampled at N "
+                             "positions per game by replaying each (exit status 1 if any "
+                             "is inconsistent)")
+    parser.add_argument("--per-position", type=int, default=2, metavar="K",
+                        help="worlds --check: worlds sampled per position (default 2)")
+    parser.add_argument("--only", choices=GAMES, help="worlds: only this game's sampler")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="worlds --check: the first episode's seed (default 0)")
     args = parser.parse_args(argv)
+    if args.check is not None and args.game != "worlds":
+        parser.error("--check goes with the worlds benchmark")
+    if args.check is not None and not 1 <= args.check <= 10 ** 7:
+        parser.error(f"--check must be in 1..10000000, got {args.check}")
+    if not 1 <= args.per_position <= 1000:
+        parser.error(f"--per-position must be in 1..1000, got {args.per_position}")
+    if not 0 <= args.seed <= 2 ** 62:
+        parser.error(f"--seed must be in 0..{2 ** 62}, got {args.seed}")
     if not 0 < args.seconds <= cli.MAX_SECONDS:  # also refuses nan and inf
         parser.error(f"--seconds must be in (0, {cli.MAX_SECONDS:g}], got {args.seconds}")
     if args.game == "vector":
         bench_vector(args.seconds)
     elif args.game == "load":
         bench_load(args.seconds)
+    elif args.game == "worlds" and args.check is not None:
+        games = (args.only,) if args.only else GAMES
+        reports = check_worlds(args.check, args.per_position, games, args.seed)
+        if any(report.failures for report in reports.values()):
+            sys.exit(1)
     elif args.game == "worlds":
-        bench_worlds(args.seconds)
+        bench_worlds(args.seconds, (args.only,) if args.only else GAMES)
     else:
         bench(args.game, args.seconds)
 
