@@ -347,6 +347,7 @@ def bench_load(seconds: float) -> dict:
 
 WORLDS_PER_CALL = 16  # a search agent draws 8-16 worlds a decision
 WORLD_STAGES = (("early", 0.10), ("middle", 0.50), ("late", 0.85))
+CHECK_PROGRESS = 500  # the consistency check prints its figures every this many positions
 # the option sets the consistency check plays in turn, per game
 CHECK_OPTIONS = {
     "dagong": [{}, {"hands": 2}, {"hands": 3, "allow_solo": False}, {"allow_solo": False},
@@ -432,8 +433,17 @@ def check_worlds(positions: int, per_position: int = 2, games=GAMES, seed: int =
               f"position, positions every 11 steps of episodes played by "
               f"{' and '.join(policies)} (in turn) from seed {seed}, options in turn: "
               f"{CHECK_OPTIONS[name]}")
+        start = time.perf_counter()
+
+        def progress(report) -> None:
+            done = report.positions + report.skipped
+            if done % CHECK_PROGRESS == 0 and done < positions:
+                print(f"    {done:,} positions: {report.consistent:,} of {report.worlds:,} "
+                      f"worlds consistent, {len(report.failures)} failed, {report.skipped:,} "
+                      f"skipped, {time.perf_counter() - start:,.0f} s", flush=True)
         report = check_consistency(variants, positions, worlds=per_position, seed=seed,
-                                   policies=policies)
+                                   policies=policies, progress=progress)
+        report.seconds = time.perf_counter() - start
         results[name] = report
         phases = ", ".join(f"{phase} {count:,}" for phase, count in sorted(report.phases.items()))
         _row(f"{name} consistent worlds",

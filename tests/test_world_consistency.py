@@ -81,8 +81,11 @@ def test_failures_and_skips_are_reported_with_a_reproducer(monkeypatch):
         return [corrupted(worlds[0], seat)] + worlds[1:]
 
     monkeypatch.setattr(game, "sample_worlds", broken)
-    report = check_consistency([game], 9, worlds=2, seed=11)
+    seen = []
+    report = check_consistency([game], 9, worlds=2, seed=11,
+                               progress=lambda r: seen.append(r.positions + r.skipped))
     assert (report.positions, report.skipped, report.worlds) == (6, 3, 12)
+    assert seen == list(range(1, 10))  # called after each position
     assert report.consistent == 6 and report.percent == 50.0
     assert len(report.failures) == 6 and {f.world for f in report.failures} == {0}
     failure = report.failures[0]

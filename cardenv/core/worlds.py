@@ -13,7 +13,6 @@ with what the seat saw (``world_problem``).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -148,7 +147,7 @@ class Consistency:
     skipped: int = 0  # positions the sampler does not cover (NotImplementedError)
     worlds: int = 0
     consistent: int = 0
-    seconds: float = 0.0
+    seconds: float = 0.0  # how long it took, where the caller timed it
     phases: dict = field(default_factory=dict)  # positions checked per phase
     failures: list = field(default_factory=list)
 
@@ -158,7 +157,8 @@ class Consistency:
 
 
 def check_consistency(games: list, positions: int, *, worlds: int = 2, seed: int = 0,
-                      policies: dict | None = None, every: int = 11) -> Consistency:
+                      policies: dict | None = None, every: int = 11,
+                      progress=None) -> Consistency:
     """Sample ``worlds`` worlds at ``positions`` positions and check each (``world_problem``).
 
     The positions come from episodes of ``games`` (instances of one game with different
@@ -166,11 +166,11 @@ def check_consistency(games: list, positions: int, *, worlds: int = 2, seed: int
     ``choose(state) -> action``; default uniformly random) from seeds ``seed``, ``seed + 1``,
     ...: every ``every`` steps from a random offset, the viewing seat turning over the four
     (the seat to act or not), until ``positions`` positions were sampled; positions for which
-    the sampler raises ``NotImplementedError`` are counted as skipped."""
+    the sampler raises ``NotImplementedError`` are counted as skipped. ``progress(report)``,
+    if given, is called after each position with the figures so far."""
     policies = policies or {"random": random_policy}
     names = list(policies)
     out = Consistency(games[0].name)
-    start = time.perf_counter()
     episode = seed
     while out.positions + out.skipped < positions:
         game = games[(episode - seed) % len(games)]
@@ -184,11 +184,12 @@ def check_consistency(games: list, positions: int, *, worlds: int = 2, seed: int
             if k == step:
                 seat = (episode + k) % game.num_players
                 _check_position(out, game, state, seat, worlds, name, episode, k)
+                if progress is not None:
+                    progress(out)
                 step += every
             state.apply(choose(state))
             k += 1
         episode += 1
-    out.seconds = time.perf_counter() - start
     return out
 
 

@@ -28,11 +28,26 @@ two ways):
    seat's three cards of that suit.
 3. Deals meeting those are drawn exactly from a backward table over the kinds (``_Deals``: each
    suit's 5, 10 and K taken together, the number of shuffles completing each partial deal, in
-   float64), the twin's holder first, in proportion to its number of deals.
-4. Each drawn deal is tested (rejection, which keeps the draw uniform): first the plays whose
-   cards the table does not settle (5/10/K, 510K) are chosen again from the seat's hand as it
-   was (``select_cards``), then the deal is replayed and kept only if it gives the seat the same
-   observation at every step.
+   float64): the twin's holder and the split of the called kind's unit first (only that unit's
+   bounds depend on the holder, so the table of the others is shared), in proportion to their
+   number of deals, then unit by unit; many deals at once (numpy over the draws).
+4. Each drawn deal is tested (rejection, which keeps the draw uniform): every play of another
+   seat is chosen again (``vector.select_batch``, the batched ``select_cards``) from the hand the
+   seat held then, its hidden cards now plus what it played from that play on, all deals and
+   plays in one call (the plays of 5/10/K and 510K first, the others on the deals that passed);
+   a deal is kept if every play takes the same cards. That is the whole test of what the seat
+   sees: a deal changes the seat's observations only through the cards a play takes, whether a
+   play is legal, and who holds the twin. A play is legal: the hand held then has the cards the
+   play took, a build of it, and the play it had to beat is public (passes and 硬牌 decisions
+   are legal in every deal alike). The twin's holder is one the seat cannot rule out
+   (``_partner_candidates``): 明鸡 shows it at the same step (only the holder plays a called
+   card), and two seats out are not on one side, as the hand goes on.
+5. The first kept deal is rebuilt by ``state_from_deal`` and the hand's actions, each checked
+   legal, and must show the seat what it saw at every step (an error if not: a check of the
+   test above). The other worlds are copies of it with their own hidden hands, deal, seed and
+   twin holder (``_copy_with``); everything else a position holds is public. The tests compare
+   every world with the state its recipe replays to; ``python -m cardenv.bench worlds --check
+   N`` replays every world sampled at N positions.
 
 A world is a state of a game whose ``hands`` option leaves as many hands to come as the
 position's (``more_hands`` is in the observation); a later hand is rebuilt with
@@ -43,6 +58,9 @@ earlier hands are not part of it (their results are public: ``state.results``).
 Not weighted: the chance of the call itself given the deal (a first hand's call is a random
 single of the dealer's; a later hand's call depends on the order the dealer's cards came), so
 "uniform" is over the deals, as the issue asks, not the Bayesian posterior of the dealing process.
+
+For a given ``rng`` the worlds are not those of the sampler before deals were drawn in batches
+(one deal, then its replay, at a time); they are drawn from the same distribution.
 """
 
 from __future__ import annotations
