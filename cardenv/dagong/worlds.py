@@ -79,7 +79,7 @@ from cardenv.dagong.vector import select_batch
 MAX_TRIES_PER_WORLD = 2000
 MAX_TRIES_BASE = 10_000
 _FACT = [math.factorial(i) for i in range(3)]
-REPLAY_BATCH = 256  # the most deals drawn and checked together (bounds the memory)
+DRAW_BATCH = 256  # the most deals drawn and checked together (bounds the memory)
 
 
 @dataclass
@@ -526,8 +526,8 @@ def _draw(game, view: Seen, n: int, rng: np.random.Generator) -> list:
     for partner in _partner_candidates(view):
         lo, hi, unseen = _bounds(view, partner, others, void)
         candidates.append((partner, lo, hi))
-    deals = _Deals(candidates, unseen, caps, rules, view.called)
-    if deals.weight == 0:
+    deals = _Deals(candidates, unseen, caps, rules, view.called) if candidates else None
+    if deals is None or deals.weight == 0:
         raise RuntimeError("no deal of the unseen cards agrees with what the seat has seen")
     world_game = game if view.hands_to_come == game.options["hands"] else \
         type(game)(**{**game.options, "hands": view.hands_to_come})
@@ -540,7 +540,7 @@ def _draw(game, view: Seen, n: int, rng: np.random.Generator) -> list:
     rate = 0.5 if checks.ambiguous.any() else 1.0
     while len(kept) < n:
         missing = n - len(kept)
-        m = min(REPLAY_BATCH, max(missing, int(np.ceil(1.25 * missing / max(rate, 0.01)))))
+        m = min(DRAW_BATCH, max(missing, int(np.ceil(1.25 * missing / max(rate, 0.01)))))
         if tries + m > limit:
             raise RuntimeError(f"dagong.sample_worlds: {tries} deals drawn and too few "
                                f"agreed with the seat's observations ({len(kept)} of {n})")
