@@ -40,6 +40,7 @@ def summary(doc: dict, replicates: int, seed: int) -> dict:
         cells[j][i] = flipped(cells[i][j])
         pairings.append((i, j))
         results.append(ratings.outcomes(pairing["a_scores"], pairing["b_scores"]))
+    doc["title"] = title(doc)
     doc["matrix"] = {"players": names, "cells": cells,
                      "about": "cells[i][j]: player i's share of the deal pairs against player j "
                               "(ties half), with its 95% Wilson interval"}
