@@ -1,6 +1,7 @@
 """Scale-out on Ray (the ``[dist]`` extra): self-play collection in Ray actors for
 ``train.py`` (``workers: N``, ``ray_address``) and evaluation chunks as Ray tasks for
-``python -m agents.evaluate --workers N``. The only module of the project that imports Ray.
+``python -m agents.evaluate --workers N`` and ``python -m agents.league --workers N``. The
+only module of the project that imports Ray.
 
 Training (``RayCollector``): ``N`` actors (``RolloutWorker``), each running a ``Collector`` --
 ``num_envs`` games on the batched engine, the opponents (heuristic, random, frozen snapshots of
