@@ -19,20 +19,24 @@ matrix, ratings, timings, versions), and next to it the same stem as markdown (`
 PNG chart of the ratings (matplotlib, the ``[plot]`` extra; without it, a note and no chart).
 ``--redraw FILE`` rewrites a finished league's markdown and chart from its JSON alone.
 
-Nothing finished is lost: the JSON is rewritten after each pairing, ``"complete": false`` until
-the last. Run the same command again (after Ctrl-C, a crash, or with more players added) and
-every pairing already in the file with the same settings (game, rules options, unit, seed,
-pair count) and the same players (the same spec, the same checkpoint bytes) is reused, not
-played again; ``--fresh`` plays everything anew.
+A pairing's deals are played in chunks (``--chunk``, 250 pairs as in ``agents.evaluate``, the
+agents' random choices restarting at each: a pairing's result is then exactly evaluate's for
+the same two players and seed). Nothing finished is lost: the JSON is rewritten after each
+chunk, ``"complete": false`` until the end, with the finished pairings and the finished chunks
+of the others. Run the same command again (after Ctrl-C, a crash, or with more players added)
+and every pairing and chunk already in the file with the same settings (game, rules options,
+unit, seed, pair count, chunk size) and the same players (the same spec, the same checkpoint
+bytes) is reused, not played again; ``--fresh`` plays everything anew.
 
-``--workers N`` plays the pairings' chunks of deals as Ray tasks (``agents.distributed``, the
-``[dist]`` extra), every pairing's chunks in one queue, and gives exactly the result of one
-process: the games are chunked and reseeded as in ``agents.evaluate``.
+``--workers N`` plays the chunks as Ray tasks (``agents.distributed``, the ``[dist]`` extra),
+every pairing's chunks in one queue, and gives exactly the result of one process. A pairing
+with a slow player (PIMC) is one task per chunk: ``--chunk 10`` spreads it over more workers
+(and keeps more of it when interrupted), at the price of other random draws than evaluate's.
 
 Example::
 
     python -m agents.league dagong random heuristic checkpoints/dagong_ppo.pt --pairs 100
-    python -m agents.league dabang --match --pairs 10 --workers 8
+    python -m agents.league dabang --match --pairs 50 --workers 16 --chunk 5
     python -m agents.league dabang heuristic pimc:worlds=4 --set blood=random --out l.json
 """
 
@@ -50,7 +54,7 @@ import time
 from datetime import datetime, timezone
 
 from agents import league_report
-from agents.duplicate import chunk_seed, deal_chunks, play_pairs
+from agents.duplicate import CHUNK, Pairs, chunk_seed, deal_chunks, play_pairs
 from agents.evaluate import MAX_HANDS, MAX_SEED, MAX_WORKERS, make_agent
 from agents.progress import Progress
 from agents.rollout import as_game
@@ -123,58 +127,76 @@ def pairings_of(count: int) -> list[tuple[int, int]]:
     return [(i, j) for i in range(count) for j in range(i + 1, count)]
 
 
-def reusable(old: dict | None, settings: dict, players: list[dict]) -> dict:
-    """The pairings of a previous league document ``old`` that this league may keep:
-    ``{(a, b): pairing}`` for those with the same settings and players' files."""
+def reusable(old: dict | None, settings: dict, players: list[dict]) -> tuple[dict, dict]:
+    """What this league may keep of a previous league document ``old``: its finished
+    pairings ``{(a, b): pairing}`` and the finished chunks of its unfinished ones
+    ``{(a, b, start): chunk}``, those with the same settings and players' files."""
     if not old or old.get("format") != FORMAT or old.get("settings") != settings:
-        return {}
+        return {}, {}
     files = {p["name"]: p["files"] for p in players}
-    kept = {}
-    for pairing in old.get("pairings", []):
-        a, b = pairing.get("a"), pairing.get("b")
-        if a in files and b in files and pairing.get("files") == [files[a], files[b]]:
-            kept[(a, b)] = pairing
-    return kept
+
+    def same(entry) -> bool:
+        a, b = entry.get("a"), entry.get("b")
+        return a in files and b in files and entry.get("files") == [files[a], files[b]]
+
+    pairings = {(e["a"], e["b"]): e for e in old.get("pairings", []) if same(e)}
+    chunks = {(e["a"], e["b"], e["start"]): e for e in old.get("chunks", []) if same(e)}
+    return pairings, chunks
 
 
 def play(game, agents: list, pairs: int, seed: int, todo: list[tuple[int, int]],
-         finished, workers: int = 0, address: str | None = None, progress=None) -> None:
+         finished, workers: int = 0, address: str | None = None, progress=None,
+         chunk: int = CHUNK, have: dict | None = None, chunk_done=None) -> None:
     """Play the pairings ``todo`` (``(i, j)``: ``agents[i]`` as A) over deals ``seed`` ..
-    ``seed + pairs - 1`` of ``game`` (a made ``Game``), in chunks as ``agents.evaluate`` plays
-    them. ``finished(i, j, parts, seconds)`` hears each pairing once all its chunks are in
-    (``parts``: the chunks' ``Pairs`` in deal order; ``seconds``: their play time).
-    ``progress(games)`` hears the games finished so far."""
-    starts, chunks = deal_chunks(pairs, seed)
-    jobs = [(k, start, chunk) for k in range(len(todo)) for start, chunk in zip(starts, chunks)]
+    ``seed + pairs - 1`` of ``game`` (a made ``Game``), in chunks of ``chunk`` pairs as
+    ``agents.evaluate`` plays them (the agents reseeded at each). ``have`` holds chunks played
+    before, ``{(k, start): (Pairs, seconds)}`` for pairing ``todo[k]``: they are not played
+    again. ``chunk_done(i, j, start, part, seconds)`` hears each chunk played, and
+    ``finished(i, j, parts, seconds)`` each pairing once all its chunks are in (``parts``: the
+    chunks' ``Pairs`` in deal order; ``seconds``: their play time). ``progress(games)`` hears
+    the games played so far."""
+    starts, chunks = deal_chunks(pairs, seed, chunk)
+    have = have or {}
     parts: list[list] = [[None] * len(chunks) for _ in todo]
     seconds = [0.0] * len(todo)
     left = [len(chunks)] * len(todo)
+    for (k, start), (part, spent) in have.items():
+        parts[k][starts.index(start)] = part
+        seconds[k] += spent
+        left[k] -= 1
+    jobs = [(k, start, seeds) for k in range(len(todo)) for start, seeds in zip(starts, chunks)
+            if (k, start) not in have]
     games = 0
 
     def heard(job: int, part, spent: float) -> None:
         nonlocal games
-        k, start, chunk = jobs[job]
+        k, start, seeds = jobs[job]
         parts[k][starts.index(start)] = part
         seconds[k] += spent
         left[k] -= 1
-        games += 2 * len(chunk)
+        games += 2 * len(seeds)
         if progress is not None:
             progress(games)
+        if chunk_done is not None:
+            chunk_done(*todo[k], start, part, spent)
         if not left[k]:
             finished(*todo[k], parts[k], seconds[k])
 
+    for k in range(len(todo)):  # every chunk played before
+        if not left[k]:
+            finished(*todo[k], parts[k], seconds[k])
     if workers:
         from agents.distributed import play_jobs
-        play_jobs(game, [(agents[todo[k][0]], agents[todo[k][1]], chunk, chunk_seed(seed, start))
-                         for k, start, chunk in jobs], BATCH, workers, address, heard)
+        play_jobs(game, [(agents[todo[k][0]], agents[todo[k][1]], seeds, chunk_seed(seed, start))
+                         for k, start, seeds in jobs], BATCH, workers, address, heard)
         return
-    for job, (k, start, chunk) in enumerate(jobs):
+    for job, (k, start, seeds) in enumerate(jobs):
         sub = None
         if progress is not None:
             sub = (lambda base: lambda n: progress(base + n))(games)
         begin = time.perf_counter()
         i, j = todo[k]
-        part = play_pairs(game, agents[i], agents[j], chunk, chunk_seed(seed, start), BATCH, sub)
+        part = play_pairs(game, agents[i], agents[j], seeds, chunk_seed(seed, start), BATCH, sub)
         heard(job, part, time.perf_counter() - begin)
 
 
@@ -248,6 +270,10 @@ def main(argv=None) -> dict:
                                       "and PNG go next to it")
     parser.add_argument("--bootstrap", type=int, default=BOOTSTRAP,
                         help=f"bootstrap replicates of the ratings' intervals ({BOOTSTRAP})")
+    parser.add_argument("--chunk", type=int, default=CHUNK,
+                        help=f"deal pairs per unit of work ({CHUNK}, as agents.evaluate: the "
+                             f"pairings' results are then evaluate's); smaller chunks spread a "
+                             f"slow pairing over more --workers and are kept as they finish")
     parser.add_argument("--fresh", action="store_true",
                         help="play every pairing, reusing none from an earlier --out")
     parser.add_argument("--redraw", metavar="FILE",
@@ -273,6 +299,8 @@ def main(argv=None) -> dict:
         parser.error(f"--pairs must be >= 1 (at most {MAX_PAIRS:,}), got {pairs}")
     if not 0 <= args.seed <= MAX_SEED:
         parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
+    if not 1 <= args.chunk <= MAX_PAIRS:
+        parser.error(f"--chunk must be >= 1 (at most {MAX_PAIRS:,}), got {args.chunk}")
     if not 10 <= args.bootstrap <= MAX_BOOTSTRAP:
         parser.error(f"--bootstrap must be in 10..{MAX_BOOTSTRAP:,}, got {args.bootstrap}")
     if not 0 <= args.workers <= MAX_WORKERS:
@@ -315,31 +343,47 @@ def main(argv=None) -> dict:
         sys.modules["torch"].set_num_threads(args.threads)
     return run(game, specs, agents, out, {
         "game": args.game, "options": options, "unit": unit, "seed": args.seed,
-        "pairs": pairs, "batch": BATCH}, args, note)
+        "pairs": pairs, "chunk": args.chunk, "batch": BATCH}, args, note)
 
 
 def run(game, specs, agents, out, settings, args, note) -> dict:
     """Play the league (reusing what ``out`` holds of it), write and print it."""
     start = time.perf_counter()
     players = [{"name": spec, "files": player_files(spec)} for spec in specs]
-    kept = {} if args.fresh else reusable(read_json(out), settings, players)
+    kept, kept_chunks = ({}, {}) if args.fresh else reusable(read_json(out), settings, players)
     order = pairings_of(len(specs))
-    done = {(specs[i], specs[j]): kept[(specs[i], specs[j])] for i, j in order
-            if (specs[i], specs[j]) in kept}
+    names = [(specs[i], specs[j]) for i, j in order]
+    done = {name: kept[name] for name in names if name in kept}
     todo = [(i, j) for i, j in order if (specs[i], specs[j]) not in done]
+    # the finished chunks of unfinished pairings, kept in the file until their pairing is done
+    partial = {key: entry for key, entry in kept_chunks.items() if key[:2] in names
+               and key[:2] not in done}
+    have = {(k, entry["start"]): (Pairs(entry["a_scores"], entry["b_scores"],
+                                        entry["per_game"]), entry["seconds"])
+            for k, (i, j) in enumerate(todo) for key, entry in partial.items()
+            if key[:2] == (specs[i], specs[j])}
     reused = len(done)
-    if done and note:
-        note(f"reusing {len(done)} finished pairing(s) from {out}; playing {len(todo)}")
+    if (done or have) and note:
+        note(f"reusing from {out}: {len(done)} finished pairing(s) and {len(have)} chunk(s) of "
+             f"others; playing the rest of {len(todo)} pairing(s)")
     doc = {"format": FORMAT, "complete": False,
            "command": "python -m agents.league " + shlex.join(args.argv),
            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-           "settings": settings, "players": players, "pairings": [],
+           "settings": settings, "players": players, "pairings": [], "chunks": [],
            "versions": versions()}
 
     def save() -> None:
-        doc["pairings"] = [done[(specs[i], specs[j])] for i, j in order
-                           if (specs[i], specs[j]) in done]
+        doc["pairings"] = [done[name] for name in names if name in done]
+        doc["chunks"] = [partial[key] for key in sorted(partial, key=lambda key: (
+            names.index(key[:2]), key[2]))]
         write_json(doc, out)
+
+    def chunk_done(i, j, first, part, seconds) -> None:
+        partial[(specs[i], specs[j], first)] = {
+            "a": specs[i], "b": specs[j], "files": [players[i]["files"], players[j]["files"]],
+            "start": first, "a_scores": part.a_scores, "b_scores": part.b_scores,
+            "per_game": part.per_game, "seconds": round(seconds, 3)}
+        save()
 
     def finished(i, j, parts, seconds) -> None:
         a_scores = [x for part in parts for x in part.a_scores]
@@ -349,6 +393,8 @@ def run(game, specs, agents, out, settings, args, note) -> dict:
             "a": specs[i], "b": specs[j], "files": [players[i]["files"], players[j]["files"]],
             "a_scores": a_scores, "b_scores": b_scores, "per_game": per_game,
             "seconds": round(seconds, 3)}
+        for key in [key for key in partial if key[:2] == (specs[i], specs[j])]:
+            del partial[key]
         save()
         if note:
             wins = sum(a > b for a, b in zip(a_scores, b_scores))
@@ -358,18 +404,18 @@ def run(game, specs, agents, out, settings, args, note) -> dict:
                  f"pairings]".ljust(79))
 
     save()
-    total = 2 * settings["pairs"] * len(todo)
+    total = 2 * (settings["pairs"] * len(todo) - sum(len(p.a_scores) for p, _ in have.values()))
     progress = Progress(total, "league", "games") if note and total else None
     play(game, agents, settings["pairs"], settings["seed"], todo, finished, args.workers,
-         args.address, progress)
+         args.address, progress, settings["chunk"], have, chunk_done)
     save()
     league_report.summary(doc, args.bootstrap, settings["seed"])
+    del doc["chunks"]
     doc["complete"] = True
     doc["timings"] = {
         "wall_seconds": round(time.perf_counter() - start, 3),
         "play_seconds": round(sum(p["seconds"] for p in doc["pairings"]), 3),
-        "reused_pairings": reused,
-        "workers": args.workers}
+        "reused_pairings": reused, "reused_chunks": len(have), "workers": args.workers}
     write_json(doc, out)
     draw(doc, out, args.quiet)
     return doc

@@ -74,7 +74,7 @@ def test_a_league_is_evaluate_duplicate_for_every_pair_and_writes_its_files(tmp_
     doc, out = run(tmp_path, "dagong", "random", "heuristic", "--pairs", "3", "--seed", "4")
     assert doc["complete"] and doc["settings"] == {
         "game": "dagong", "options": {}, "unit": "hand", "seed": 4, "pairs": 3,
-        "batch": league.BATCH}
+        "chunk": 250, "batch": league.BATCH}
     [pairing] = doc["pairings"]
     expected = duplicate("dagong", make_agent("random", "dagong"),
                          make_agent("heuristic", "dagong"), 3, seed=4)
@@ -130,6 +130,30 @@ def test_an_interrupted_league_keeps_its_finished_pairings_and_finishes_as_a_fre
     monkeypatch.setattr(league, "play_pairs", real)
     finished, _ = run(tmp_path, *players)
     assert finished["timings"]["reused_pairings"] == 1
+    assert comparable(finished) | {"command": None} == comparable(fresh) | {"command": None}
+
+
+def test_an_interrupted_pairing_keeps_its_finished_chunks(tmp_path, monkeypatch):
+    players = ["dagong", "random", "heuristic", "--pairs", "5", "--chunk", "2"]
+    fresh, _ = run(tmp_path, *players, name="fresh.json")
+    real, calls = league.play_pairs, []
+
+    def interrupted(game, a, b, seeds, *args, **kwargs):
+        calls.append(seeds)
+        if len(calls) == 3:  # the third chunk of the one pairing: two are kept
+            raise KeyboardInterrupt
+        return real(game, a, b, seeds, *args, **kwargs)
+
+    monkeypatch.setattr(league, "play_pairs", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, *players)
+    kept = json.loads((tmp_path / "l.json").read_text())
+    assert not kept["complete"] and kept["pairings"] == []
+    assert [c["start"] for c in kept["chunks"]] == [0, 2]
+    calls.clear()
+    finished, _ = run(tmp_path, *players)
+    assert calls == [[4]]  # only the last chunk is played
+    assert finished["timings"]["reused_chunks"] == 2 and "chunks" not in finished
     assert comparable(finished) | {"command": None} == comparable(fresh) | {"command": None}
 
 
@@ -216,6 +240,7 @@ def test_redraw_rewrites_the_markdown_from_the_json_alone(tmp_path, monkeypatch)
     (["dagong", "random", "random"], "each player once: random named twice"),
     (["dagong", "random", "heuristic", "--pairs", "0"], "--pairs must be >= 1"),
     (["dagong", "random", "heuristic", "--bootstrap", "3"], "--bootstrap must be in 10.."),
+    (["dagong", "random", "heuristic", "--chunk", "0"], "--chunk must be >= 1"),
     (["dagong", "random", "heuristic", "--seed", "-1"], "--seed must be in 0.."),
     (["dagong", "random", "heuristic", "--workers", "-1"], "--workers must be in 0.."),
     (["dagong", "random", "heuristic", "--address", "auto"], "--address needs --workers"),
@@ -243,7 +268,12 @@ def test_over_ray_the_league_is_the_one_process_league(tmp_path):
         args = ["dagong", "random", "heuristic", "checkpoints/dagong_ppo.pt", "--pairs", "3"]
         local, _ = run(tmp_path, *args, name="local.json")
         spread, _ = run(tmp_path, *args, "--workers", "2", name="ray.json")
+        small = [*args, "--chunk", "2"]  # a pairing over several tasks
+        small_local, _ = run(tmp_path, *small, name="small_local.json")
+        small_ray, _ = run(tmp_path, *small, "--workers", "2", name="small_ray.json")
     finally:
         ray.shutdown()
     assert comparable(spread) | {"command": None} == comparable(local) | {"command": None}
     assert spread["timings"]["workers"] == 2
+    assert comparable(small_ray) | {"command": None} == \
+        comparable(small_local) | {"command": None}
