@@ -17,7 +17,8 @@ intervals (``agents.league_report``), and writes three files: the JSON (``--out`
 redraw it (settings, players and their checkpoints' SHA-256, every pairing's per-deal scores,
 matrix, ratings, timings, versions), and next to it the same stem as markdown (``.md``) and a
 PNG chart of the ratings (matplotlib, the ``[plot]`` extra; without it, a note and no chart).
-``--redraw FILE`` rewrites a finished league's markdown and chart from its JSON alone.
+``--redraw FILE`` computes a finished league's matrix and ratings again from its pairings and
+rewrites its JSON, markdown and chart, playing nothing.
 
 A pairing's deals are played in chunks (``--chunk``, 250 pairs as in ``agents.evaluate``, the
 agents' random choices restarting at each: a pairing's result is then exactly evaluate's for
@@ -103,7 +104,8 @@ def player_files(spec: str) -> dict:
 
 
 def versions() -> dict:
-    """The versions that made a league (the code's commit when run from a git checkout)."""
+    """The versions that made a league (the code's commit when run from a git checkout, and
+    whether tracked files differed from it)."""
     import numpy
     found = {"python": platform.python_version(), "numpy": numpy.__version__}
     try:
@@ -117,6 +119,9 @@ def versions() -> dict:
         found["git"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "HEAD"],
                                       capture_output=True, text=True, timeout=5,
                                       check=True).stdout.strip()
+        found["git_changes"] = bool(subprocess.run(
+            ["git", "-C", ROOT, "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True, text=True, timeout=5, check=True).stdout.strip())
     except (OSError, subprocess.SubprocessError):
         pass
     return found
@@ -241,6 +246,11 @@ def redraw(path: str) -> dict:
     if not doc.get("complete"):
         raise SystemExit(f"{path}: the league is not finished: run its command again to finish "
                          f"it ({doc.get('command', 'python -m agents.league ...')})")
+    rated = doc.get("ratings") or {}
+    # the matrix and ratings again from the pairings (the same bootstrap: the same numbers)
+    league_report.summary(doc, rated.get("bootstrap", BOOTSTRAP),
+                          rated.get("bootstrap_seed", doc["settings"]["seed"]))
+    write_json(doc, path)
     draw(doc, path)
     return doc
 
@@ -277,7 +287,8 @@ def main(argv=None) -> dict:
     parser.add_argument("--fresh", action="store_true",
                         help="play every pairing, reusing none from an earlier --out")
     parser.add_argument("--redraw", metavar="FILE",
-                        help="only rewrite the markdown and chart of a finished league's JSON")
+                        help="only compute a finished league's tables again from its JSON's "
+                             "pairings and rewrite its files (nothing is played)")
     parser.add_argument("--workers", type=int, default=0,
                         help="play on Ray tasks, this many at a time (the [dist] extra); the "
                              "result is the same as in one process")

@@ -224,13 +224,15 @@ def test_without_matplotlib_the_league_is_written_without_its_chart(tmp_path, mo
     assert 'no chart: it needs matplotlib (pip install -e ".[plot]")' in capsys.readouterr().err
 
 
-def test_redraw_rewrites_the_markdown_from_the_json_alone(tmp_path, monkeypatch):
+def test_redraw_computes_the_tables_again_from_the_json_alone(tmp_path, monkeypatch):
     doc, out = run(tmp_path, "dagong", "random", "heuristic", "--pairs", "1")
     md = (tmp_path / "l.md").read_text()
     (tmp_path / "l.md").unlink()
     monkeypatch.setattr(league, "play_pairs", None)  # nothing is played
+    written = json.loads(out.read_text())
     league.main(["--redraw", str(out)])
     assert (tmp_path / "l.md").read_text() == md
+    assert json.loads(out.read_text()) == written  # the same tables computed again
 
 
 @pytest.mark.parametrize("args,message", [
