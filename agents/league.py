@@ -335,9 +335,19 @@ def main(argv=None) -> dict:
     if twice:
         parser.error(f"each player once: {', '.join(twice)} named twice")
     out = args.out or f"league_{args.game}{'_matches' if args.match else ''}.json"
+    if not out.endswith(".json"):
+        parser.error(f"--out {out}: name a .json file (the .md and .png go beside it)")
     if problem := cli.output_file_problem(out):
         parser.error(f"--out {out}: {problem}")
+    if os.path.exists(out) and (read_json(out) or {}).get("format") != FORMAT:
+        parser.error(f"--out {out}: the file exists and is not a league's JSON; it is not "
+                     f"overwritten (choose another path, or remove it)")
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
+    if args.match:
+        try:
+            as_game(args.game, dict(options))
+        except ValueError as exc:
+            parser.error(f"--match: {args.game} has no whole-match episodes ({exc})")
     try:
         options.update(parse_assignments(args.set))
         game = as_game(args.game, options)
@@ -361,7 +371,11 @@ def run(game, specs, agents, out, settings, args, note) -> dict:
     """Play the league (reusing what ``out`` holds of it), write and print it."""
     start = time.perf_counter()
     players = [{"name": spec, "files": player_files(spec)} for spec in specs]
-    kept, kept_chunks = ({}, {}) if args.fresh else reusable(read_json(out), settings, players)
+    old = None if args.fresh else read_json(out)
+    kept, kept_chunks = reusable(old, settings, players)
+    if old and old.get("settings") != settings and note:
+        note(f"note: {out} holds a league with other settings ({old.get('settings')}); it is "
+             f"replaced")
     order = pairings_of(len(specs))
     names = [(specs[i], specs[j]) for i, j in order]
     done = {name: kept[name] for name in names if name in kept}

@@ -77,7 +77,8 @@ def title(doc: dict) -> str:
                         if not (s["unit"] == "match" and k == "episode"))
     last = s["seed"] + s["pairs"] - 1
     return (f"{s['game']} league: {unit}{' (' + options + ')' if options else ''}, "
-            f"{s['pairs']} duplicate deal pairs per pairing (deals {s['seed']}..{last})")
+            f"{s['pairs']} duplicate deal pair{'s' if s['pairs'] > 1 else ''} per pairing "
+            f"(deals {s['seed']}..{last})")
 
 
 def markdown(doc: dict) -> str:

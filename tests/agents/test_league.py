@@ -176,6 +176,15 @@ def test_a_player_added_plays_only_its_pairings_and_other_settings_reuse_nothing
     assert len(played) == 1
 
 
+def test_an_out_file_that_is_not_a_league_is_never_overwritten(tmp_path, capsys):
+    precious = tmp_path / "notes.json"
+    precious.write_text('{"mine": 1}')
+    with pytest.raises(SystemExit):
+        league.main(["dagong", "random", "heuristic", "--out", str(precious)])
+    assert "is not a league's JSON; it is not overwritten" in capsys.readouterr().err
+    assert precious.read_text() == '{"mine": 1}'
+
+
 def test_the_default_players_are_random_heuristic_both_ppo_and_two_pimc_budgets():
     players = league.default_players("dabang")
     assert players[:2] == ["random", "heuristic"] and players[-2:] == ["pimc:worlds=4", "pimc"]
@@ -248,6 +257,8 @@ def test_redraw_computes_the_tables_again_from_the_json_alone(tmp_path, monkeypa
     (["dagong", "random", "heuristic", "--address", "auto"], "--address needs --workers"),
     (["dagong", "random", "heuristic", "--set", "nosuch=1"], "nosuch"),
     (["dagong", "random", "heuristic", "--out", "/nonexistent/l.json"], "--out"),
+    (["dagong", "random", "heuristic", "--out", "l.txt"], "name a .json file"),
+    (["dagong", "random", "heuristic", "--match"], "--match: dagong has no whole-match"),
     (["dagong", "random", "checkpoints/dabang_ppo.pt"], "plays dabang, not dagong"),
     ([], "name a game"),
     (["--redraw", "README.md"], "not a league's JSON"),
