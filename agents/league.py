@@ -27,7 +27,8 @@ chunk, ``"complete": false`` until the end, with the finished pairings and the f
 of the others. Run the same command again (after Ctrl-C, a crash, or with more players added)
 and every pairing and chunk already in the file with the same settings (game, rules options,
 unit, seed, pair count, chunk size) and the same players (the same spec, the same checkpoint
-bytes) is reused, not played again; ``--fresh`` plays everything anew.
+bytes) is reused, not played again (with another ``--pairs``, the chunks whose deals are the
+same); ``--fresh`` plays everything anew.
 
 ``--workers N`` plays the chunks as Ray tasks (``agents.distributed``, the ``[dist]`` extra),
 every pairing's chunks in one queue, and gives exactly the result of one process. A pairing
@@ -134,9 +135,16 @@ def pairings_of(count: int) -> list[tuple[int, int]]:
 
 def reusable(old: dict | None, settings: dict, players: list[dict]) -> tuple[dict, dict]:
     """What this league may keep of a previous league document ``old``: its finished
-    pairings ``{(a, b): pairing}`` and the finished chunks of its unfinished ones
-    ``{(a, b, start): chunk}``, those with the same settings and players' files."""
-    if not old or old.get("format") != FORMAT or old.get("settings") != settings:
+    pairings ``{(a, b): pairing}`` and chunks ``{(a, b, start): chunk}`` (those of unfinished
+    pairings, and those cut from finished pairings of another pair count, where the chunk's
+    deals are the same), for the same settings but the pair count and the same players'
+    files. A chunk is the same games wherever it is played, so a league of 50 pairs keeps
+    the first chunks of one of 20."""
+    def rest(values: dict) -> dict:
+        return {k: v for k, v in values.items() if k != "pairs"}
+
+    if not old or old.get("format") != FORMAT or rest(old.get("settings") or {}) != \
+            rest(settings):
         return {}, {}
     files = {p["name"]: p["files"] for p in players}
 
@@ -144,8 +152,26 @@ def reusable(old: dict | None, settings: dict, players: list[dict]) -> tuple[dic
         a, b = entry.get("a"), entry.get("b")
         return a in files and b in files and entry.get("files") == [files[a], files[b]]
 
-    pairings = {(e["a"], e["b"]): e for e in old.get("pairings", []) if same(e)}
-    chunks = {(e["a"], e["b"], e["start"]): e for e in old.get("chunks", []) if same(e)}
+    size, pairs, before = settings["chunk"], settings["pairs"], old["settings"]["pairs"]
+    pairings, chunks = {}, {}
+    for e in old.get("pairings", []):
+        if not same(e):
+            continue
+        if before == pairs:
+            pairings[(e["a"], e["b"])] = e
+            continue
+        for first in range(0, min(before, pairs), size):
+            length = min(size, pairs - first)
+            if length == min(size, before - first):  # the same deals in the chunk
+                cut = slice(first, first + length)
+                chunks[(e["a"], e["b"], first)] = dict(
+                    e, start=first, a_scores=e["a_scores"][cut], b_scores=e["b_scores"][cut],
+                    per_game=e["per_game"][2 * first:2 * (first + length)],
+                    seconds=round(e["seconds"] * length / before, 3))
+    for e in old.get("chunks", []):
+        if same(e) and e["start"] < pairs and \
+                len(e["a_scores"]) == min(size, pairs - e["start"]):
+            chunks[(e["a"], e["b"], e["start"])] = e
     return pairings, chunks
 
 
@@ -373,7 +399,7 @@ def run(game, specs, agents, out, settings, args, note) -> dict:
     players = [{"name": spec, "files": player_files(spec)} for spec in specs]
     old = None if args.fresh else read_json(out)
     kept, kept_chunks = reusable(old, settings, players)
-    if old and old.get("settings") != settings and note:
+    if old and not kept and not kept_chunks and old.get("settings") != settings and note:
         note(f"note: {out} holds a league with other settings ({old.get('settings')}); it is "
              f"replaced")
     order = pairings_of(len(specs))

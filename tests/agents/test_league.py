@@ -185,6 +185,24 @@ def test_an_out_file_that_is_not_a_league_is_never_overwritten(tmp_path, capsys)
     assert precious.read_text() == '{"mine": 1}'
 
 
+def test_more_or_fewer_pairs_keep_the_chunks_with_the_same_deals(tmp_path, monkeypatch):
+    common = ["dagong", "random", "heuristic", "--chunk", "2"]
+    fresh, _ = run(tmp_path, *common, "--pairs", "5", name="fresh.json")
+    run(tmp_path, *common, "--pairs", "3")  # chunks [0, 1] and [2]
+    played = []
+    real = league.play_pairs
+    monkeypatch.setattr(league, "play_pairs", lambda game, a, b, seeds, *rest, **kw:
+                        played.append(seeds) or real(game, a, b, seeds, *rest, **kw))
+    grown, _ = run(tmp_path, *common, "--pairs", "5")
+    assert played == [[2, 3], [4]]  # [2] is not the chunk [2, 3]: played again
+    assert grown["timings"]["reused_chunks"] == 1
+    assert comparable(grown) | {"command": None} == comparable(fresh) | {"command": None}
+    played.clear()
+    shrunk, _ = run(tmp_path, *common, "--pairs", "4")
+    assert played == [] and shrunk["timings"]["reused_chunks"] == 2
+    assert shrunk["pairings"][0]["a_scores"] == fresh["pairings"][0]["a_scores"][:4]
+
+
 def test_the_default_players_are_random_heuristic_both_ppo_and_two_pimc_budgets():
     players = league.default_players("dabang")
     assert players[:2] == ["random", "heuristic"] and players[-2:] == ["pimc:worlds=4", "pimc"]
