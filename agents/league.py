@@ -415,8 +415,8 @@ def run(game, specs, agents, out, settings, args, note) -> dict:
             if key[:2] == (specs[i], specs[j])}
     reused = len(done)
     if (done or have) and note:
-        note(f"reusing from {out}: {len(done)} finished pairing(s) and {len(have)} chunk(s) of "
-             f"others; playing the rest of {len(todo)} pairing(s)")
+        note(f"reusing from {out}: {len(done)} finished pairing(s) and {len(have)} chunk(s) "
+             f"of the other {len(todo)}; playing the rest")
     doc = {"format": FORMAT, "complete": False,
            "command": "python -m agents.league " + shlex.join(args.argv),
            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
