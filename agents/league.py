@@ -3,12 +3,12 @@
 Every pair of named players plays the same duplicate deal pairs (``agents.evaluate``'s format
 and machinery: deal seeds ``seed``, ``seed + 1``, ..., each deal played twice with the sides
 swapped), for hands or, in Dabang with ``--match``, whole matches, under any rules options
-(``--set blood=random``). Players are named as everywhere else (``agents.evaluate.make_agent``,
-the ``cardenv.players`` entry point): ``random``, ``heuristic``, ``pimc[:key=value,...]`` or a
-PPO checkpoint path. With no players named, the league is random, heuristic, the shipped PPO
-checkpoint, the previous one (``checkpoints/previous/``) and PIMC at two budgets
-(``pimc:worlds=4`` and the default ``pimc``); a default checkpoint that is missing is left out,
-with a note.
+(later Dabang hands: ``--set blood=random --set dealer=random --set levels=random``). Players
+are named as everywhere else (``agents.evaluate.make_agent``, the ``cardenv.players`` entry
+point): ``random``, ``heuristic``, ``pimc[:key=value,...]`` or a PPO checkpoint path. With
+no players named, the league is random, heuristic, the shipped PPO checkpoint, the previous one
+(``checkpoints/previous/``) and PIMC at two budgets (``pimc:worlds=4`` and the default
+``pimc``); a default checkpoint that is missing is left out, with a note.
 
 It prints the ratings (Bradley-Terry over deal pairs, Elo scale, with bootstrap intervals that
 resample the deals: ``agents.ratings``) and the matrix of pairwise win rates with 95% Wilson
@@ -39,7 +39,8 @@ Example::
 
     python -m agents.league dagong random heuristic checkpoints/dagong_ppo.pt --pairs 100
     python -m agents.league dabang --match --pairs 50 --workers 16 --chunk 5
-    python -m agents.league dabang heuristic pimc:worlds=4 --set blood=random --out l.json
+    python -m agents.league dabang heuristic pimc:worlds=4 --pairs 10 --out later.json \
+        --set blood=random --set dealer=random --set levels=random
 """
 
 from __future__ import annotations
