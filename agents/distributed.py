@@ -1,6 +1,7 @@
 """Scale-out on Ray (the ``[dist]`` extra): self-play collection in Ray actors for
 ``train.py`` (``workers: N``, ``ray_address``) and evaluation chunks as Ray tasks for
-``python -m agents.evaluate --workers N``. The only module of the project that imports Ray.
+``python -m agents.evaluate --workers N`` and ``python -m agents.league --workers N``. The
+only module of the project that imports Ray.
 
 Training (``RayCollector``): ``N`` actors (``RolloutWorker``), each running a ``Collector`` --
 ``num_envs`` games on the batched engine, the opponents (heuristic, random, frozen snapshots of
@@ -31,6 +32,7 @@ import logging
 import math
 import os
 import socket
+import time
 from collections import deque
 
 import numpy as np
@@ -288,34 +290,62 @@ def _play_chunk(game, agent_a, agent_b, seeds, reseed, batch, history=False):
     return play_pairs(game, agent_a, agent_b, seeds, reseed, batch, history=history)
 
 
+def _play_timed(game, agent_a, agent_b, seeds, reseed, batch, history=False):
+    start = time.perf_counter()
+    part = _play_chunk(game, agent_a, agent_b, seeds, reseed, batch, history)
+    return part, time.perf_counter() - start
+
+
+def play_jobs(game, jobs: list, batch: int, workers: int, address: str | None = None,
+              on_done=None, history: bool = False) -> list:
+    """``agents.duplicate.play_pairs`` of each job ``(agent_a, agent_b, seeds, reseed)`` of
+    ``game`` (a made ``Game``; it and each distinct agent travel pickled, once), as Ray tasks
+    (at most ``workers`` at a time); the parts (``Pairs``) in job order. ``on_done(j, part,
+    seconds)`` hears each job as it comes back (``seconds``: its play time in the task), e.g.
+    to keep the finished pairings of a league; ``history`` brings the games back too."""
+    connect(address, workers)
+    task = ray.remote(num_cpus=1)(_play_timed)
+    game_ref = ray.put(game)
+    refs: dict = {}
+
+    def ref(agent):
+        if id(agent) not in refs:
+            refs[id(agent)] = ray.put(agent)
+        return refs[id(agent)]
+
+    parts: list = [None] * len(jobs)
+    todo = list(range(len(jobs)))
+    pending: dict = {}
+    while todo or pending:
+        while todo and len(pending) < workers:
+            j = todo.pop(0)
+            agent_a, agent_b, seeds, reseed = jobs[j]
+            pending[task.remote(game_ref, ref(agent_a), ref(agent_b), seeds, reseed, batch,
+                                history)] = j
+        [done], _ = ray.wait(list(pending), num_returns=1)
+        j = pending.pop(done)
+        parts[j], seconds = ray.get(done)
+        if on_done is not None:
+            on_done(j, parts[j], seconds)
+    return parts
+
+
 def play_chunks(game, agent_a, agent_b, chunks: list, reseeds: list, batch: int, workers: int,
                 address: str | None = None, progress=None, history: bool = False) -> list:
     """``agents.duplicate.play_pairs`` of each chunk of deal seeds of ``game`` (a made
     ``Game``: it travels pickled, once, with the agents), as Ray tasks (at most
     ``workers`` at a time); the parts (``Pairs``) in chunk order. ``progress(games)`` hears the
     finished games as chunks come back; ``history`` brings the games back too (``play_pairs``)."""
-    connect(address, workers)
-    task = ray.remote(num_cpus=1)(_play_chunk)
-    game_ref = ray.put(game)
-    refs = {id(agent_a): ray.put(agent_a)}
-    refs.setdefault(id(agent_b), ray.put(agent_b))
-    a_ref, b_ref = refs[id(agent_a)], refs[id(agent_b)]
-    parts: list = [None] * len(chunks)
-    todo = list(range(len(chunks)))
-    pending: dict = {}
     done = 0
-    while todo or pending:
-        while todo and len(pending) < workers:
-            j = todo.pop(0)
-            pending[task.remote(game_ref, a_ref, b_ref, chunks[j], reseeds[j], batch,
-                                history)] = j
-        [ref], _ = ray.wait(list(pending), num_returns=1)
-        j = pending.pop(ref)
-        parts[j] = ray.get(ref)
+
+    def heard(j, _part, _seconds):
+        nonlocal done
         done += 2 * len(chunks[j])
-        if progress is not None:
-            progress(done)
-    return parts
+        progress(done)
+
+    return play_jobs(game, [(agent_a, agent_b, chunk, reseed)
+                            for chunk, reseed in zip(chunks, reseeds)],
+                     batch, workers, address, heard if progress is not None else None, history)
 
 
 class AsyncEvaluator:

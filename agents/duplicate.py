@@ -68,11 +68,12 @@ def chunk_seed(seed: int, start: int) -> int:
     return (seed * 1_000_003 + start) % 2 ** 63
 
 
-def deal_chunks(deals: int, seed: int) -> tuple[list[int], list[list[int]]]:
+def deal_chunks(deals: int, seed: int, size: int = CHUNK) -> tuple[list[int], list[list[int]]]:
     """The chunks of an evaluation of ``deals`` pairs from seed ``seed``: each chunk's first
-    deal index and its deal seeds (``CHUNK`` pairs each)."""
-    starts = list(range(0, deals, CHUNK))
-    return starts, [list(range(seed + start, seed + min(start + CHUNK, deals)))
+    deal index and its deal seeds (``size`` pairs each, ``CHUNK`` unless a league asks for
+    smaller ones)."""
+    starts = list(range(0, deals, size))
+    return starts, [list(range(seed + start, seed + min(start + size, deals)))
                     for start in starts]
 
 

@@ -438,3 +438,24 @@ def test_dabang_hand_grouped_winner_marked_and_refusal_shown(site, browser, shot
                 refused = True
         now = play_turn(browser, now["moves"][0], use_cards=False)
     assert refused and checked_after and marked
+
+
+def test_the_league_page_draws_a_league_table(site, browser, tmp_path):
+    from agents import league
+    league.main(["dagong", "random", "heuristic", "--pairs", "2", "--quiet", "--bootstrap", "20",
+                 "--out", str(tmp_path / "league_small.json")])
+    app, url, _ = site
+    before, app.league_dir = app.league_dir, str(tmp_path)
+    try:
+        browser.get(url + "league")
+        WebDriverWait(browser, WAIT).until(
+            lambda b: len(b.find_elements(By.CSS_SELECTOR, "#matrix tr")) == 3)
+        ratings = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#ratings tr")]
+        matrix = [r.text for r in browser.find_elements(By.CSS_SELECTOR, "#matrix tr")]
+        assert browser.find_element(By.ID, "league-title").text.startswith("dagong league")
+    finally:
+        app.league_dir = before
+    assert ratings[0].split() == ["rank", "player", "rating", "95%", "interval", "pairs", "won"]
+    assert ratings[1].startswith("1 heuristic +") and ratings[2].startswith("2 random -")
+    assert matrix[1].startswith("heuristic — 1.00 (") and matrix[2].startswith("random 0.00 (")
+    assert browser.find_element(By.ID, "error").get_attribute("hidden") is not None

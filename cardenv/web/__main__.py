@@ -36,6 +36,11 @@ def main(argv=None) -> int:
                         help="folder searched for *.pt checkpoints (checkpoints/)")
     parser.add_argument("--records", default="records", metavar="DIR",
                         help="folder of game records the viewer lists (records/)")
+    parser.add_argument("--leagues", default="docs/results", metavar="DIR",
+                        help="folder whose league*.json tables (python -m agents.league) the "
+                             "/league page shows (docs/results/)")
+    parser.add_argument("--league", action="append", default=[], metavar="FILE",
+                        help="a league's JSON to show on the /league page (repeatable)")
     parser.add_argument("--no-save", action="store_true",
                         help="do not save finished games as records in --records")
     parser.add_argument("--max-games", type=int, default=64,
@@ -73,9 +78,13 @@ def main(argv=None) -> int:
          else None)
     if problem:
         parser.error(f"--records {args.records!r}: {problem}")
+    for path in args.league:  # named by the user: one that cannot be shown is a mistake
+        if "\0" in path or not os.path.isfile(path):
+            parser.error(f"--league {path!r}: no such file")
     app = App(checkpoints=args.checkpoint, checkpoint_dir=args.checkpoints,
               records_dir=args.records, max_games=args.max_games,
-              save_records=not args.no_save)
+              save_records=not args.no_save, league_dir=args.leagues,
+              league_files=args.league)
     for path in args.checkpoint:  # named by the user: one that does not load is a mistake
         game, reason = app.check_checkpoint(path, warn=False)
         if game is None:

@@ -36,6 +36,8 @@ API (JSON bodies; ``lang`` is ``zh`` or ``en`` on every request that returns tex
     POST /api/replays                 {"name": file in the records folder} or {"text", "filename"}
     GET  /api/replays/ID              the record's header and move list
     GET  /api/replays/ID/K?lang=      the table after K moves, every hand shown
+    GET  /api/leagues                 the league tables offered (agents.league's JSON files)
+    GET  /api/leagues/NAME            one of them: ratings and win-rate matrix (the /league page)
 
 A game's message is ``GameSession.message`` (see ``cardenv.web.sessions``): only what the
 person's seat may know. Players act server-side: ``random``, ``heuristic`` (through
@@ -66,6 +68,7 @@ from cardenv.core.errors import ConfigError
 from cardenv.games import make_game, names as game_names
 from cardenv.players import load_player, player_name
 from cardenv.text import option_specs
+from cardenv.web import leagues
 from cardenv.web.sessions import (GameSession, ReplaySession, Store, WebError, languages,
                                   translate_all, translator)
 
@@ -111,16 +114,19 @@ class App:
     replay is not pushed out by a new one (the new one is refused, 503); ``save_records``: write
     each finished game into ``records_dir`` as a game record (the message then names the file),
     as terminal play does; ``warn``: called with a line for each checkpoint that is not offered
-    (a warning on stderr by default)."""
+    (a warning on stderr by default); ``league_dir`` (its ``league*.json``) and
+    ``league_files``: the league tables the ``/league`` page shows (``cardenv.web.leagues``)."""
 
     def __init__(self, checkpoints=(), checkpoint_dir: str | None = "checkpoints",
                  records_dir: str = "records", max_games: int = 64, max_replays: int = 16,
                  ttl: float = 6 * 3600, keep_busy: float = 600.0, save_records: bool = False,
-                 warn=None):
+                 warn=None, league_dir: str | None = "docs/results", league_files=()):
         self.extra_checkpoints = [os.fspath(p) for p in checkpoints]
         self.checkpoint_dir = checkpoint_dir
         self.records_dir = records_dir
         self.save_records = save_records
+        self.league_dir = league_dir
+        self.league_files = [os.fspath(p) for p in league_files]
         self.games = Store("game", max_games, ttl, keep_busy)
         self.replays = Store("replay", max_replays, ttl, keep_busy)
         self.warn = warn or (lambda line: print(f"warning: {line}", file=sys.stderr, flush=True))
@@ -209,8 +215,9 @@ class App:
                 {"error": f"internal error: {type(exc).__name__}: {exc}"})
 
     def static(self, parts: list[str]) -> tuple[int, str, bytes]:
-        name = "index.html" if not parts else "/".join(parts[1:]) if parts[0] == "static" \
-            else None
+        pages = {(): "index.html", ("league",): "league.html"}
+        name = pages.get(tuple(parts)) or ("/".join(parts[1:]) if parts[0] == "static"
+                                           else None)
         file = (STATIC / name).resolve() if name else None
         if file is None or STATIC not in file.parents or not file.is_file():
             raise WebError(404, f"no such page: /{'/'.join(parts)}")
@@ -228,6 +235,10 @@ class App:
             return self.info(lang)
         if route == ("GET", "records", 1):
             return self.list_records()
+        if route == ("GET", "leagues", 1):
+            return leagues.listing(self.league_dir, self.league_files)
+        if route == ("GET", "leagues", 2):
+            return leagues.shown(self.league_dir, self.league_files, parts[1])
         if parts[:1] == ["games"]:
             if route == ("POST", "games", 1):
                 return 201, self.new_game(_body(body), lang)
@@ -242,7 +253,8 @@ class App:
                     if len(parts) == 2:
                         return dict(replay.summary(lang), id=parts[1])
                     return replay.step(_int(parts[2], "move"), lang)
-        known = any(parts[:1] == [p] for p in ("info", "records", "games", "replays"))
+        known = any(parts[:1] == [p] for p in ("info", "records", "games", "replays",
+                                               "leagues"))
         if known:
             raise WebError(405, f"{method} /api/{'/'.join(parts)} is not part of the API "
                                 f"(see docs/web.md)")
