@@ -8,16 +8,23 @@ For each decision with more than one legal action, ``PIMCAgent``:
    (``game.sample_worlds``), from a random generator seeded by the agent's seed and the seat's
    observation and legal mask, so a decision depends only on what the seat knows (the
    hidden-card test in ``tests/agents/test_search.py`` holds it to that);
-2. takes as candidates every legal action, or with ``top_k`` the ``top_k`` most likely under the
-   rollout policy when that policy offers probabilities (``action_probabilities(obs, masks)``,
-   as ``PPOAgent`` does; a policy without them, such as the heuristic, leaves all legal
+2. takes as candidates every legal action, or with ``top_k`` the ``top_k`` most likely under a
+   policy that offers probabilities (``action_probabilities(obs, masks)``, as ``PPOAgent``
+   does): the ``prior`` (a PPO checkpoint; the rollouts are still the rollout policy's), else
+   the rollout policy (a policy without probabilities, such as the heuristic, leaves all legal
    actions); the rollout policy's own choice is always a candidate, and wins ties;
 3. applies each candidate in each world (``rollouts`` times per world) and plays every such
-   start to the end of the current hand with the rollout policy in all four seats, all the
-   starts of all the decisions of a call as one batch through ``cardenv.vector.VectorGame``
-   (``started=True``: games in progress), the game's batched engine;
-4. scores a rollout by the hand's reward for the acting seat (its side's reward; the hand ends
-   when the state's ``results`` grow, whether or not the episode goes on) and plays the
+   start to the end of the current hand with the rollout policy in all four seats (with
+   ``depth`` > 0: for ``depth`` steps, then on until the acting seat is to act again, where a
+   PPO checkpoint's global critic, ``critic``, values the global state), all the starts of all
+   the decisions of a call as one batch through ``cardenv.vector.VectorGame``
+   (``started=True``: games in progress), the game's batched engine; rollouts that are over
+   leave the batch once a quarter of it is idle (stepping an idle slot costs as much as a
+   live one);
+4. scores a rollout by what its hand is worth to the acting seat's side (``game.hand_value``,
+   the contract's optional member: the hand's reward, or in a Dabang match episode, whose
+   hands pay nothing until the match ends, the hand episode's reward, the level change; the
+   hand ends when the state's ``results`` grow, whether or not the episode goes on) and plays the
    candidate with the best mean, but only if its mean gain over the rollout policy's own
    choice, paired world by world, exceeds ``margin`` (z, default 1.5) standard errors; else
    the policy's choice. Why: with sampled worlds the hands' outcomes vary much more between
@@ -28,15 +35,17 @@ For each decision with more than one legal action, ``PIMCAgent``:
    ``margin=0`` is the plain best mean.
 
 Budget knobs: ``worlds``, ``rollouts`` (per world and candidate), ``top_k`` (0: all legal
-actions), ``time_limit`` (seconds per searched decision; a call on B positions gets B times
-it; rollouts still running at the limit are dropped, the finished ones count, and with none
-finished the rollout policy's choice is played), and ``batch`` (rollouts at once, bounding
-memory). A decision with one legal action is played at once. With ``time_limit=None`` (the
-default) the agent is deterministic for a seed: the same calls give the same actions.
+actions) with ``prior``, ``depth`` (0: to the end of the hand) with ``critic``, ``time_limit``
+(seconds per searched decision; a call on B positions gets B times it; rollouts still running
+at the limit are dropped, the finished ones count, and with none finished the rollout policy's
+choice is played), and ``batch`` (rollouts at once, bounding memory). A decision with one
+legal action is played at once. With ``time_limit=None`` (the default) the agent is
+deterministic for a seed: the same calls give the same actions.
 
-Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=0.1`` wherever
-a player is named (``agents.evaluate``, the ``cardenv.players`` entry point), ``rollout`` being
-``heuristic``, ``random`` or a PPO checkpoint path (``parse_spec``).
+Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=0.1`` (also
+``prior=PATH``, ``depth=N``, ``critic=PATH``) wherever a player is named (``agents.evaluate``,
+the ``cardenv.players`` entry point), ``rollout`` being ``heuristic``, ``random`` or a PPO
+checkpoint path (``parse_spec``).
 
 A Dabang follow of several cards is built card by card, one decision per card: the agent
 searches each step, its candidates the cards legal now, each rollout finishing the follow with
@@ -46,9 +55,45 @@ already narrow the cards, so each step has few candidates; and searching the who
 would need the game's follow structure (which cards may complete it), which is game internals.
 The cost is more searched decisions per hand.
 
-Match episodes: the score is the hand's own reward, so in episodes whose hands pay nothing
-until the match ends (Dabang ``episode="match"``) the search sees only the last hand; search
-those positions in the hand episode of the same match state (not done here).
+Match episodes: a rollout stops at the end of the hand and is scored by ``game.hand_value``,
+so in a Dabang match episode the search plays each hand for its level change, as in a hand
+episode (``test_a_match_episode_position_is_searched_for_the_hands_worth``), not for the match
+points that only the last hand pays. The levels' worth later in the match (the level reached,
+who deals next, the blood owed) is not weighed.
+
+Budgets measured (CPU seconds per searched decision, one decision at a time, heuristic rollouts,
+on 30 Dagong and 12 Dabang positions of heuristic play, one timing process at a time but
+while other jobs shared the 2-core machine: wall times were 3-10x these, and even CPU times are
+inflated by the sharing, perhaps 1.5-2x), and strength against the heuristic
+(``agents.evaluate``, deal pairs from seed 0; Wilson 95% intervals):
+
+=========================================  ===========  ===========  =======================
+budget (``pimc:...``)                      Dagong s     Dabang s     Dagong win rate, 16 pairs
+=========================================  ===========  ===========  =======================
+``worlds=16`` (all legal actions)          0.33         1.42         0.81 (0.57..0.93)
+``pimc``: ``worlds=8``, the default        0.21         0.88         0.81 (0.57..0.93)
+``worlds=4``                               0.17         0.48         --
+``worlds=16,top_k=2,prior=<PPO>``          0.22         --           0.84 (0.60..0.95)
+``worlds=8,top_k=2,prior=<PPO>``           0.17         0.44         0.78 (0.54..0.92)
+``worlds=4,top_k=2,prior=<PPO>``           0.15         0.31         0.66 (0.42..0.84)
+``worlds=8,depth=8,critic=<PPO>``          0.08         --           0.22 (0.08..0.46)
+``worlds=4,depth=16,critic=<PPO>``         --           0.21         --
+=========================================  ===========  ===========  =======================
+
+``<PPO>`` is the shipped checkpoint (``checkpoints/<game>_ppo.pt``). Dabang first hands
+(too slow here for more pairs): ``worlds=8,top_k=2,prior=<PPO>`` won 0.75 of 6 deal pairs
+(0.37..0.94, payoff per hand +1.08). What the
+figures say: a decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is
+~80 steps, a Dabang hand's ~170, each costing the heuristic's, the engine's and the masks' fixed
+per-call costs whatever the batch) and, in Dabang, the sampler (~0.1-0.2 s at 4-8 worlds), so
+fewer worlds or candidates save less than their share; ``top_k=2`` of the PPO prior keeps the
+strength at a third less time; cutting the rollouts short (``depth``) is the one lever that
+reaches 0.1 s, but the shipped Dagong critic predicts a heuristic rollout's outcome poorly
+(correlation 0.15 on 150 positions; Dabang's 0.69) and loses to the heuristic. The default
+budget stays torch-free (``prior`` needs torch and a checkpoint file): 8 worlds, all legal
+actions, which in Dagong kept 16 worlds' strength (the same 0.81, payoff per game +2.1
+against +1.5) at two thirds of the time; ``PRIOR_BUDGET`` is the budget with the prior.
+No budget that keeps the strength reaches the issue's 0.1 s per decision on this machine.
 """
 
 from __future__ import annotations
@@ -64,14 +109,16 @@ from agents.loading import checkpoint_agent
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
-__all__ = ["DEFAULTS", "PIMCAgent", "choose", "parse_spec", "rollout_values", "sampler_of"]
+__all__ = ["DEFAULTS", "PRIOR_BUDGET", "PIMCAgent", "choose", "global_critic", "parse_spec",
+           "rollout_values", "sampler_of"]
 
-DEFAULTS = {"worlds": 16, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
+DEFAULTS = {"worlds": 8, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
             "margin": 1.5, "prior": None, "depth": 0, "critic": None}
 # the bounds a spec or a constructor argument must fall in
 BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16),
           "depth": (0, 1 << 16)}
-PATHS = ("prior", "critic")  # options naming a PPO checkpoint
+# the budget with a PPO prior (see the module docstring's table): format with path=
+PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
 MAX_BATCH = 1 << 16
 
 

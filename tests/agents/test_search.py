@@ -432,6 +432,17 @@ def test_the_search_benchmark_measures(oracle_worlds, capsys):
         registry.unregister("toy_plain")
 
 
+def test_the_search_benchmark_times_the_prior_budget(oracle_worlds):
+    """With torch and the shipped checkpoint the benchmark also times ``PRIOR_BUDGET``."""
+    pytest.importorskip("torch")
+    from agents import bench
+    from agents.search import PRIOR_BUDGET
+
+    spec = bench.fast_spec("dagong")
+    assert spec == PRIOR_BUDGET.format(path="checkpoints/dagong_ppo.pt")
+    assert bench.pimc_decisions_per_second("dagong", 0.01, spec) > 0
+
+
 def test_pimc_plays_in_the_terminal_and_as_the_gymnasium_envs_opponents(oracle_worlds):
     """Named where players are named (the ``cardenv.players`` entry point): the terminal's
     table and the single-agent env play PIMC opponents from the position
