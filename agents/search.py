@@ -82,7 +82,10 @@ budget (``pimc:...``)                      Dagong s     Dabang s     Dagong win 
 
 ``<PPO>`` is the shipped checkpoint (``checkpoints/<game>_ppo.pt``). Dabang first hands
 (too slow here for more pairs): ``worlds=8,top_k=2,prior=<PPO>`` won 0.75 of 6 deal pairs
-(0.37..0.94, payoff per hand +1.08). What the
+(0.37..0.94, payoff per hand +1.08), the default ``worlds=8`` 0.62 of 4 (0.22..0.91, +0.12).
+Timed again when the machine was quieter (load average 1.3-3, CPU s per decision): Dagong
+0.18 default, 0.26 at 16 worlds, 0.19 with the prior, 0.08 with ``depth=8``; Dabang 0.61
+default, 0.94 at 16 worlds, 0.53 at 16 worlds with the prior. What the
 figures say: a decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is
 ~80 steps, a Dabang hand's ~170, each costing the heuristic's, the engine's and the masks' fixed
 per-call costs whatever the batch) and, in Dabang, the sampler (~0.1-0.2 s at 4-8 worlds), so
