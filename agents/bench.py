@@ -21,9 +21,11 @@ batch (its own ``act_batch``) on the same positions, at batch 64 and 1024.
 ``python -m agents.bench search`` times the search agent's parts (``agents.search``) for both
 games: rollouts/s through the batched engine (heuristic rollouts from positions met in
 heuristic play, each to the end of its hand) at batch 1, 64 and 1024 rollouts, and PIMC
-decisions/s at its default budget on positions with more than one legal action, one decision
-at a time, when the game has a sampler of hidden cards (``game.sample_worlds``; otherwise it
-says the sampler is missing). The sampler's own worlds/s are the game's benchmark.
+decisions/s at its default budget (and, with torch and the shipped checkpoint, at the budget
+with the PPO prior, ``agents.search.PRIOR_BUDGET``) on positions with more than one legal
+action, one decision at a time, when the game has a sampler of hidden cards
+(``game.sample_worlds``; otherwise it says the sampler is missing). The sampler's own
+worlds/s are the game's benchmark.
 
 The timings of ``train.py`` (its collection, its PPO phase before and now, Ray workers) are a
 checkout's benchmark beside it: ``python bench_train.py``. This module imports nothing of
@@ -36,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 import time
 
@@ -181,8 +184,9 @@ def rollouts_per_second(name: str, batch: int, seconds: float) -> float:
     return done / spent
 
 
-def pimc_decisions_per_second(name: str, seconds: float) -> float | None:
-    """PIMC decisions/s at the default budget, one at a time (``None``: no sampler)."""
+def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> float | None:
+    """PIMC decisions/s at the budget ``spec`` (default: the default budget), one at a time
+    (``None``: no sampler)."""
     from agents.search import PIMCAgent, sampler_of
     from cardenv.games import make_game
 
@@ -191,7 +195,7 @@ def pimc_decisions_per_second(name: str, seconds: float) -> float | None:
         sampler_of(game)
     except ValueError:
         return None
-    agent = PIMCAgent(name)
+    agent = PIMCAgent.from_spec(spec, name)
     positions = search_positions(game, 64, seed=1)
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -217,7 +221,26 @@ def bench_search(seconds: float) -> dict:
         print(f"{game + ' PIMC decisions/s, one at a time':<42} "
               + (f"{rate:>10,.1f}" if rate is not None else
                  "   missing: the game has no sampler (sample_worlds)"), flush=True)
+        fast = fast_spec(game)
+        if rate is not None and fast is not None:  # the budget with a prior (needs torch)
+            rate = pimc_decisions_per_second(game, seconds, fast)
+            results[f"{game}_pimc_prior_decisions"] = rate
+            print(f"{game + ' PIMC decisions/s, top 2 of the PPO prior':<42} {rate:>10,.1f}",
+                  flush=True)
     return results
+
+
+def fast_spec(game: str) -> str | None:
+    """The search agent's budget with the shipped PPO checkpoint as its prior
+    (``agents.search.PRIOR_BUDGET``), or ``None`` without torch or the checkpoint."""
+    from agents.search import PRIOR_BUDGET
+
+    path = f"checkpoints/{game}_ppo.pt"
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        return None
+    return PRIOR_BUDGET.format(path=path) if os.path.isfile(path) else None
 
 
 def main(argv=None) -> None:

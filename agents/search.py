@@ -8,16 +8,23 @@ For each decision with more than one legal action, ``PIMCAgent``:
    (``game.sample_worlds``), from a random generator seeded by the agent's seed and the seat's
    observation and legal mask, so a decision depends only on what the seat knows (the
    hidden-card test in ``tests/agents/test_search.py`` holds it to that);
-2. takes as candidates every legal action, or with ``top_k`` the ``top_k`` most likely under the
-   rollout policy when that policy offers probabilities (``action_probabilities(obs, masks)``,
-   as ``PPOAgent`` does; a policy without them, such as the heuristic, leaves all legal
+2. takes as candidates every legal action, or with ``top_k`` the ``top_k`` most likely under a
+   policy that offers probabilities (``action_probabilities(obs, masks)``, as ``PPOAgent``
+   does): the ``prior`` (a PPO checkpoint; the rollouts are still the rollout policy's), else
+   the rollout policy (a policy without probabilities, such as the heuristic, leaves all legal
    actions); the rollout policy's own choice is always a candidate, and wins ties;
 3. applies each candidate in each world (``rollouts`` times per world) and plays every such
-   start to the end of the current hand with the rollout policy in all four seats, all the
-   starts of all the decisions of a call as one batch through ``cardenv.vector.VectorGame``
-   (``started=True``: games in progress), the game's batched engine;
-4. scores a rollout by the hand's reward for the acting seat (its side's reward; the hand ends
-   when the state's ``results`` grow, whether or not the episode goes on) and plays the
+   start to the end of the current hand with the rollout policy in all four seats (with
+   ``depth`` > 0: for ``depth`` steps, then on until the acting seat is to act again, where a
+   PPO checkpoint's global critic, ``critic``, values the global state), all the starts of all
+   the decisions of a call as one batch through ``cardenv.vector.VectorGame``
+   (``started=True``: games in progress), the game's batched engine; rollouts that are over
+   leave the batch once a quarter of it is idle (stepping an idle slot costs as much as a
+   live one);
+4. scores a rollout by what its hand is worth to the acting seat's side (``game.hand_value``,
+   the contract's optional member: the hand's reward, or in a Dabang match episode, whose
+   hands pay nothing until the match ends, the hand episode's reward, the level change; the
+   hand ends when the state's ``results`` grow, whether or not the episode goes on) and plays the
    candidate with the best mean, but only if its mean gain over the rollout policy's own
    choice, paired world by world, exceeds ``margin`` (z, default 1.5) standard errors; else
    the policy's choice. Why: with sampled worlds the hands' outcomes vary much more between
@@ -28,15 +35,17 @@ For each decision with more than one legal action, ``PIMCAgent``:
    ``margin=0`` is the plain best mean.
 
 Budget knobs: ``worlds``, ``rollouts`` (per world and candidate), ``top_k`` (0: all legal
-actions), ``time_limit`` (seconds per searched decision; a call on B positions gets B times
-it; rollouts still running at the limit are dropped, the finished ones count, and with none
-finished the rollout policy's choice is played), and ``batch`` (rollouts at once, bounding
-memory). A decision with one legal action is played at once. With ``time_limit=None`` (the
-default) the agent is deterministic for a seed: the same calls give the same actions.
+actions) with ``prior``, ``depth`` (0: to the end of the hand) with ``critic``, ``time_limit``
+(seconds per searched decision; a call on B positions gets B times it; rollouts still running
+at the limit are dropped, the finished ones count, and with none finished the rollout policy's
+choice is played), and ``batch`` (rollouts at once, bounding memory). A decision with one
+legal action is played at once. With ``time_limit=None`` (the default) the agent is
+deterministic for a seed: the same calls give the same actions.
 
-Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=0.1`` wherever
-a player is named (``agents.evaluate``, the ``cardenv.players`` entry point), ``rollout`` being
-``heuristic``, ``random`` or a PPO checkpoint path (``parse_spec``).
+Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=0.1`` (also
+``prior=PATH``, ``depth=N``, ``critic=PATH``) wherever a player is named (``agents.evaluate``,
+the ``cardenv.players`` entry point), ``rollout`` being ``heuristic``, ``random`` or a PPO
+checkpoint path (``parse_spec``).
 
 A Dabang follow of several cards is built card by card, one decision per card: the agent
 searches each step, its candidates the cards legal now, each rollout finishing the follow with
@@ -46,9 +55,48 @@ already narrow the cards, so each step has few candidates; and searching the who
 would need the game's follow structure (which cards may complete it), which is game internals.
 The cost is more searched decisions per hand.
 
-Match episodes: the score is the hand's own reward, so in episodes whose hands pay nothing
-until the match ends (Dabang ``episode="match"``) the search sees only the last hand; search
-those positions in the hand episode of the same match state (not done here).
+Match episodes: a rollout stops at the end of the hand and is scored by ``game.hand_value``,
+so in a Dabang match episode the search plays each hand for its level change, as in a hand
+episode (``test_a_match_episode_position_is_searched_for_the_hands_worth``), not for the match
+points that only the last hand pays. The levels' worth later in the match (the level reached,
+who deals next, the blood owed) is not weighed.
+
+Budgets measured (CPU seconds per searched decision, one decision at a time, heuristic rollouts,
+on 30 Dagong and 12 Dabang positions of heuristic play, one timing process at a time but
+while other jobs shared the 2-core machine: wall times were 3-10x these, and even CPU times are
+inflated by the sharing, perhaps 1.5-2x), and strength against the heuristic
+(``agents.evaluate``, deal pairs from seed 0; Wilson 95% intervals):
+
+=========================================  ===========  ===========  =======================
+budget (``pimc:...``)                      Dagong s     Dabang s     Dagong win rate, 16 pairs
+=========================================  ===========  ===========  =======================
+``worlds=16`` (all legal actions)          0.33         1.42         0.81 (0.57..0.93)
+``pimc``: ``worlds=8``, the default        0.21         0.88         0.81 (0.57..0.93)
+``worlds=4``                               0.17         0.48         --
+``worlds=16,top_k=2,prior=<PPO>``          0.22         --           0.84 (0.60..0.95)
+``worlds=8,top_k=2,prior=<PPO>``           0.17         0.44         0.78 (0.54..0.92)
+``worlds=4,top_k=2,prior=<PPO>``           0.15         0.31         0.66 (0.42..0.84)
+``worlds=8,depth=8,critic=<PPO>``          0.08         --           0.22 (0.08..0.46)
+``worlds=4,depth=16,critic=<PPO>``         --           0.21         --
+=========================================  ===========  ===========  =======================
+
+``<PPO>`` is the shipped checkpoint (``checkpoints/<game>_ppo.pt``). Dabang first hands
+(too slow here for more pairs): ``worlds=8,top_k=2,prior=<PPO>`` won 0.75 of 6 deal pairs
+(0.37..0.94, payoff per hand +1.08), the default ``worlds=8`` 0.62 of 4 (0.22..0.91, +0.12).
+Timed again when the machine was quieter (load average 1.3-3, CPU s per decision): Dagong
+0.18 default, 0.26 at 16 worlds, 0.19 with the prior, 0.08 with ``depth=8``; Dabang 0.61
+default, 0.94 at 16 worlds, 0.53 at 16 worlds with the prior. What the
+figures say: a decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is
+~80 steps, a Dabang hand's ~170, each costing the heuristic's, the engine's and the masks' fixed
+per-call costs whatever the batch) and, in Dabang, the sampler (~0.1-0.2 s at 4-8 worlds), so
+fewer worlds or candidates save less than their share; ``top_k=2`` of the PPO prior keeps the
+strength at a third less time; cutting the rollouts short (``depth``) is the one lever that
+reaches 0.1 s, but the shipped Dagong critic predicts a heuristic rollout's outcome poorly
+(correlation 0.15 on 150 positions; Dabang's 0.69) and loses to the heuristic. The default
+budget stays torch-free (``prior`` needs torch and a checkpoint file): 8 worlds, all legal
+actions, which in Dagong kept 16 worlds' strength (the same 0.81, payoff per game +2.1
+against +1.5) at two thirds of the time; ``PRIOR_BUDGET`` is the budget with the prior.
+No budget that keeps the strength reaches the issue's 0.1 s per decision on this machine.
 """
 
 from __future__ import annotations
@@ -64,12 +112,16 @@ from agents.loading import checkpoint_agent
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
-__all__ = ["DEFAULTS", "PIMCAgent", "choose", "parse_spec", "rollout_values", "sampler_of"]
+__all__ = ["DEFAULTS", "PRIOR_BUDGET", "PIMCAgent", "choose", "global_critic", "parse_spec",
+           "rollout_values", "sampler_of"]
 
-DEFAULTS = {"worlds": 16, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
-            "margin": 1.5}
+DEFAULTS = {"worlds": 8, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
+            "margin": 1.5, "prior": None, "depth": 0, "critic": None}
 # the bounds a spec or a constructor argument must fall in
-BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16)}
+BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16),
+          "depth": (0, 1 << 16)}
+# the budget with a PPO prior (see the module docstring's table): format with path=
+PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
 MAX_BATCH = 1 << 16
 
 
@@ -83,9 +135,8 @@ def sampler_of(game):
 
 
 def parse_spec(spec: str) -> dict:
-    """The options of a spec ``pimc`` or ``pimc:key=value,...`` (keys ``worlds``,
-    ``rollouts``, ``top_k``, ``rollout``, ``time``), the defaults filled in; ``ValueError``
-    naming the problem for anything else."""
+    """The options of a spec ``pimc`` or ``pimc:key=value,...`` (the keys of ``DEFAULTS``),
+    the defaults filled in; ``ValueError`` naming the problem for anything else."""
     if not isinstance(spec, str) or not (spec == "pimc" or spec.startswith("pimc:")):
         raise ValueError(f"a PIMC spec is 'pimc' or 'pimc:key=value,...', got {spec!r}")
     options = dict(DEFAULTS)
@@ -122,59 +173,99 @@ def parse_spec(spec: str) -> dict:
             options[key] = seconds
         else:
             if value.startswith("pimc"):
-                raise ValueError(f"{spec}: the rollout policy cannot itself search")
+                raise ValueError(f"{spec}: the {key} policy cannot itself search")
             options[key] = value
     return options
 
 
 def rollout_values(starts: list, seats, policy, deadline: float | None = None,
-                   batch: int = 4096) -> np.ndarray:
+                   batch: int = 4096, depth: int = 0, leaf=None) -> np.ndarray:
     """Play each state of ``starts`` (in progress, of one game) to the end of its current hand
     with ``policy`` (``act_batch``) in every seat, ``batch`` at a time through ``VectorGame``;
     ``(n,)`` float: the hand's reward for ``seats[i]``, ``nan`` where ``deadline``
-    (``time.perf_counter()``) came first. The states are played on (pass clones to keep
-    them)."""
+    (``time.perf_counter()``) came first. With ``depth`` > 0 a rollout stops once it has
+    played ``depth`` steps and ``seats[i]`` is to act again, valued ``leaf(global_states)``
+    (``(k, S)`` global states -> ``(k,)`` values for the seat to act). The states are played
+    on (pass clones to keep them)."""
+    if depth and leaf is None:
+        raise ValueError("depth-limited rollouts need a leaf value (leaf)")
     values = np.full(len(starts), np.nan)
     for first in range(0, len(starts), batch):
         part = list(range(first, min(first + batch, len(starts))))
-        if not _play_out(starts, seats, policy, part, values, deadline):
+        if not _play_out(starts, seats, policy, part, values, deadline, depth, leaf):
             break
     return values
 
 
-def _play_out(starts, seats, policy, part, values, deadline) -> bool:
+def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None) -> bool:
     """``rollout_values`` on the starts ``part``; False when the deadline came."""
     game = starts[part[0]].game
-    live = list(part)  # the rollouts each slot plays
+    live = np.array(part)  # the rollout each slot plays
     games = VectorGame(game, states=[starts[i] for i in live], started=True)
     hands = games.hands_played()
     seat_of = np.array([seats[i] for i in live], dtype=np.int64)
-    while live:
+    running = np.arange(len(live))  # the slots whose rollout goes on
+    steps = 0
+    while True:
         if deadline is not None and time.perf_counter() > deadline:
             return False
         obs, masks = games.observations(), games.masks()
-        running = np.flatnonzero(hands >= 0)
         actions = masks.argmax(axis=1)  # a slot whose hand is over plays on idly
         actions[running] = policy.act_batch(obs[running], masks[running])
         rewards, ended = games.step(actions)
+        steps += 1
         # the hand is over when results grow, or the game ended (its slot holds a new one)
         grown = ended | (games.hands_played() != hands)
-        done = np.flatnonzero(grown & (hands >= 0))
-        if done.size:  # the step's rewards are the hand's (an ended game's slot restarts)
-            values[[live[i] for i in done.tolist()]] = rewards[done, seat_of[done]]
+        done = running[grown[running]]
+        if done.size:
+            _score(games, done, live, seat_of, rewards, values)
             hands[done] = -1
-        still = np.flatnonzero(hands >= 0)
-        if not still.size:
-            return True
-        if len(still) * 2 <= len(live) and len(live) >= 64:
-            # most rollouts are over: the rest go on in a smaller batch (stepping slots that
-            # are done costs as much as stepping live ones)
-            states = [games.slots[i] for i in still.tolist()]
-            live = [live[i] for i in still.tolist()]
-            games = VectorGame(game, states=states, started=True)
-            hands = games.hands_played()
-            seat_of = seat_of[still]
-    return True
+        if depth and steps >= depth:
+            # deep enough: a rollout whose seat is to act again takes the leaf value
+            cut = np.flatnonzero((hands >= 0) & (games.current() == seat_of))
+            if cut.size:
+                values[live[cut]] = leaf(games.states()[cut])
+                hands[cut] = -1
+                done = np.concatenate([done, cut])
+        if done.size:
+            running = np.flatnonzero(hands >= 0)
+            if not running.size:
+                return True
+            if 4 * (len(live) - running.size) >= len(live):
+                # a quarter of the slots are idle: the rest go on in a smaller batch (an idle
+                # slot costs as much to step as a live one; a new batch costs about one step
+                # of each slot it takes)
+                states = [games.slots[i] for i in running.tolist()]
+                live, seat_of = live[running], seat_of[running]
+                games = VectorGame(game, states=states, started=True)
+                hands = games.hands_played()
+                running = np.arange(len(live))
+
+
+def _score(games, done, live, seat_of, rewards, values) -> None:
+    """``values`` of the rollouts whose hand ended in the slots ``done`` at the last step: the
+    hand's worth for the rollout's seat (``game.hand_value``, where the game has it: in a
+    match episode a hand's reward is 0 until the match ends), else the step's reward (the
+    hand's, paid as it ends)."""
+    value_of = getattr(games.game, "hand_value", None)
+    finished = {f.index: f for f in games.finished}  # games ended at this step (slot restarted)
+    games.finished.clear()
+    if value_of is None:
+        values[live[done]] = rewards[done, seat_of[done]]
+        return
+    for i in done.tolist():
+        record = finished.get(i)
+        result = record.results[-1] if record is not None else games.slots[i].results[-1]
+        values[live[i]] = value_of(result, int(seat_of[i]))
+
+
+def hand_worth(state, seat: int) -> float:
+    """What the hand that ``state`` just finished is worth to ``seat`` (``game.hand_value``
+    where the game has it, else the reward it paid)."""
+    value_of = getattr(state.game, "hand_value", None)
+    if value_of is None:
+        return float(state.last_rewards[seat])
+    return value_of(state.results[-1], seat)
 
 
 def choose(table: np.ndarray, margin: float = 0.0) -> int:
@@ -213,6 +304,32 @@ def rollout_policy(spec: str, game: str):
     return checkpoint_agent(spec, game)
 
 
+def _path(path, key: str) -> str:
+    """``path`` if it names a file, else a ``ValueError`` saying what ``key`` wants."""
+    if not isinstance(path, str) or not os.path.isfile(path):
+        raise ValueError(f"{key} must be the path of a PPO checkpoint, got {path!r}")
+    return path
+
+
+def global_critic(agent):
+    """The leaf value of depth-limited rollouts: ``states (k, S) -> (k,)`` values for the seat
+    to act, from a ``PPOAgent`` with a global critic (``critic="global"``: the value of the
+    global state for the seat to act, as training fits it); ``ValueError`` for another agent."""
+    net = getattr(agent, "net", None)
+    if getattr(net, "critic", None) != "global":
+        raise ValueError("the critic must be a PPO checkpoint with a global critic "
+                         "(critic=\"global\"), whose values read global states")
+    import torch
+
+    size = net.state_scale.numel()
+
+    def leaf(states: np.ndarray) -> np.ndarray:
+        # an earlier layout's prefix, as the policy reads observations
+        return net.values(torch.as_tensor(states[:, :size])).numpy().astype(float)
+
+    return leaf
+
+
 class PIMCAgent(Agent):
     """Perfect-information Monte Carlo over sampled worlds (see the module docstring)."""
 
@@ -222,10 +339,12 @@ class PIMCAgent(Agent):
     def __init__(self, game: str, worlds: int = DEFAULTS["worlds"],
                  rollouts: int = DEFAULTS["rollouts"], top_k: int = DEFAULTS["top_k"],
                  rollout="heuristic", time_limit: float | None = None, seed: int | None = 0,
-                 batch: int = 4096, margin: float = DEFAULTS["margin"]):
+                 batch: int = 4096, margin: float = DEFAULTS["margin"], prior=None,
+                 depth: int = DEFAULTS["depth"], critic=None):
         self.game = check_game(game)
         sampler_of(make_game(self.game))  # a clear error now, not at the first decision
-        for key, value in (("worlds", worlds), ("rollouts", rollouts), ("top_k", top_k)):
+        for key, value in (("worlds", worlds), ("rollouts", rollouts), ("top_k", top_k),
+                           ("depth", depth)):
             low, high = BOUNDS[key]
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
                     not low <= value <= high:
@@ -248,6 +367,23 @@ class PIMCAgent(Agent):
         if getattr(rollout, "needs_state", False):
             raise ValueError("the rollout policy must decide from observations (act_batch)")
         self.policy = rollout
+        self.prior_spec, self.prior = None, None
+        if prior is not None:  # the candidates' probabilities: a PPO checkpoint's policy
+            self.prior_spec = prior if isinstance(prior, str) else \
+                getattr(prior, "name", type(prior).__name__)
+            self.prior = checkpoint_agent(_path(prior, "prior"), self.game) \
+                if isinstance(prior, str) else prior
+            if not callable(getattr(self.prior, "action_probabilities", None)):
+                raise ValueError("the prior must offer action_probabilities(obs, masks)")
+        self.depth = int(depth)
+        self.critic_spec, self.leaf = critic, None
+        if self.depth:
+            if critic is None:
+                raise ValueError("depth-limited rollouts (depth > 0) need critic=<a PPO "
+                                 "checkpoint with a global critic> for the leaf values")
+            self.leaf = global_critic(checkpoint_agent(_path(critic, "critic"), self.game))
+        elif critic is not None:
+            raise ValueError("critic values depth-limited rollouts: it needs depth > 0")
         self.seed = 0 if seed is None else int(seed)
         self.searched = 0  # decisions searched (for benchmarks)
 
@@ -256,7 +392,8 @@ class PIMCAgent(Agent):
         """The agent ``parse_spec(spec)`` describes."""
         options = parse_spec(spec)
         return cls(game, options["worlds"], options["rollouts"], options["top_k"],
-                   options["rollout"], options["time"], seed, margin=options["margin"])
+                   options["rollout"], options["time"], seed, margin=options["margin"],
+                   prior=options["prior"], depth=options["depth"], critic=options["critic"])
 
     def reseed(self, seed: int) -> None:
         self.seed = int(seed)
@@ -327,7 +464,7 @@ class PIMCAgent(Agent):
                         hands = len(state_k.results)
                         state_k.apply(int(action))
                         if len(state_k.results) > hands or state_k.is_over:
-                            values.append(state_k.last_rewards[seats[d]])  # the hand ended
+                            values.append(hand_worth(state_k, seats[d]))  # the hand ended
                             owners.append((d, k, -1))
                         else:
                             values.append(np.nan)
@@ -336,7 +473,8 @@ class PIMCAgent(Agent):
                             start_seats.append(seats[d])
         values = np.array(values, dtype=float)
         if starts:
-            played = rollout_values(starts, start_seats, self.policy, deadline, self.batch)
+            played = rollout_values(starts, start_seats, self.policy, deadline, self.batch,
+                                    self.depth, self.leaf)
             index = np.array([j for _, _, j in owners])
             values[index >= 0] = played[index[index >= 0]]
         self.searched += len(states)
@@ -357,7 +495,7 @@ class PIMCAgent(Agent):
         probs = None
         if self.top_k:
             try:
-                probs = self.policy.action_probabilities(obs, masks)
+                probs = (self.prior or self.policy).action_probabilities(obs, masks)
             except AttributeError:  # a policy without probabilities: all legal actions
                 probs = None
         out = []
@@ -372,4 +510,5 @@ class PIMCAgent(Agent):
 
     def __repr__(self):
         return (f"PIMCAgent({self.game}, worlds={self.worlds}, rollouts={self.rollouts}, "
-                f"top_k={self.top_k}, rollout={self.rollout_spec}, time={self.time_limit})")
+                f"top_k={self.top_k}, rollout={self.rollout_spec}, time={self.time_limit}, "
+                f"prior={self.prior_spec}, depth={self.depth}, critic={self.critic_spec})")

@@ -129,6 +129,13 @@ class CardGame:
         """The two sides of the hand about to be played, as dealt."""
         raise NotImplementedError
 
+    def hand_value(self, result, seat: int) -> float:
+        """What the finished hand ``result`` (an entry of ``state.results``) is worth to
+        ``seat``: by default the reward it paid (``result.rewards[seat]``); a game whose
+        episodes pay some hands nothing (Dabang's match episodes) says what the hand itself is
+        worth, e.g. for a search that stops at the end of the hand."""
+        return float(result.rewards[seat])
+
     def action_info(self, action: int):
         """Structured description of an action id (``ActionInfo``: type, ..., ``text``)."""
         return self.actions[check_int(action, "action", 0, len(self.actions) - 1,

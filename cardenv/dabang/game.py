@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import NUM_KINDS, parse_cards
-from cardenv.core.checks import is_int
+from cardenv.core.checks import check_int, is_int
 from cardenv.core.errors import ConfigError
 from cardenv.core.options import (Option, boolean, either, int_in, int_pair,
                                   non_negative_number, one_of, optional_seat, resolve)
@@ -182,6 +182,23 @@ class DabangGame(CardGame):
             raise ValueError(f"deal deck must be null or a list of 216 card kinds, got "
                              f"{deck!r}"[:300])
         return self.new_state(seed, deck=deck, first_seat=deal["first_seat"])
+
+    def hand_value(self, result: HandResult, seat: int) -> float:
+        """What the finished hand ``result`` is worth to ``seat``'s team, whatever the episode
+        mode: the hand episode's reward, levels gained minus the other team's, plus
+        ``deal_value`` for taking the deal; a match won counts as reaching level 11. (A match
+        episode pays only the match's end, +1 / -1; a search that stops at the end of a hand
+        scores the hand by this.)"""
+        team = check_int(seat, "seat", 0, 3, error=ValueError) % 2
+        winner = result.match_winner
+        if winner is not None:
+            gain = float(11 - result.levels_before[winner])
+            return gain if team == winner else -gain
+        diff = float(result.gained[0] - result.gained[1])
+        took = result.outcome in (3, 4)  # the attackers take the deal
+        deal_value = self.options["deal_value"] * (1 if took else 0)
+        return (diff if team == 0 else -diff) + (deal_value if team == result.attackers
+                                                 else -deal_value)
 
     def sample_worlds(self, state: "DabangState", seat: int, n: int, rng, *,
                       max_tries: int | None = None) -> list["DabangState"]:
@@ -420,19 +437,11 @@ class DabangState(CardState):
         return True
 
     def _team_rewards(self, result: HandResult) -> list[float]:
-        """Hand episodes: levels gained minus the other team's, plus ``deal_value`` for taking the
-        deal; a match won counts as reaching level 11. Match episodes: +1 / -1 at the end."""
+        """Hand episodes: each team's ``hand_value``. Match episodes: +1 / -1 at the end."""
         winner = result.match_winner
         if self.game.options["episode"] == "match":
             return [0.0, 0.0] if winner is None else [1.0 if t == winner else -1.0 for t in (0, 1)]
-        if winner is not None:
-            gain = 11 - result.levels_before[winner]
-            return [float(gain) if t == winner else -float(gain) for t in (0, 1)]
-        diff = result.gained[0] - result.gained[1]
-        took = result.outcome in (3, 4)  # the attackers take the deal
-        deal_value = self.game.options["deal_value"] * (1 if took else 0)
-        deal_team = [deal_value if t == result.attackers else -deal_value for t in (0, 1)]
-        return [float(diff) + deal_team[0], -float(diff) + deal_team[1]]
+        return [self.game.hand_value(result, t) for t in (0, 1)]  # seat t is on team t
 
     # --- copies and saved states (CardState's skeleton calls these hooks) ---------------------
 

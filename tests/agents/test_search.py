@@ -15,7 +15,7 @@ import pytest
 
 from agents.evaluate import duplicate, main, make_agent
 from agents.heuristics import heuristic_for
-from agents.search import PIMCAgent, choose, parse_spec, rollout_values
+from agents.search import DEFAULTS, PIMCAgent, choose, parse_spec, rollout_values
 from cardenv import games as registry
 from cardenv.games import make_game, names
 from tests.toy_game import CARDS, ToyGame, ToyState
@@ -251,11 +251,94 @@ def test_rollouts_end_with_the_hand(name, options):
     # one batch of 80, shrunk as rollouts end, gives the same values
     assert values.tolist() == rollout_values([s.clone() for s in states], seats,
                                              First()).tolist()
+    paid = []
     for state, seat, value in zip(states, seats, values.tolist()):
         hands = len(state.results)
         while len(state.results) == hands:
             state.apply(int(np.flatnonzero(state.legal_mask())[0]))
-        assert value == state.results[-1].rewards[seat]
+        assert value == game.hand_value(state.results[-1], seat)
+        paid.append(state.results[-1].rewards[seat])
+    if options.get("episode") == "match":  # the hands paid nothing; the values are the hands'
+        assert not any(paid) and any(values)
+    else:
+        assert values.tolist() == paid
+
+
+@pytest.mark.parametrize("depth", [1, 6])
+def test_depth_limited_rollouts_stop_when_the_seat_acts_again(depth):
+    """With ``depth``, a rollout that has played ``depth`` steps stops as soon as its seat is
+    to act again (its value: the leaf function of that global state); one whose hand ends
+    first has the hand's value."""
+    game = make_game("dagong")
+    states = positions(game, 40, seed=9)
+    seats = [s.current_player for s in states]
+
+    def leaf(global_states):
+        return 1000 + global_states.sum(axis=1)  # a different number per position
+
+    values = rollout_values([s.clone() for s in states], seats, First(), depth=depth, leaf=leaf)
+    cut = 0
+    for state, seat, value in zip(states, seats, values.tolist()):
+        hands, steps = len(state.results), 0
+        while True:
+            state.apply(int(np.flatnonzero(state.legal_mask())[0]))
+            steps += 1
+            if len(state.results) > hands or state.is_over:
+                assert value == game.hand_value(state.results[-1], seat)
+                break
+            if steps >= depth and state.current_player == seat:
+                assert value == pytest.approx(1000 + state.global_state().sum())
+                cut += 1
+                break
+    assert cut > len(states) // 2
+    with pytest.raises(ValueError, match="need a leaf value"):
+        rollout_values([states[0].clone()], seats[:1], First(), depth=3)
+
+
+def test_hand_value_is_what_the_hand_episode_pays():
+    """``game.hand_value(result, seat)``: in a Dabang match episode the first hand pays nothing
+    (the match goes on), and is worth what the same hand pays in a hand episode (the level
+    change for the seat's team); in Dagong it is the hand's reward."""
+    match, hand = make_game("dabang", episode="match"), make_game("dabang")
+    worth = []
+    for seed in range(6):
+        state, policy = match.new_state(seed), heuristic_for("dabang", seed)
+        while not state.results:
+            state.apply(int(policy.act_batch(match.observations([state]),
+                                             match.legal_masks([state]))[0]))
+        alone = hand.replay(seed, state.history)  # the same first hand as a hand episode
+        [result], [paid] = state.results, alone.results
+        assert result.rewards == [0.0] * 4 and paid.rewards == alone.returns
+        assert [match.hand_value(result, s) for s in range(4)] == paid.rewards
+        assert [hand.hand_value(paid, s) for s in range(4)] == paid.rewards
+        worth.append(paid.rewards[0])
+    assert any(worth)  # some hands moved the levels
+    dagong = make_game("dagong")
+    state = dagong.new_state(0)
+    while not state.is_over:
+        state.apply(state.legal_actions()[0])
+    assert [dagong.hand_value(state.results[-1], s) for s in range(4)] == \
+        [float(r) for r in state.results[-1].rewards]
+    with pytest.raises(ValueError, match="seat"):
+        match.hand_value(result, 4)
+
+
+def test_a_match_episode_position_is_searched_for_the_hands_worth(oracle_worlds):
+    """In a Dabang match episode a hand pays nothing until the match ends; the search scores
+    each rollout by what its hand is worth (``hand_value``), so a match-episode position gets
+    the decision that the same position of a hand episode gets, and the search does move
+    decisions away from the rollout policy's own choice (with the hand's reward, 0, it never
+    would)."""
+    match, hand = make_game("dabang", episode="match"), make_game("dabang")
+    policy = heuristic_for("dabang", 0)
+    states = positions(match, 8, seed=2, policy=policy)
+    assert all(not s.results for s in states)  # first hands, as the hand episode plays them
+    alone = [hand.replay(s.seed, s.history) for s in states]
+    searched = PIMCAgent("dabang", worlds=2, margin=0, seed=1).act_states(states)
+    assert searched.tolist() == PIMCAgent("dabang", worlds=2, margin=0,
+                                          seed=1).act_states(alone).tolist()
+    own = policy.act_batch(match.observations(states), match.legal_masks(states))
+    assert (searched != own).any()
 
 
 def test_a_sampler_that_changes_the_seats_legal_actions_is_refused(monkeypatch):
@@ -284,11 +367,11 @@ def test_evaluate_plays_pimc(oracle_worlds, capsys):
 # --- specs and errors ----------------------------------------------------------------------
 
 def test_specs(oracle_worlds):
-    assert parse_spec("pimc") == {"worlds": 16, "rollouts": 1, "top_k": 0,
-                                  "rollout": "heuristic", "time": None, "margin": 1.5}
-    assert parse_spec("pimc:worlds=32,rollout=random,top_k=8,rollouts=2,time=0.5,margin=1") == {
+    assert parse_spec("pimc") == DEFAULTS
+    assert parse_spec("pimc:worlds=32,rollout=random,top_k=8,rollouts=2,time=0.5,margin=1,"
+                      "prior=a.pt,depth=12,critic=b.pt") == {
         "worlds": 32, "rollouts": 2, "top_k": 8, "rollout": "random", "time": 0.5,
-        "margin": 1.0}
+        "margin": 1.0, "prior": "a.pt", "depth": 12, "critic": "b.pt"}
     agent = make_agent("pimc:worlds=32,rollout=random,top_k=8", "dagong", 3)
     assert (agent.worlds, agent.top_k, agent.policy.name, agent.seed) == (32, 8, "random", 3)
 
@@ -296,8 +379,15 @@ def test_specs(oracle_worlds):
 @pytest.mark.parametrize("spec, message", [
     ("pimc:worlds=0", "worlds must be an int in 1..4096, got '0'"),
     ("pimc:worlds=many", "worlds must be an int"),
-    ("pimc:depth=3", "unknown option 'depth' (options: worlds, rollouts, top_k, rollout, time, "
-                     "margin)"),
+    ("pimc:dpeth=3", "unknown option 'dpeth' (options: worlds, rollouts, top_k, rollout, time, "
+                     "margin, prior, depth, critic)"),
+    ("pimc:depth=-1", "depth must be an int in 0..65536"),
+    ("pimc:depth=8,critic=none", "critic must be the path of a PPO checkpoint, got 'none'"),
+    ("pimc:depth=8", "depth-limited rollouts (depth > 0) need critic="),
+    ("pimc:depth=0,critic=checkpoints/dagong_ppo.pt", "critic values depth-limited rollouts"),
+    ("pimc:prior=nope.pt", "prior must be the path of a PPO checkpoint, got 'nope.pt'"),
+    ("pimc:prior=pimc", "the prior policy cannot itself search"),
+    ("pimc:top_k=2,prior=checkpoints/dabang_ppo.pt", "plays dabang, not dagong"),
     ("pimc:worlds", "'worlds' is not key=value"),
     ("pimc:time=0", "time must be seconds in (0, 3600]"),
     ("pimc:time=nan", "time must be seconds"),
@@ -342,6 +432,17 @@ def test_the_search_benchmark_measures(oracle_worlds, capsys):
         registry.unregister("toy_plain")
 
 
+def test_the_search_benchmark_times_the_prior_budget(oracle_worlds):
+    """With torch and the shipped checkpoint the benchmark also times ``PRIOR_BUDGET``."""
+    pytest.importorskip("torch")
+    from agents import bench
+    from agents.search import PRIOR_BUDGET
+
+    spec = bench.fast_spec("dagong")
+    assert spec == PRIOR_BUDGET.format(path="checkpoints/dagong_ppo.pt")
+    assert bench.pimc_decisions_per_second("dagong", 0.01, spec) > 0
+
+
 def test_pimc_plays_in_the_terminal_and_as_the_gymnasium_envs_opponents(oracle_worlds):
     """Named where players are named (the ``cardenv.players`` entry point): the terminal's
     table and the single-agent env play PIMC opponents from the position
@@ -365,6 +466,33 @@ def test_pimc_plays_in_the_terminal_and_as_the_gymnasium_envs_opponents(oracle_w
     opponents = list(env.players.values())
     assert all(isinstance(p, PIMCAgent) for p in opponents)
     assert sum(p.searched for p in opponents) > 0
+
+
+def test_top_k_of_a_prior_with_heuristic_rollouts(oracle_worlds):
+    """``prior``: the candidates are the top k of a PPO checkpoint's policy (and the rollout
+    policy's own choice, first), the rollouts still played by the heuristic."""
+    pytest.importorskip("torch")
+    game = make_game("dagong")
+    states = [s for s in positions(game, 40, seed=8) if len(s.legal_actions()) > 4][:4]
+    agent = make_agent("pimc:worlds=1,top_k=2,prior=checkpoints/dagong_ppo.pt", "dagong")
+    assert agent.rollout_spec == "heuristic" and agent.prior_spec == "checkpoints/dagong_ppo.pt"
+    obs, masks = game.observations(states), game.legal_masks(states)
+    probs = agent.prior.action_probabilities(obs, masks)
+    own = agent.policy.act_batch(obs, masks)
+    for d, candidates in enumerate(agent._candidates(obs, masks, own)):
+        top = set(np.argsort(-probs[d])[:2].tolist())
+        assert candidates[0] == own[d] and set(candidates.tolist()) == top | {own[d]}
+        assert len(candidates) < masks[d].sum()  # fewer than all legal actions
+    actions = agent.act_states(states)
+    assert all(s.is_legal(int(a)) for s, a in zip(states, actions))
+
+
+def test_a_critic_must_be_global():
+    pytest.importorskip("torch")
+    from agents.search import global_critic
+
+    with pytest.raises(ValueError, match="global critic"):
+        global_critic(heuristic_for("dagong", 0))
 
 
 def test_top_k_takes_the_ppo_policys_most_likely_actions(oracle_worlds):
