@@ -116,8 +116,9 @@ def sample_worlds(game, state, seat, n, rng, *, max_tries: int | None = None) ->
                               error=ValueError)
     if n == 0:
         return []
-    view = _View(game, state, seat)
-    proposal = _Proposal(view)
+    proposal = _proposal(game, state, seat)
+    proposal.drawn = []  # (the same rng gives the same worlds: nothing drawn with another)
+    proposal.batch = min(256, max(16, 2 * n))
     worlds = []
     tries = 0
     limit = 1000 + 200 * n if max_tries is None else max_tries
@@ -222,6 +223,24 @@ def _enables(counts: np.ndarray, j: int, floor: int) -> np.ndarray:
 
 
 # --- what the seat has seen ---------------------------------------------------------------------
+
+_CACHE: dict = {}  # recipe and seat -> _Proposal: a search asks again at the same position
+_CACHE_SIZE = 8
+
+
+def _proposal(game, state, seat) -> "_Proposal":
+    """The proposal for ``seat`` at ``state``, built once per position (its recipe: options,
+    seed, given deal, history) and kept for the next few calls."""
+    key = (id(game), tuple(sorted(game.options.items())), state.seed, repr(state.given_deal),
+           tuple(state.history), seat)
+    proposal = _CACHE.pop(key, None)
+    if proposal is None:
+        proposal = _Proposal(_View(game, state, seat))
+    _CACHE[key] = proposal  # (most recent last)
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    return proposal
+
 
 class _View:
     """What ``seat`` knows of the hand: its observation at every step, and the public facts the
@@ -432,6 +451,8 @@ class _Proposal:
 
     def __init__(self, view: _View):
         self.view = view
+        self.drawn = []  # hidden hands drawn ahead (``_hands``); emptied at each call
+        self.batch = 16
         self.seat_slots = [[p for p in range(DEALT) if (view.start + p) % 4 == s]
                            for s in range(4)]
         self.dealing = view.pos < DEALT or view.dealer is None or \
@@ -878,40 +899,52 @@ class _Proposal:
 
     def _hands(self, rng) -> tuple[list[np.ndarray], int | None]:
         """One draw of each group's cards (count vectors) and of the dealer's trump-naming
-        card (``None`` without ``self.pick``), exactly from the programme."""
+        card (``None`` without ``self.pick``), exactly from the programme. Drawn ``self.batch``
+        at a time (``_draw_hands``, vectorized over the draws), kept for the next calls."""
+        if not self.drawn:
+            self.drawn = self._draw_hands(rng, self.batch)
+        return self.drawn.pop()
+
+    def _draw_hands(self, rng, m: int) -> list[tuple[list[np.ndarray], int | None]]:
         caps, pool, parts = self.caps, self.pool, self.parts
         if not hasattr(self, "heads"):  # the tables as arrays, for a vectorized draw
             self.heads = [np.array([h for h, _ in t], dtype=np.int64).reshape(len(t), -1)
                           for t in self.table]
             self.weights = [np.array([w for _, w in t]) for t in self.table]
             self.full_rows = [np.array(f, dtype=bool) for f in self.fulls]
-        u = np.array(self.dims, dtype=np.int64)
-        out = [np.zeros(NUM_KINDS, dtype=np.int64) for _ in caps]
-        picked = None
+        dims = np.array(self.dims, dtype=np.int64)
+        u = np.tile(dims, (m, 1))
+        width = len(dims)
+        out = np.zeros((m, len(caps), NUM_KINDS), dtype=np.int64)
+        picked = np.full(m, -1)
         for i in range(len(self.order) - 1, -1, -1):
             k = self.order[i]
             heads = self.heads[i]
             if len(heads) == 1:  # one way only (e.g. no unseen copy): no draw
-                head = heads[0]
+                head = np.tile(heads[0], (m, 1))
             else:
-                prev = u - heads
-                ok = (prev >= 0).all(axis=1)
-                if self.t_dim is not None and u[self.t_dim] != self.dims[self.t_dim]:
-                    ok &= ~self.full_rows[i]
-                p = np.zeros(len(prev))
-                p[ok] = self.forward[i][tuple(prev[ok].T)] * self.weights[i][ok]
-                cum = np.cumsum(p)
-                j = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
-                head = heads[min(j, len(cum) - 1)]
-            for g in range(parts - 1):
-                out[g][k] = head[g]
-            out[parts - 1][k] = int(pool[k]) - int(head[:parts - 1].sum())
-            for g in range(parts, len(caps)):
-                out[g][k] = head[g - 1]
-            if self.pick and head[-1]:
-                picked = k
+                prev = u[:, None, :] - heads[None, :, :]
+                ok = (prev >= 0).all(axis=2)
+                if self.t_dim is not None:
+                    ok &= ~(self.full_rows[i][None, :] &
+                            (u[:, self.t_dim] != dims[self.t_dim])[:, None])
+                p = np.zeros(ok.shape)
+                rows, cols = np.nonzero(ok)
+                p[rows, cols] = self.forward[i][tuple(prev[rows, cols].T)] * \
+                    self.weights[i][cols]
+                cum = np.cumsum(p, axis=1)
+                r = rng.random(m) * cum[:, -1]
+                j = np.minimum((cum <= r[:, None]).sum(axis=1), len(heads) - 1)
+                head = heads[j]
+            if width:
+                out[:, :parts - 1, k] = head[:, :parts - 1]
+                out[:, parts:, k] = head[:, parts - 1:parts - 1 + len(caps) - parts]
+            out[:, parts - 1, k] = int(pool[k]) - head[:, :parts - 1].sum(axis=1)
+            if self.pick:
+                picked[head[:, -1] > 0] = k
             u = u - head
-        return out, picked
+        return [(list(out[w]), None if picked[w] < 0 else int(picked[w]))
+                for w in range(m - 1, -1, -1)]
 
     # --- building the deck ------------------------------------------------------------------
     def _arrange(self, deck, s, cards: np.ndarray, rng) -> bool:
