@@ -458,7 +458,7 @@ class _Proposal:
         self.dealing = view.pos < DEALT or view.dealer is None or \
             view.state.phase is Phase.DECLARE
         self.special = None if view.first else _special_kinds(view.level)
-        self._orders = {}  # (seat, slots, special counts) -> _order_tables
+        self._orders = {}  # (seat, slots) -> _forward_slots
         self._joint = None  # during a later hand's deal: _deal_allocations
         self._bj_rules()
         if not self.dealing:
@@ -561,15 +561,16 @@ class _Proposal:
         orders that ask it as it was asked (the slot programme's final table, over its counts),
         and the ways to put the rest in the slots not dealt yet."""
         v = self.view
-        spec = self.special
-        own = np.bincount(v.own_cards, minlength=NUM_KINDS)
-        unseen = (4 - own[spec]).astype(np.int64)
+        unseen = self._unseen_special()
         seats = [s for s in range(4) if s != v.seat]
         slot_lists, ways = [], []
         for s in seats:
             slots = [p for p in self.seat_slots[s] if p < v.pos]
             slot_lists.append(slots)
-            _, held, strides, _, final = self._forward_slots(s, slots, unseen)
+            key = (s, tuple(slots))
+            if key not in self._orders:
+                self._orders[key] = self._forward_slots(s, slots, unseen)
+            _, held, strides, _, final, _ = self._orders[key]
             ways.append(final)
         undealt = DEALT + KITTY - v.pos
         placed = held.sum(axis=1)
@@ -1120,51 +1121,54 @@ class _Proposal:
         another card), uniformly among the orders that ask seat ``s`` exactly as the real deal
         did: a card dealt to it enables a new declaration at the slots where it was asked and at
         no other, and at each look (``view.checks``) it could beat the standing declaration
-        exactly when it was asked. A programme over the slots whose state is the special cards
-        dealt so far (``None`` if no order fits)."""
-        key = (s, tuple(slots), tuple(counts.tolist()))
+        exactly when it was asked. Drawn backwards from ``counts`` through the forward tables of
+        a programme over the slots whose state is the special cards dealt so far (one per seat
+        and slots, up to every unseen copy: ``None`` if no order fits)."""
+        key = (s, tuple(slots))
         tables = self._orders.get(key)
         if tables is None:
-            tables = self._orders[key] = self._order_tables(s, slots, counts)
-        if tables is None:
+            tables = self._orders[key] = self._forward_slots(s, slots, self._unseen_special())
+        layers, held, strides, rules, final, enables = tables
+        if (counts > held[-1]).any():
             return None
-        layers, held, strides, rules = tables
-        u = len(held) - 1
+        u = int(counts @ strides)
+        if final[u] <= 0:
+            return None
         out = [-1] * len(slots)
         for i in range(len(slots) - 1, -1, -1):
             asked, floor = rules[i]
+            layer = layers[i]
             options, weights = [], []
             if asked is not True:
                 options.append(-1)
-                weights.append(layers[i][u])
+                weights.append(layer[u])
+            row = held[u]
             for j in range(6):
-                if held[u, j] == 0:
+                if row[j] == 0:
                     continue
                 prev = u - strides[j]
-                if asked is not None and \
-                        bool(_enables(held[prev:prev + 1], j, floor)[0]) != asked:
+                if asked is not None and enables[floor][prev, j] != asked:
                     continue
                 options.append(j)
-                weights.append(layers[i][prev])
+                weights.append(layer[prev])
             cum = np.cumsum(weights)
             pick = options[min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")),
                                len(options) - 1)]
             out[i] = pick
             if pick >= 0:
-                u -= strides[pick]
+                u -= int(strides[pick])
         return out
 
-    def _order_tables(self, s, slots, counts):
-        layers, held, strides, rules, final = self._forward_slots(s, slots, counts)
-        if final[-1] <= 0:
-            return None
-        return layers, held, strides, rules
+    def _unseen_special(self) -> np.ndarray:
+        own = np.bincount(self.view.own_cards, minlength=NUM_KINDS)
+        return (4 - own[self.special]).astype(np.int64)
 
     def _forward_slots(self, s, slots, counts):
         """The slot programme's forward tables for seat ``s``'s ``slots`` and at most
         ``counts`` special cards: per slot the number of valid orders of the slots before it
         ending in each state, and (``final``) the number of valid orders of all the slots that
-        deal the seat each count of special cards."""
+        deal the seat each count of special cards; with the rules per slot and, per standing
+        rank, whether one more card of each column enables a declaration in each state."""
         v = self.view
         radix = counts + 1
         strides = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64)
@@ -1172,14 +1176,16 @@ class _Proposal:
         held = (np.arange(size)[:, None] // strides) % radix  # special cards per state
         during = v.game.options["bidding"] == "during_deal"
         checks = sorted(v.checks[s])
-        floors = v.floors
         rules = []  # per slot: (asked there: True/False, or None if unconstrained; floor)
         for p in slots:
             floor = 0
-            for pos, rank in floors:
+            for pos, rank in v.floors:
                 if pos <= p:
                     floor = rank
             rules.append((p in v.new_asks[s], floor) if during and p < v.pos else (None, floor))
+        enables = {floor: np.stack([_enables(held, j, floor) for j in range(6)], axis=1)
+                   for floor in {floor for _, floor in rules}}
+        room = held < counts  # one more card of each column fits
         f = np.zeros(size)
         f[0] = 1.0
         layers = []
@@ -1191,19 +1197,18 @@ class _Proposal:
             layers.append(f)
             asked, floor = rules[i]
             new = np.zeros(size) if asked is True else f.copy()
+            ok_all = room if asked is None else room & (enables[floor] == asked)
+            live = f > 0
             for j in range(6):
                 if not counts[j]:
                     continue
-                ok = held[:, j] < counts[j]
-                if asked is not None:
-                    ok &= _enables(held, j, floor) == asked
-                src = np.flatnonzero(ok)
+                src = np.flatnonzero(ok_all[:, j] & live)
                 new[src + strides[j]] += f[src]
             f = new
         for pos, floor, asked in checks[c:]:
             if pos <= v.pos:  # (the looks still to come say nothing yet)
                 f = f * (_could_declare(held, floor) == asked)
-        return layers, held, strides, rules, f
+        return layers, held, strides, rules, f, enables
 
     def _arrange_dealer(self, deck, s, cards, rng, picked=None) -> bool:
         """The dealer's deal slots, shuffled; its free big jokers must be where it could hold
