@@ -1135,28 +1135,35 @@ class _Proposal:
         if final[u] <= 0:
             return None
         out = [-1] * len(slots)
+        steps = strides.tolist()
         for i in range(len(slots) - 1, -1, -1):
+            if u == 0:  # every special card placed: the slots before hold other cards
+                break
             asked, floor = rules[i]
             layer = layers[i]
             options, weights = [], []
             if asked is not True:
                 options.append(-1)
-                weights.append(layer[u])
-            row = held[u]
+                weights.append(float(layer[u]))
+            row = held[u].tolist()
             for j in range(6):
                 if row[j] == 0:
                     continue
-                prev = u - strides[j]
-                if asked is not None and enables[floor][prev, j] != asked:
+                prev = u - steps[j]
+                if asked is not None and bool(enables[floor][prev, j]) != asked:
                     continue
                 options.append(j)
-                weights.append(layer[prev])
-            cum = np.cumsum(weights)
-            pick = options[min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")),
-                               len(options) - 1)]
+                weights.append(float(layer[prev]))
+            r = rng.random() * sum(weights)
+            pick = next(o for o, w in zip(options[::-1], weights[::-1]) if w > 0)
+            for option, weight in zip(options, weights):
+                if r < weight:
+                    pick = option
+                    break
+                r -= weight
             out[i] = pick
             if pick >= 0:
-                u -= int(strides[pick])
+                u -= steps[pick]
         return out
 
     def _unseen_special(self) -> np.ndarray:
