@@ -214,6 +214,15 @@ def _could_declare(counts: np.ndarray, floor: int) -> np.ndarray:
     return out
 
 
+def _look(counts: np.ndarray, check) -> np.ndarray:
+    """Per row of ``counts``, whether it meets a check: ``(pos, floor, asked, None)``: could
+    beat rank ``floor`` exactly when asked; ``(pos, column, at_least, True)``: a declaration
+    showed that many cards of that column."""
+    if check[3]:
+        return counts[:, check[1]] >= check[2]
+    return _could_declare(counts, check[1]) == check[2]
+
+
 def _enables(counts: np.ndarray, j: int, floor: int) -> np.ndarray:
     """Per row, whether one more card of special column ``j`` gives a new declaration."""
     new = counts[:, j] + 1
@@ -386,16 +395,19 @@ class _View:
         self.tribute_known = v["tribute_known"][seat].astype(np.int64) if known else None
         self.returned_known = v["returned_known"][seat].astype(np.int64) if known else None
         self.new_asks = [set() for _ in range(4)]  # deal slots whose card made a seat asked
+        self.holds = [[] for _ in range(4)]
         self.floors = []  # (cards dealt, rank) at each declaration
         self.checks = [[] for _ in range(4)]  # (cards dealt, rank to beat, could beat it)
         self.shown = v["declared_cards"].astype(np.int64)
         if self.first:
             return
+        self.holds = [[] for _ in range(4)]  # (cards dealt, column, at least) per declaration
         for cur, why, pos, action in self.decisions:
             if why == "new card":
                 self.new_asks[cur].add(pos - 1)
             if action is not None and action != cat.PASS:
                 self.floors.append((pos, declare.rank_of(action)))
+                self.holds[cur].append((pos, *declare.shown(action)))
         self.checks = _declare_checks(self.decisions, self.start,
                                       state.phase is not Phase.DECLARE)
 
@@ -712,6 +724,20 @@ class _Proposal:
                         self.hi[s, SMALL_JOKER] = min(self.hi[s, SMALL_JOKER], 3)
                     if floor < 6:
                         self.hi[s, BIG_JOKER] = min(self.hi[s, BIG_JOKER], 3)
+        # the counts of special cards an order of the seat's deal can give it (its asks)
+        unseen = self._unseen_special()
+        for s in range(4):
+            if s == v.seat:
+                continue
+            slots = self.seat_slots[s]
+            key = (s, tuple(slots))
+            if key not in self._orders:
+                self._orders[key] = self._forward_slots(s, slots, unseen)
+            held, final = self._orders[key][1], self._orders[key][4]
+            fits = held[final > 0]
+            if len(fits):
+                self.lo[s, self.special] = np.maximum(self.lo[s, self.special], fits.min(axis=0))
+                self.hi[s, self.special] = np.minimum(self.hi[s, self.special], fits.max(axis=0))
         if v.tribute_n:
             order = _tribute_order(v.trump, v.level)
             self.trank = {k: i for i, k in enumerate(order)}
@@ -1182,7 +1208,9 @@ class _Proposal:
         size = int(np.prod(radix))
         held = (np.arange(size)[:, None] // strides) % radix  # special cards per state
         during = v.game.options["bidding"] == "during_deal"
-        checks = sorted(v.checks[s])
+        # the looks, and the declarations the seat made (it held what it showed)
+        checks = sorted([(pos, floor, asked, None) for pos, floor, asked in v.checks[s]] +
+                        [(pos, column, count, True) for pos, column, count in v.holds[s]])
         rules = []  # per slot: (asked there: True/False, or None if unconstrained; floor)
         for p in slots:
             floor = 0
@@ -1199,7 +1227,7 @@ class _Proposal:
         c = 0
         for i, p in enumerate(slots):
             while c < len(checks) and checks[c][0] <= p:
-                f = f * (_could_declare(held, checks[c][1]) == checks[c][2])
+                f = f * _look(held, checks[c])
                 c += 1
             layers.append(f)
             asked, floor = rules[i]
@@ -1212,9 +1240,9 @@ class _Proposal:
                 src = np.flatnonzero(ok_all[:, j] & live)
                 new[src + strides[j]] += f[src]
             f = new
-        for pos, floor, asked in checks[c:]:
-            if pos <= v.pos:  # (the looks still to come say nothing yet)
-                f = f * (_could_declare(held, floor) == asked)
+        for check in checks[c:]:
+            if check[0] <= v.pos:  # (the looks still to come say nothing yet)
+                f = f * _look(held, check)
         return layers, held, strides, rules, f, enables
 
     def _arrange_dealer(self, deck, s, cards, rng, picked=None) -> bool:
