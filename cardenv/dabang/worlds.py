@@ -1210,7 +1210,8 @@ class _Proposal:
         during = v.game.options["bidding"] == "during_deal"
         # the looks, and the declarations the seat made (it held what it showed)
         checks = sorted([(pos, floor, asked, None) for pos, floor, asked in v.checks[s]] +
-                        [(pos, column, count, True) for pos, column, count in v.holds[s]])
+                        [(pos, column, count, True) for pos, column, count in v.holds[s]],
+                        key=lambda check: check[0])
         rules = []  # per slot: (asked there: True/False, or None if unconstrained; floor)
         for p in slots:
             floor = 0
