@@ -3,8 +3,9 @@ complete states that agree with everything ``seat`` has seen (``DabangGame.sampl
 
 What it reads: ``seat``'s observation at every step of the hand (recorded by replaying the
 state's recipe and keeping only that seat's view and what every seat sees: who is asked, the
-deal position, the plays), ``seat``'s own cards in the order they were dealt, and, when ``seat``
-is the dealer, the kitty it picked up and the cards it buried. Nothing else of the position.
+deal position, the plays), ``seat``'s own cards in the order they were dealt, when ``seat`` is
+the dealer, the kitty it picked up and the cards it buried, and, when it gave or took the
+tribute, the tribute and the cards given back. Nothing else of the position.
 
 How: each world is a deck (``state_from_deal``) and a history, proposed from a distribution that
 already meets the hard constraints, then *replayed* and kept only if every step is legal and
@@ -31,11 +32,45 @@ small, then the rest) and, for another seat building a follow, the steps it has 
 where it stands). Rejection from a proposal that is uniform over a superset of the consistent
 pairs keeps it uniform.
 
-Covered: every position of the episode's first hand of a fresh match (option ``dealer=None``),
-every phase, every seat as viewer, options ``episode``, ``follow``, ``bidding``. Not covered yet,
-refused with ``NotImplementedError``: later hands of a match and episodes that start from a later
-hand (``dealer=...``): their level-card declarations, tribute and the kitty draw are not modelled
-by the proposal.
+Later hands (of a match, or an episode that starts from one: options ``dealer``, ``blood``):
+a world is the first hand of a game with the same options that starts from the hand's match
+situation (``dealer``, ``levels``, ``blood`` = the hand's; a match leaves as many hands to come:
+``_later_game``), so ``world.game`` is that game and ``world.results`` is empty (the earlier
+hands are history, public in ``state.results``). What a later hand adds:
+
+- declarations: where another seat was asked because a card just dealt enabled a declaration
+  (a level card raising its count of a suit above the standing rank, the fourth of a joker),
+  that slot holds such a card, and no other slot does; each time the deal looked whether a seat
+  could beat the standing declaration (the override round after a declaration, the round after
+  the deal: ``_declare_checks`` rebuilds them from the public asks) the seat could exactly when
+  it was asked. After the deal, the kinds (bounds on a seat's dealt count: at least what it
+  showed; a seat passed over at the end holds no more of a level card than the standing rank
+  and fewer than four of a joker) go into the programme, and each seat's level cards and jokers
+  are put in its slots by a second programme over its slots (``_special_order``: uniform over
+  the orders that give the same asks). During the deal, the special cards each seat was dealt
+  so far are drawn first, exactly (``_deal_allocations``: per seat the number of orders that
+  give its asks, times the ways to put the rest in the slots not dealt yet).
+- the tribute: seen by the giver and the dealer (their cards are pinned); for the other two, the
+  programme draws it as an extra group, in the tribute's order of kinds (strongest non-point
+  first), with the rule that the giver kept no copy of a kind before the tribute was complete;
+  a return the seat did not see (option ``tribute_return``) is another extra group, the
+  dealer's choice of cards (a hidden choice, like the burial).
+- the kitty: shown after a declaration (pinned, in any order) or drawn when nobody declared:
+  the drawn cards lie where the world's own generator will draw them (``_kitty_draw``), the
+  rest is hidden like the first hand's; while the dealer gives cards back it still lies there
+  (a group of its own); 干锅 leaves it untouched.
+
+Distribution in later hands: uniform over the consistent (deal, hidden choices) pairs except
+for one approximation: after the deal, the programme over the kinds does not weigh a seat's
+counts of level cards and jokers by the number of their orders that give its asks (it only
+rules out the counts the bounds forbid, and rejection drops the rest), so counts that fit the
+asks in more ways are drawn less often than their share. Slow case: a return the seat did not
+see adds two extra dimensions to the programme (a second or more per call at the burial).
+
+Covered: every position of every hand, every phase, every seat as viewer, every option
+(``episode``, ``dealer``, ``blood`` incl. ``"random"``, ``levels``, ``follow``, ``bidding``,
+``tribute_return``). A redeal in a later hand (a kitty of eight jokers nobody declared on) is not
+modelled: its worlds are not found (``StateError``), about once in 10^9 hands.
 """
 
 from __future__ import annotations
@@ -50,10 +85,11 @@ from cardenv.core.checks import check_int
 from cardenv.core.errors import IllegalActionError, StateError
 from cardenv.core.worlds import check_sample_args
 from cardenv.dabang import catalogue as cat
+from cardenv.dabang import declare
 from cardenv.dabang import kitty as kitty_rules
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.deal import DEALT
-from cardenv.dabang.strength import SUIT_CLASS
+from cardenv.dabang.strength import SUIT_CLASS, level_rank, strength_row
 
 KITTY = 8
 JOKERS = (SMALL_JOKER, BIG_JOKER)
@@ -73,20 +109,16 @@ def sample_worlds(game, state, seat, n, rng, *, max_tries: int | None = None) ->
     """``n`` states that ``seat`` cannot tell from ``state`` (see the module docstring).
 
     ``max_tries`` bounds the proposals drawn (default ``1000 + 200 * n``); ``StateError`` if
-    they run out first. ``NotImplementedError`` for a position not covered yet."""
+    they run out first."""
     seat, n = check_sample_args(game, state, seat, n, rng)
     if max_tries is not None:
         max_tries = check_int(max_tries, "dabang.sample_worlds: max_tries", 0, 10 ** 9,
                               error=ValueError)
-    if state.results or not state.first_hand or game.options["dealer"] is not None:
-        raise NotImplementedError(
-            "dabang.sample_worlds covers the first hand of a fresh match only (option "
-            "dealer=None, no hand finished yet); later hands of a match (level-card "
-            "declarations, tribute, the kitty draw) are not covered yet")
     if n == 0:
         return []
-    view = _View(game, state, seat)
-    proposal = _Proposal(view)
+    proposal = _proposal(game, state, seat)
+    proposal.drawn = []  # (the same rng gives the same worlds: nothing drawn with another)
+    proposal.batch = min(256, max(16, 2 * n))
     worlds = []
     tries = 0
     limit = 1000 + 200 * n if max_tries is None else max_tries
@@ -102,7 +134,122 @@ def sample_worlds(game, state, seat, n, rng, *, max_tries: int | None = None) ->
     return worlds
 
 
+# --- later hands -------------------------------------------------------------------------------
+
+_LATER_GAMES = {}  # options -> the game a later hand's worlds are states of
+
+
+def _later_game(game, state):
+    """The game whose first hand is ``state``'s hand: same options, but starting from its match
+    situation (dealer, levels, blood owed); a match leaves as many hands to come."""
+    opts = dict(game.options)
+    opts.update(dealer=state.dealer, levels=tuple(state.levels), blood=state.blood_due)
+    if opts["max_hands"] is not None:
+        opts["max_hands"] -= len(state.results)
+    key = tuple(sorted(opts.items()))
+    if key not in _LATER_GAMES:
+        _LATER_GAMES[key] = type(game)(**opts)
+    return _LATER_GAMES[key]
+
+
+def _declare_checks(decisions, start: int, over: bool) -> list[list[tuple[int, int, bool]]]:
+    """Per seat, ``(cards dealt, standing rank, asked)`` each time the deal looked whether the
+    seat could beat the standing declaration (``phases.deal.run``): a seat asked could, a seat
+    passed over could not. Rebuilt from the public asks: after a declaration during the deal the
+    other three seats in play order (until one declares), and after the deal round the table
+    from the first seat until four seats in a row had nothing to declare or passed."""
+    checks = [[] for _ in range(4)]
+    floor, pending, pending_pos = 0, [], 0
+    after, round_seat, quiet = False, start, 0
+
+    def flush():
+        for q in pending:
+            checks[q].append((pending_pos, floor, False))
+        pending.clear()
+
+    for cur, why, pos, action in decisions:
+        if why == "override":
+            while pending and pending[0] != cur:
+                checks[pending.pop(0)].append((pending_pos, floor, False))
+            if pending:
+                pending.pop(0)
+            checks[cur].append((pending_pos, floor, True))
+        else:
+            flush()
+            if why == "after deal":
+                after = True
+                while round_seat != cur:
+                    checks[round_seat].append((DEALT, floor, False))
+                    quiet += 1
+                    round_seat = (round_seat + 1) % 4
+                checks[cur].append((DEALT, floor, True))
+                round_seat = (cur + 1) % 4
+        if action is None:
+            break
+        if action != cat.PASS:
+            floor = declare.rank_of(action)
+            if after:
+                quiet = 0
+            else:
+                pending, pending_pos = [(cur + i) % 4 for i in (1, 2, 3)], pos
+        elif after:
+            quiet += 1
+    if over:
+        flush()
+        while quiet < 4:
+            checks[round_seat].append((DEALT, floor, False))
+            quiet += 1
+            round_seat = (round_seat + 1) % 4
+    return checks
+
+
+def _could_declare(counts: np.ndarray, floor: int) -> np.ndarray:
+    """Per row of ``counts`` (columns: the four level cards, the small and big joker), whether
+    that holding makes a declaration above rank ``floor`` (``declare.legal``)."""
+    out = (counts[:, :4] > floor).any(axis=1) if floor < 4 else np.zeros(len(counts), bool)
+    if floor < 5:
+        out |= counts[:, 4] == 4
+    if floor < 6:
+        out |= counts[:, 5] == 4
+    return out
+
+
+def _look(counts: np.ndarray, check) -> np.ndarray:
+    """Per row of ``counts``, whether it meets a check: ``(pos, floor, asked, None)``: could
+    beat rank ``floor`` exactly when asked; ``(pos, column, at_least, True)``: a declaration
+    showed that many cards of that column."""
+    if check[3]:
+        return counts[:, check[1]] >= check[2]
+    return _could_declare(counts, check[1]) == check[2]
+
+
+def _enables(counts: np.ndarray, j: int, floor: int) -> np.ndarray:
+    """Per row, whether one more card of special column ``j`` gives a new declaration."""
+    new = counts[:, j] + 1
+    if j < 4:
+        return new > floor
+    return (new == 4) & (floor < (5 if j == 4 else 6))
+
+
 # --- what the seat has seen ---------------------------------------------------------------------
+
+_CACHE: dict = {}  # recipe and seat -> _Proposal: a search asks again at the same position
+_CACHE_SIZE = 8
+
+
+def _proposal(game, state, seat) -> "_Proposal":
+    """The proposal for ``seat`` at ``state``, built once per position (its recipe: options,
+    seed, given deal, history) and kept for the next few calls."""
+    key = (id(game), tuple(sorted(game.options.items())), state.seed, repr(state.given_deal),
+           tuple(state.history), seat)
+    proposal = _CACHE.pop(key, None)
+    if proposal is None:
+        proposal = _Proposal(_View(game, state, seat))
+    _CACHE[key] = proposal  # (most recent last)
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.pop(next(iter(_CACHE)))
+    return proposal
+
 
 class _View:
     """What ``seat`` knows of the hand: its observation at every step, and the public facts the
@@ -111,8 +258,16 @@ class _View:
 
     def __init__(self, game, state, seat):
         self.game, self.seat = game, seat
+        self.first = state.first_hand
         history = list(state.history)
         replay = game.replay(state.seed, [], state.given_deal)
+        if state.results:  # a later hand of a match: its actions follow the last hand's end
+            for i, action in enumerate(history):
+                replay.apply(action)
+                if len(replay.results) == len(state.results):
+                    history = history[i + 1:]
+                    break
+        self.world_game = game if self.first else _later_game(game, state)
         self.start = replay.start_seat
         self.obs = [replay.observation(seat)]
         self.bury_steps = []  # history indices of the dealer's burial
@@ -125,6 +280,10 @@ class _View:
         dead = game.options["follow"] == "dead"
         self.kou = {}  # seat -> [turn opened, times asked, passed, cap at its turn]
         self.kou_seen = False  # a seat was asked for 扣王 (so the turns happened)
+        # later hands: each declare decision (seat, why asked, cards dealt, action) and the
+        # history indices of the dealer's tribute returns
+        self.decisions = []
+        self.return_steps = []
         # From the first play on, each step is a public play whose effect on ``seat``'s view
         # (its hand, the plays, the trick's winner and points, cards left, whose turn) follows
         # from the position's public part, the action and ``seat``'s cards: a world that
@@ -135,13 +294,16 @@ class _View:
         for i, action in enumerate(history):
             phase, cur = replay.phase, replay.current
             if phase is Phase.DECLARE:
-                if replay.deal.ask_reason == "new card" and cur not in self.asked \
-                        and replay.deal.decl == 0:
+                self.decisions.append((cur, replay.deal.ask_reason, replay.deal.pos, action))
+                if self.first and replay.deal.ask_reason == "new card" and \
+                        cur not in self.asked and replay.deal.decl == 0:
                     self.asked[cur] = replay.deal.pos
                 if action == cat.GRAB:
                     self.grab_pos = replay.deal.pos
             elif phase is Phase.BURY:
                 self.bury_steps.append(i)
+            elif phase is Phase.RETURN:
+                self.return_steps.append(i)
             elif phase is Phase.PLAY and self.first_play is None:
                 self.first_play = i
             elif phase is Phase.KOUJOKER:
@@ -168,9 +330,12 @@ class _View:
                     if held:
                         self.duty[cur].append((int(cls[led]), held, played_before))
             self.obs.append(replay.observation(seat))
-        if replay.phase is Phase.DECLARE and replay.deal.ask_reason == "new card" and \
-                replay.current not in self.asked and replay.deal.decl == 0:
-            self.asked[replay.current] = replay.deal.pos  # asked now, not answered yet
+        if replay.phase is Phase.DECLARE:
+            self.decisions.append((replay.current, replay.deal.ask_reason, replay.deal.pos,
+                                   None))  # asked now, not answered yet
+            if self.first and replay.deal.ask_reason == "new card" and \
+                    replay.current not in self.asked and replay.deal.decl == 0:
+                self.asked[replay.current] = replay.deal.pos
         # another seat's follow in progress is hidden from ``seat``: the world stops before it
         self.keep = len(history)
         if state.phase is Phase.PLAY and state.trick.partial and state.current != seat:
@@ -204,19 +369,90 @@ class _View:
         self.own_cards = [deck[p] for p in self.own_slots]
         self.is_dealer = self.dealer == seat and self.pos >= DEALT and \
             state.phase is not Phase.DECLARE
-        self.own_kitty = list(deck[DEALT:]) if self.is_dealer else None
+        # the kitty still lies untouched while the dealer gives back tribute cards
+        self.kitty_lying = state.phase is Phase.RETURN
+        self.gangguo = bool(state.gangguo)
+        self.own_kitty = list(deck[DEALT:]) if self.is_dealer and not self.kitty_lying \
+            else None
         self.own_burial = list(state.kitty.buried) if self.is_dealer else None
         self.burial_known = None  # the buried multiset, where every seat knows it
         if not self.is_dealer and self.bury_done and v["kitty_shown"][0] and \
                 self.phase_after_bury():
             now = v["kitty_known"][seat].astype(np.int64)
             self.burial_known = now + self.taken.sum(axis=0) - self.kou_kinds.sum(axis=0)
+        self._later_hand(state)
+
+    def _later_hand(self, state):
+        """A later hand's public facts: the kitty shown or drawn, the tribute (its cards where
+        ``seat`` gave or took them), and what the declaration asks say of each seat's deal."""
+        v, seat = state.v, self.seat
+        self.kitty_public = self.grabbed or (not self.first and state.deal.decl != 0)
+        self.tribute_n = int(v["tribute"][0])
+        self.returned_n = int(v["returned"][0])
+        self.blood = state.blood_due
+        self.giver = None if self.dealer is None else (self.dealer - 1) % 4
+        known = seat in (self.dealer, self.giver) and self.dealer is not None
+        self.tribute_known = v["tribute_known"][seat].astype(np.int64) if known else None
+        self.returned_known = v["returned_known"][seat].astype(np.int64) if known else None
+        self.new_asks = [set() for _ in range(4)]  # deal slots whose card made a seat asked
+        self.holds = [[] for _ in range(4)]
+        self.floors = []  # (cards dealt, rank) at each declaration
+        self.checks = [[] for _ in range(4)]  # (cards dealt, rank to beat, could beat it)
+        self.shown = v["declared_cards"].astype(np.int64)
+        if self.first:
+            return
+        self.holds = [[] for _ in range(4)]  # (cards dealt, column, at least) per declaration
+        for cur, why, pos, action in self.decisions:
+            if why == "new card":
+                self.new_asks[cur].add(pos - 1)
+            if action is not None and action != cat.PASS:
+                self.floors.append((pos, declare.rank_of(action)))
+                self.holds[cur].append((pos, *declare.shown(action)))
+        self.checks = _declare_checks(self.decisions, self.start,
+                                      state.phase is not Phase.DECLARE)
 
     def phase_after_bury(self) -> bool:
         return self.state.phase in (Phase.KOUJOKER, Phase.TAKEBACK, Phase.PLAY)
 
 
 # --- the proposal ---------------------------------------------------------------------------
+
+def _special_kinds(level: int) -> list[int]:
+    """The cards a later hand's declarations count: the level card of each suit ♦♣♥♠, then
+    the small and the big joker (the columns of ``observation.SHOWN``)."""
+    base = level_rank(level) * 4
+    return [base, base + 1, base + 2, base + 3, SMALL_JOKER, BIG_JOKER]
+
+
+def _tribute_order(trump: int, level: int) -> list[int]:
+    """The kinds in the order a tribute takes them (``kitty.tribute_cards``: strongest
+    non-point first, ties by suit ♠ ♥ ♣ ♦), then the point kinds (never given)."""
+    strength = strength_row(trump, level)
+    kinds = sorted((k for k in range(NUM_KINDS) if not kitty_rules.is_point(k)),
+                   key=lambda k: (-int(strength[k]), -(k % 4) if k < NUM_NATURAL else 0))
+    return kinds + [k for k in range(NUM_KINDS) if kitty_rules.is_point(k)]
+
+
+_LOG_FACT = np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, DEALT + KITTY + 1)))])
+
+
+def _shifted(table, held, strides, top, minus=None):
+    """Per state ``x`` of a counts lattice (``held``: the counts of each state), the value of
+    ``table`` at ``top - x`` (``top`` a counts vector, or one per state), 0 where that is
+    negative; with ``minus``, at ``x - minus`` instead (``top`` unused there)."""
+    diff = (held - minus) if minus is not None else (top - held)
+    ok = (diff >= 0).all(axis=1)
+    out = np.zeros(len(held))
+    out[ok] = table[diff[ok] @ strides]
+    return out
+
+
+def _kitty_draw(seed: int) -> list[int]:
+    """The order a later hand's kitty draw looks at the kitty cards when nobody declared
+    (``phases.deal.reveal``): the first draw of the world's generator, as the engine makes it
+    (a world's game draws nothing before it: its levels, dealer and blood are options)."""
+    return np.random.default_rng(seed).permutation(KITTY).tolist()
+
 
 def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
     return [c for c in itertools.product(range(total + 1), repeat=parts) if sum(c) == total]
@@ -227,10 +463,15 @@ class _Proposal:
 
     def __init__(self, view: _View):
         self.view = view
+        self.drawn = []  # hidden hands drawn ahead (``_hands``); emptied at each call
+        self.batch = 16
         self.seat_slots = [[p for p in range(DEALT) if (view.start + p) % 4 == s]
                            for s in range(4)]
         self.dealing = view.pos < DEALT or view.dealer is None or \
             view.state.phase is Phase.DECLARE
+        self.special = None if view.first else _special_kinds(view.level)
+        self._orders = {}  # (seat, slots) -> _forward_slots
+        self._joint = None  # during a later hand's deal: _deal_allocations
         self._bj_rules()
         if not self.dealing:
             self._groups()
@@ -243,7 +484,7 @@ class _Proposal:
             limit = 0  # no ask during the deal: the replay checks the after-deal asks
         self.pinned_bj = {}  # seat -> slot holding its first big joker
         self.forbid_below = {}  # seat -> slots before this position hold no big joker
-        for s in range(4):
+        for s in range(4 if v.first else 0):  # (a later hand has no grab)
             if s == v.seat:
                 continue
             if s in v.asked:
@@ -279,6 +520,88 @@ class _Proposal:
             deck[p] = c
         return deck
 
+    # --- during a later hand's deal: the level cards and jokers first -------------------------
+    def _later_deal_deck(self, rng) -> list[int] | None:
+        """A deck for a later hand still being dealt (or declared on): the special cards (level
+        cards, jokers) each other seat was dealt so far are drawn first, exactly in proportion
+        to the number of deals whose asks match (``_deal_allocations``), and put where the asks
+        say (``_special_order``); the rest of the unseen cards are shuffled into the free
+        slots, the special ones only into the slots not dealt yet."""
+        v = self.view
+        if self._joint is None:
+            self._joint = self._deal_allocations()
+        seats, slot_lists, tables, held, strides, rest_w, unseen = self._joint
+        v1, v2, v3, w12 = tables
+        # the third seat's count, then the first two's together, then the first's
+        g = self._pick(rng, v3 * self._joint_g)
+        t = self._pick(rng, w12 * _shifted(rest_w, held, strides, unseen - held[g]))
+        a = self._pick(rng, v1 * _shifted(v2, held, strides, held[t]))
+        chosen = [held[a], held[t] - held[a], held[g]]
+        deck = [-1] * (DEALT + KITTY)
+        pool = np.full(NUM_KINDS, 4, dtype=np.int64)
+        for p, c in zip(v.own_slots, v.own_cards):
+            deck[p] = c
+            pool[c] -= 1
+        spec = self.special
+        for s, slots, counts in zip(seats, slot_lists, chosen):
+            order = self._special_order(s, slots, counts, rng)
+            if order is None:
+                return None
+            for p, j in zip(slots, order):
+                if j >= 0:
+                    deck[p] = spec[j]
+        rest = np.repeat(spec, unseen - held[t] - held[g]).tolist()
+        rng.shuffle(rest)
+        undealt = list(range(v.pos, DEALT + KITTY))
+        for p, c in zip(rng.choice(undealt, size=len(rest), replace=False).tolist(), rest):
+            deck[p] = c
+        pool[spec] = 0
+        others = np.repeat(np.arange(NUM_KINDS), pool)
+        rng.shuffle(others)
+        it = iter(others.tolist())
+        return [c if c >= 0 else next(it) for c in deck]
+
+    @staticmethod
+    def _pick(rng, weights) -> int:
+        cum = np.cumsum(weights)
+        return min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")),
+                   len(cum) - 1)
+
+    def _deal_allocations(self):
+        """The tables to share the unseen special cards among the other seats' dealt slots and
+        the slots not dealt yet, in proportion to the number of deals: per seat the number of
+        orders that ask it as it was asked (the slot programme's final table, over its counts),
+        and the ways to put the rest in the slots not dealt yet."""
+        v = self.view
+        unseen = self._unseen_special()
+        seats = [s for s in range(4) if s != v.seat]
+        slot_lists, ways = [], []
+        for s in seats:
+            slots = [p for p in self.seat_slots[s] if p < v.pos]
+            slot_lists.append(slots)
+            key = (s, tuple(slots))
+            if key not in self._orders:
+                self._orders[key] = self._forward_slots(s, slots, unseen)
+            _, held, strides, _, final, _ = self._orders[key]
+            ways.append(final)
+        undealt = DEALT + KITTY - v.pos
+        placed = held.sum(axis=1)
+        log_rest = _LOG_FACT[undealt] - _LOG_FACT[held].sum(axis=1) - \
+            _LOG_FACT[np.maximum(undealt - placed, 0)]
+        rest_w = np.where(placed <= undealt, np.exp(log_rest - log_rest.max()), 0.0)
+        v1, v2, v3 = ways
+        w12 = np.zeros(len(held))
+        for a in np.flatnonzero(v1).tolist():
+            w12 += v1[a] * _shifted(v2, held, strides, held, minus=held[a])
+        # per count of the third seat: the weight of everything else
+        self._joint_g = np.zeros(len(held))
+        for g in np.flatnonzero(v3).tolist():
+            self._joint_g[g] = (w12 * _shifted(rest_w, held, strides, unseen - held[g])).sum()
+        if not (v3 * self._joint_g).any():
+            raise StateError("dabang.sample_worlds: no deal is consistent with what the seat "
+                             "has seen (internal error)")
+        return seats, slot_lists, (v1, v2, v3, w12), held, strides, rest_w, unseen
+
     # --- after the reveal: the hidden hands by a programme over the kinds ---------------------
     def _groups(self):
         v = self.view
@@ -286,19 +609,41 @@ class _Proposal:
         cls = SUIT_CLASS[v.trump][v.level - 3]
         self.cls = cls
         self.others = [s for s in range(4) if s not in (seat, dealer)]
-        # groups: each other non-dealer's hand now, then (seat not the dealer) the dealer's hand
-        # now and its hidden burial
+        zero = np.zeros(NUM_KINDS, dtype=np.int64)
+        # the tribute and its return: known to the giver and the dealer, drawn for the others
+        tribute = v.tribute_known if v.tribute_known is not None else zero
+        returned = v.returned_known if v.returned_known is not None else zero
+        self.tribute, self.returned = tribute, returned
+        # groups that share the unseen cards: each other non-dealer's hand now, then (seat not
+        # the dealer) the dealer's hand now and its hidden burial, and the kitty's hidden part
+        # while it lies untouched; then the extra groups, cards counted in those already: a
+        # tribute and a return ``seat`` did not see
         self.group_kind = [("hand", s) for s in self.others]
         if not v.is_dealer:
             self.group_kind.append(("dealer", dealer))
-            if v.burial_known is None:
+            if v.burial_known is None and not v.kitty_lying:
                 self.group_kind.append(("burial", dealer))
-        caps = []
-        for kind, s in self.group_kind:
-            caps.append(v.buried_n if kind == "burial" else v.cards_left[s])
-        self.caps = caps
+        self.kitty_known = np.bincount(v.own_kitty, minlength=NUM_KINDS) \
+            if v.own_kitty is not None else self._public_kitty()
+        kitty_hidden = KITTY - int(self.kitty_known.sum())
+        if v.kitty_lying and kitty_hidden:
+            self.group_kind.append(("kitty", None))
+        sizes = {"burial": v.buried_n, "kitty": kitty_hidden}
+        # the largest group last: its count follows from the others', so the programme's
+        # state is smallest that way
+        self.group_kind.sort(key=lambda g: sizes[g[0]] if g[0] in sizes else v.cards_left[g[1]])
+        self.parts = len(self.group_kind)
+        if v.tribute_n and v.tribute_known is None:
+            self.group_kind.append(("tribute", v.giver))
+        if v.returned_n and v.returned_known is None:
+            self.group_kind.append(("returned", v.giver))
+        sizes.update(tribute=v.tribute_n, returned=v.returned_n)
+        self.caps = [sizes[kind] if kind in sizes else v.cards_left[s]
+                     for kind, s in self.group_kind]
         # what each seat was certainly dealt beyond its hand now
         self.fixed = {s: v.played[s] + v.kou_kinds[s] - v.taken[s] for s in self.others}
+        if v.giver in self.fixed:
+            self.fixed[v.giver] = self.fixed[v.giver] + tribute - returned
         no_jokers = set()
         for s in self._kou_turns_over():
             opened, asked, passed, cap = v.kou.get(s, [True, 0, False, None])
@@ -308,28 +653,32 @@ class _Proposal:
             if not passed and cap is not None and buried < cap:
                 no_jokers.add(s)  # it stopped burying jokers with room left: it held no more
         self.no_jokers = no_jokers
-        # the dealer's 60 (its deal and the kitty) = played + burial + hand now
+        # the dealer's 60 (its deal and the kitty) = played + burial + hand now - tribute
+        # + returned
         pool = np.full(NUM_KINDS, 4, dtype=np.int64)
         for c in v.own_cards:
             pool[c] -= 1
         if v.is_dealer:
-            for c in v.own_kitty:
-                pool[c] -= 1
-            self.kitty_known = np.bincount(v.own_kitty, minlength=NUM_KINDS)
+            pool -= self.kitty_known
         else:
-            self.kitty_known = self._public_kitty()
             pool -= v.played[dealer]
             if v.burial_known is not None:
                 pool -= v.burial_known
+            if v.kitty_lying:
+                pool -= self.kitty_known
+            if seat == v.giver:
+                pool += tribute - returned
         for s in self.others:
             pool -= self.fixed[s]
         self.pool = pool
-        if (pool < 0).any() or pool.sum() != sum(caps):
+        if (pool < 0).any() or pool.sum() != sum(self.caps[:self.parts]):
             raise StateError("dabang.sample_worlds: the position's public cards do not add up "
                              "(internal error)")
         self.dealer_fixed = None if v.is_dealer else (
             v.played[dealer] + (v.burial_known if v.burial_known is not None else 0)
-            - self.kitty_known - self._pin_vector(dealer))
+            - (0 if v.kitty_lying else self.kitty_known) - self._pin_vector(dealer)
+            - tribute + returned)
+        self._bounds()
         # A grabber's trump is the suit of the first suited card it is dealt after grabbing: when
         # the seat did not grab, the programme chooses that card (any natural of the trump suit
         # in the dealer's deal) and the dealer's arrangement puts it in place. Exact only when
@@ -343,16 +692,66 @@ class _Proposal:
         # weighed and placed like another seat's when the whole kitty is known, as after a grab
         # (otherwise the kitty's hidden part shares the jokers, and the replay checks them).
         self.dealer_slots = None
-        if not v.is_dealer and int(self.kitty_known.sum()) == KITTY:
+        if v.first and not v.is_dealer and int(self.kitty_known.sum()) == KITTY:
             free = [p for p in self.seat_slots[dealer] if p != self.pinned_bj.get(dealer)]
             low = self.forbid_below.get(dealer, 0)
             self.dealer_slots = (len(free), sum(1 for p in free if p >= low))
         self._programme()
 
+    def _bounds(self):
+        """Later hands: bounds on each seat's dealt count of a kind, and the tribute's order.
+
+        A seat dealt at least the level cards and jokers it showed in declarations; a seat
+        passed over when the deal ended could not beat the standing declaration (no more level
+        cards of a suit than its rank, fewer than four of a joker). The tribute is the giver's
+        strongest non-point cards: it kept none stronger than the weakest it gave."""
+        v = self.view
+        self.lo = np.zeros((4, NUM_KINDS), dtype=np.int64)
+        self.hi = np.full((4, NUM_KINDS), 4, dtype=np.int64)
+        self.order = list(range(NUM_KINDS))
+        self.trank = None
+        if v.first:
+            return
+        self.special = _special_kinds(v.level)
+        for s in range(4):
+            self.lo[s, self.special] = v.shown[s]
+            for pos, floor, asked in v.checks[s]:
+                if pos == DEALT and not asked:
+                    if floor < 4:
+                        self.hi[s, self.special[:4]] = np.minimum(
+                            self.hi[s, self.special[:4]], floor)
+                    if floor < 5:
+                        self.hi[s, SMALL_JOKER] = min(self.hi[s, SMALL_JOKER], 3)
+                    if floor < 6:
+                        self.hi[s, BIG_JOKER] = min(self.hi[s, BIG_JOKER], 3)
+        # the counts of special cards an order of the seat's deal can give it (its asks)
+        unseen = self._unseen_special()
+        for s in range(4):
+            if s == v.seat:
+                continue
+            slots = self.seat_slots[s]
+            key = (s, tuple(slots))
+            if key not in self._orders:
+                self._orders[key] = self._forward_slots(s, slots, unseen)
+            held, final = self._orders[key][1], self._orders[key][4]
+            fits = held[final > 0]
+            if len(fits):
+                self.lo[s, self.special] = np.maximum(self.lo[s, self.special], fits.min(axis=0))
+                self.hi[s, self.special] = np.minimum(self.hi[s, self.special], fits.max(axis=0))
+        if v.tribute_n:
+            order = _tribute_order(v.trump, v.level)
+            self.trank = {k: i for i, k in enumerate(order)}
+            if v.tribute_known is None:
+                self.order = order  # the programme fills the tribute strongest first
+            self.t_last = max(self.trank[k] for k in np.flatnonzero(self.tribute).tolist()) \
+                if v.tribute_known is not None else None
+
     def _kou_turns_over(self) -> list[int]:
         """The seats whose 扣王 turn is over, where every seat knows the turns took place."""
         v = self.view
         state = v.state
+        if v.gangguo:  # the kitty was never taken up: nothing buried, no 扣王
+            return []
         if v.is_dealer or v.burial_known is not None:
             buried = v.own_burial if v.is_dealer else self._flat(v.burial_known)
             allowed = kitty_rules.koujoker_allowed(buried) if v.bury_done else False
@@ -395,22 +794,44 @@ class _Proposal:
         counts[BIG_JOKER] += v.flip_jokers[1]
         return counts
 
-    def _weight(self, k: int, alloc: tuple, pick: int = 0) -> float:
+    def _weight(self, k: int, alloc: tuple, pick: int = 0) -> tuple[float, bool]:
+        """The weight of giving the unseen copies of kind ``k`` to the groups as ``alloc`` says
+        (and, with ``pick``, the trump-naming card), and whether it needs the hidden tribute
+        to be complete once ``k`` is given (the giver kept a copy of ``k``)."""
         v, cls = self.view, self.cls
-        w = 1.0
+        got = dict(zip(self.group_kind, alloc))
+        t = got.get(("tribute", v.giver), 0)
+        r = got.get(("returned", v.giver), 0)
+        if t and kitty_rules.is_point(k):
+            return 0.0, False  # the tribute is non-point cards
+        w, full = 1.0, False
         dealer_count = None
+        if ("dealer", v.dealer) in got:
+            dealer_count = int(self.dealer_fixed[k]) + got["dealer", v.dealer] - t + r \
+                + got.get(("burial", v.dealer), 0)
         for (kind, s), a in zip(self.group_kind, alloc):
             if kind in ("hand", "dealer") and any(
                     cls[k] == c and a + int(v.played[s][k] - before[k]) in held
                     for c, held, before in v.duty[s]):
-                return 0.0
+                return 0.0, False
             if kind == "hand":
                 if a and (cls[k] in v.voids[s] or (k >= NUM_NATURAL and s in self.no_jokers)):
-                    return 0.0
-                free = int(self.fixed[s][k]) + a - (1 if k == BIG_JOKER and
-                                                     s in self.pinned_bj else 0)
+                    return 0.0, False
+                dealt = int(self.fixed[s][k]) + a + (t - r if s == v.giver else 0)
+                if not self.lo[s, k] <= dealt <= self.hi[s, k]:
+                    return 0.0, False
+                if s == v.giver and self.trank is not None and not kitty_rules.is_point(k) \
+                        and dealt - t - int(self.tribute[k]) > 0:
+                    # the giver kept a copy of k: the tribute took none weaker, and it was full
+                    if v.tribute_n < v.blood:
+                        return 0.0, False
+                    if v.tribute_known is None:
+                        full = True
+                    elif self.trank[k] < self.t_last:
+                        return 0.0, False
+                free = dealt - (1 if k == BIG_JOKER and s in self.pinned_bj else 0)
                 if free < 0:
-                    return 0.0
+                    return 0.0, False
                 w /= math.factorial(free)
                 if k == BIG_JOKER and free:
                     slots = 52 - (1 if s in self.pinned_bj else 0)
@@ -420,65 +841,79 @@ class _Proposal:
                     w *= math.comb(allowed, free) / math.comb(slots, free)
             elif kind == "dealer":
                 if a and cls[k] in v.voids[s]:
-                    return 0.0
-                dealer_count = int(self.dealer_fixed[k]) + a
-            else:  # the hidden burial: a complete one buried no joker (it would be shown)
+                    return 0.0, False
+            elif kind == "burial":  # a complete hidden burial buried no joker (it would show)
                 if a and k >= NUM_NATURAL and v.bury_done:
-                    return 0.0
-                dealer_count += a
+                    return 0.0, False
+            elif kind == "kitty":  # the kitty's hidden part, lying untouched
+                w /= math.factorial(a)
         if dealer_count is not None:
             dealer_count -= pick  # the trump-naming card has its own slot
-            if dealer_count < 0:
-                return 0.0
+            if dealer_count < 0 or dealer_count < self.lo[v.dealer, k]:
+                return 0.0, False
+            # (the count holds the kitty's hidden part too unless all of it is known)
+            if (v.kitty_lying or int(self.kitty_known.sum()) == KITTY) and \
+                    dealer_count > self.hi[v.dealer, k]:
+                return 0.0, False
             w /= math.factorial(dealer_count)
             if k == BIG_JOKER and dealer_count and self.dealer_slots is not None:
                 slots, allowed = self.dealer_slots
                 w *= math.comb(allowed, dealer_count) / math.comb(slots, dealer_count)
-        return w
+        return w, full
 
     def _programme(self):
-        """The forward tables of the programme over the kinds. Its state: the cards given so
-        far to each group but the last (whose count follows from the pool), and, with
-        ``self.pick``, whether the dealer's trump-naming card has been chosen yet."""
-        caps, pool = self.caps, self.pool
-        groups = len(caps)
+        """The forward tables of the programme over the kinds (in ``self.order``). Its state:
+        the cards given so far to each sharing group but the last (whose count follows from the
+        pool), to each extra group, and, with ``self.pick``, whether the dealer's trump-naming
+        card has been chosen yet."""
+        caps, pool, parts = self.caps, self.pool, self.parts
         picks = (0, 1) if self.pick else (0,)
-        self.table = []  # per kind: [(allocation, pick, weight)]
-        for k in range(NUM_KINDS):
-            keep = []
-            for a in _compositions(int(pool[k]), groups):
+        extra = [range(min(4, c) + 1) for c in caps[parts:]]
+        self.table, self.fulls = [], []  # per kind in order: [(head, weight)], [needs full]
+        for k in self.order:
+            keep, fulls = [], []
+            for a in _compositions(int(pool[k]), parts):
                 if any(x > c for x, c in zip(a, caps)):
                     continue
-                for p in picks:
-                    if p and not (k < NUM_NATURAL and k % 4 == self.view.trump):
-                        continue
-                    w = self._weight(k, a, p)
-                    if w > 0:
-                        keep.append((a[:-1] + ((p,) if self.pick else ()), w))
+                for e in itertools.product(*extra):
+                    for p in picks:
+                        if p and not (k < NUM_NATURAL and k % 4 == self.view.trump):
+                            continue
+                        w, full = self._weight(k, a + e, p)
+                        if w > 0:
+                            keep.append((a[:-1] + e + ((p,) if self.pick else ()), w))
+                            fulls.append(full)
             if not keep:
                 raise StateError("dabang.sample_worlds: no deal is consistent with what the "
                                  "seat has seen (internal error)")
             self.table.append(keep)
-        dims = list(caps[:-1]) + ([1] if self.pick else [])
+            self.fulls.append(fulls)
+        dims = list(caps[:parts - 1]) + list(caps[parts:]) + ([1] if self.pick else [])
         self.dims = dims
+        # the hidden tribute's dimension (its groups come first among the extras)
+        self.t_dim = parts - 1 if ("tribute", self.view.giver) in self.group_kind[parts:] \
+            else None
         shape = tuple(c + 1 for c in dims)
         index_sum = np.zeros(shape, dtype=np.int64)
-        for d, c in enumerate(caps[:-1]):
+        for d, c in enumerate(caps[:parts - 1]):
             index_sum = index_sum + np.arange(c + 1).reshape(
                 [-1 if i == d else 1 for i in range(len(shape))])
         f = np.zeros(shape)
         f[(0,) * len(shape)] = 1.0
         self.forward = [f]
         cumulative = 0
-        for k in range(NUM_KINDS):
+        for i, k in enumerate(self.order):
             cumulative += int(pool[k])
             new = np.zeros(shape)
-            for head, w in self.table[k]:
-                src = tuple(slice(0, c + 1 - x) for c, x in zip(dims, head))
-                dst = tuple(slice(x, c + 1) for c, x in zip(dims, head))
-                new[dst] += w * f[src]
+            for (head, w), full in zip(self.table[i], self.fulls[i]):
+                src = [slice(0, c + 1 - x) for c, x in zip(dims, head)]
+                dst = [slice(x, c + 1) for c, x in zip(dims, head)]
+                if full:  # only into states where the tribute is complete
+                    j, cap = self.t_dim, dims[self.t_dim]
+                    src[j], dst[j] = slice(cap - head[j], cap - head[j] + 1), slice(cap, cap + 1)
+                new[tuple(dst)] += w * f[tuple(src)]
             last = cumulative - index_sum
-            new[(last < 0) | (last > caps[-1])] = 0.0
+            new[(last < 0) | (last > caps[parts - 1])] = 0.0
             total = new.sum()
             if total <= 0:
                 raise StateError("dabang.sample_worlds: no deal is consistent with what the "
@@ -491,34 +926,52 @@ class _Proposal:
 
     def _hands(self, rng) -> tuple[list[np.ndarray], int | None]:
         """One draw of each group's cards (count vectors) and of the dealer's trump-naming
-        card (``None`` without ``self.pick``), exactly from the programme."""
-        caps, pool, groups = self.caps, self.pool, len(self.caps)
+        card (``None`` without ``self.pick``), exactly from the programme. Drawn ``self.batch``
+        at a time (``_draw_hands``, vectorized over the draws), kept for the next calls."""
+        if not self.drawn:
+            self.drawn = self._draw_hands(rng, self.batch)
+        return self.drawn.pop()
+
+    def _draw_hands(self, rng, m: int) -> list[tuple[list[np.ndarray], int | None]]:
+        caps, pool, parts = self.caps, self.pool, self.parts
         if not hasattr(self, "heads"):  # the tables as arrays, for a vectorized draw
             self.heads = [np.array([h for h, _ in t], dtype=np.int64).reshape(len(t), -1)
                           for t in self.table]
             self.weights = [np.array([w for _, w in t]) for t in self.table]
-        u = np.array(self.dims, dtype=np.int64)
-        out = [np.zeros(NUM_KINDS, dtype=np.int64) for _ in caps]
-        picked = None
-        for k in range(NUM_KINDS - 1, -1, -1):
-            heads = self.heads[k]
+            self.full_rows = [np.array(f, dtype=bool) for f in self.fulls]
+        dims = np.array(self.dims, dtype=np.int64)
+        u = np.tile(dims, (m, 1))
+        width = len(dims)
+        out = np.zeros((m, len(caps), NUM_KINDS), dtype=np.int64)
+        picked = np.full(m, -1)
+        for i in range(len(self.order) - 1, -1, -1):
+            k = self.order[i]
+            heads = self.heads[i]
             if len(heads) == 1:  # one way only (e.g. no unseen copy): no draw
-                head = heads[0]
+                head = np.tile(heads[0], (m, 1))
             else:
-                prev = u - heads
-                ok = (prev >= 0).all(axis=1)
-                p = np.zeros(len(prev))
-                p[ok] = self.forward[k][tuple(prev[ok].T)] * self.weights[k][ok]
-                cum = np.cumsum(p)
-                i = int(np.searchsorted(cum, rng.random() * cum[-1], side="right"))
-                head = heads[min(i, len(cum) - 1)]
-            for g in range(groups - 1):
-                out[g][k] = head[g]
-            out[-1][k] = int(pool[k]) - int(head[:groups - 1].sum())
-            if self.pick and head[-1]:
-                picked = k
+                prev = u[:, None, :] - heads[None, :, :]
+                ok = (prev >= 0).all(axis=2)
+                if self.t_dim is not None:
+                    ok &= ~(self.full_rows[i][None, :] &
+                            (u[:, self.t_dim] != dims[self.t_dim])[:, None])
+                p = np.zeros(ok.shape)
+                rows, cols = np.nonzero(ok)
+                p[rows, cols] = self.forward[i][tuple(prev[rows, cols].T)] * \
+                    self.weights[i][cols]
+                cum = np.cumsum(p, axis=1)
+                r = rng.random(m) * cum[:, -1]
+                j = np.minimum((cum <= r[:, None]).sum(axis=1), len(heads) - 1)
+                head = heads[j]
+            if width:
+                out[:, :parts - 1, k] = head[:, :parts - 1]
+                out[:, parts:, k] = head[:, parts - 1:parts - 1 + len(caps) - parts]
+            out[:, parts - 1, k] = int(pool[k]) - head[:, :parts - 1].sum(axis=1)
+            if self.pick:
+                picked[head[:, -1] > 0] = k
             u = u - head
-        return out, picked
+        return [(list(out[w]), None if picked[w] < 0 else int(picked[w]))
+                for w in range(m - 1, -1, -1)]
 
     # --- building the deck ------------------------------------------------------------------
     def _arrange(self, deck, s, cards: np.ndarray, rng) -> bool:
@@ -543,14 +996,29 @@ class _Proposal:
             deck[p] = c
         return True
 
-    def _kitty_order(self, rng, known: np.ndarray, hidden: list[int]) -> list[int] | None:
-        """The dealt kitty's order: the public part where the flips or the grab put it, the
-        hidden part in the other places at random."""
+    def _kitty_order(self, rng, known: np.ndarray, hidden: list[int],
+                     seed: int) -> list[int] | None:
+        """The dealt kitty's order: the public part where the flips, the grab or the draw put
+        it, the hidden part in the other places at random."""
         v = self.view
-        if v.grabbed:
+        if v.kitty_public:
             cards = np.repeat(np.arange(NUM_KINDS), known).tolist() + hidden
             rng.shuffle(cards)
             return cards
+        if not v.first:  # the draw: the world's seed decides the order it looks at the kitty
+            drawn = np.repeat(np.arange(NUM_KINDS), v.revealed).tolist()
+            jokers = [c for c in drawn if c >= NUM_NATURAL]
+            suited = [c for c in drawn if c < NUM_NATURAL]
+            if len(suited) != 1:
+                return None
+            rng.shuffle(jokers)
+            cards = [-1] * KITTY
+            for i, c in zip(_kitty_draw(seed), jokers + suited):
+                cards[i] = c
+            rest = list(hidden)
+            rng.shuffle(rest)
+            it = iter(rest)
+            return [c if c >= 0 else next(it) for c in cards]
         revealed = np.repeat(np.arange(NUM_KINDS), v.revealed).tolist()
         passed = [SMALL_JOKER] * v.flip_jokers[0] + [BIG_JOKER] * v.flip_jokers[1]
         rng.shuffle(passed)
@@ -576,58 +1044,207 @@ class _Proposal:
         v = self.view
         seed = int(rng.integers(MAX_SEED))
         if self.dealing:
-            deck = self._deal_phase_deck(rng)
+            deck = self._deal_phase_deck(rng) if v.first else self._later_deal_deck(rng)
             history = v.history[:v.keep]
         else:
-            deck = self._post_deal_deck(rng)
-            if deck is None:
+            built = self._post_deal_deck(rng, seed)
+            if built is None:
                 return None
-            deck, history = deck
+            deck, history = built
         if deck is None:
             return None
         return self._replayed(seed, deck, history)
 
-    def _post_deal_deck(self, rng):
+    def _post_deal_deck(self, rng, seed):
         v = self.view
         hands, picked = self._hands(rng)
+        zero = np.zeros(NUM_KINDS, dtype=np.int64)
+        g = {kind: cards for (kind, s), cards in zip(self.group_kind, hands)}
+        hidden_t, hidden_r = g.get("tribute", zero), g.get("returned", zero)
         deck = [-1] * (DEALT + KITTY)
         for p, c in zip(v.own_slots, v.own_cards):
             deck[p] = c
         for s, p in self.pinned_bj.items():
             deck[p] = BIG_JOKER
+        arrange = self._arrange if v.first else self._arrange_later
         for (kind, s), cards in zip(self.group_kind, hands):
             if kind == "hand":
                 dealt = self.fixed[s] + cards - self._pin_vector(s)
-                if not self._arrange(deck, s, dealt, rng):
+                if s == v.giver:
+                    dealt = dealt + hidden_t - hidden_r
+                if (dealt < 0).any() or not arrange(deck, s, dealt, rng):
                     return None
         history = list(v.history[:v.keep])
+        public = self._public_kitty()
         if v.is_dealer:
-            public = self._public_kitty()
-            kitty = self._kitty_order(rng, public, self._flat(self.kitty_known - public))
+            hidden = self._flat(g["kitty"] if "kitty" in g else self.kitty_known - public)
+            kitty = self._kitty_order(rng, public, hidden, seed)
         else:
             dealer = v.dealer
-            g = {kind: cards for (kind, s), cards in zip(self.group_kind, hands)}
-            burial = v.burial_known if v.burial_known is not None else g["burial"]
-            sixty = v.played[dealer] + burial + g["dealer"]  # its deal and the kitty
-            free = sixty - self.kitty_known - self._pin_vector(dealer)
-            hidden_n = KITTY - int(self.kitty_known.sum())
-            copies = self._flat(free)
-            chosen = rng.choice(len(copies), size=hidden_n, replace=False) if hidden_n else []
-            hidden = [copies[i] for i in chosen]
-            kitty = self._kitty_order(rng, self.kitty_known, hidden)
-            if kitty is None:
+            if v.kitty_lying:  # its deal (with the tribute, less the return) is its hand now
+                hidden = self._flat(g["kitty"]) if "kitty" in g else []
+                dealt = self.dealer_fixed + g["dealer"] - hidden_t + hidden_r
+            else:
+                burial = v.burial_known if v.burial_known is not None else g["burial"]
+                sixty = (v.played[dealer] + burial + g["dealer"] - self.tribute + self.returned
+                         - hidden_t + hidden_r)  # its deal and the kitty
+                free = sixty - self.kitty_known - self._pin_vector(dealer)
+                if (free < 0).any():
+                    return None
+                hidden_n = KITTY - int(self.kitty_known.sum())
+                copies = self._flat(free)
+                chosen = rng.choice(len(copies), size=hidden_n, replace=False) \
+                    if hidden_n else []
+                hidden = [copies[i] for i in chosen]
+                dealt = free - np.bincount(hidden, minlength=NUM_KINDS).astype(np.int64)
+                order = ([BIG_JOKER] * int(burial[BIG_JOKER]) + [SMALL_JOKER] *
+                         int(burial[SMALL_JOKER]) + self._flat(burial[:NUM_NATURAL]))
+                for i, c in zip(v.bury_steps, order):
+                    history[i] = cat.BURY + c
+            kitty = self._kitty_order(rng, self.kitty_known, hidden, seed)
+            if kitty is None or (dealt < 0).any():
                 return None
-            dealt = free - np.bincount(hidden, minlength=NUM_KINDS).astype(np.int64)
-            if not self._arrange_dealer(deck, dealer, dealt, rng, picked):
+            if v.first:
+                if not self._arrange_dealer(deck, dealer, dealt, rng, picked):
+                    return None
+            elif not self._arrange_later(deck, dealer, dealt, rng):
                 return None
-            order = ([BIG_JOKER] * int(burial[BIG_JOKER]) + [SMALL_JOKER] *
-                     int(burial[SMALL_JOKER]) + self._flat(burial[:NUM_NATURAL]))
-            for i, c in zip(v.bury_steps, order):
-                history[i] = cat.BURY + c
+        if hidden_r.any():  # a return ``seat`` did not see: its cards, by kind
+            for i, c in zip(v.return_steps, self._flat(hidden_r)):
+                history[i] = cat.RETURN + c
         if kitty is None:
             return None
         deck[DEALT:] = kitty
         return deck, history
+
+    # --- later hands: where the level cards and jokers lie in a seat's deal ------------------
+    def _arrange_later(self, deck, s, cards, rng) -> bool:
+        """Put ``cards`` (counts) in seat ``s``'s deal slots (``_place``)."""
+        return self._place(deck, s, self.seat_slots[s], cards, rng)
+
+    def _place(self, deck, s, slots, cards, rng) -> bool:
+        """Put ``cards`` in ``slots`` of seat ``s``: the level cards and jokers where the deal
+        asked the seat exactly where it did (``_special_order``), the rest shuffled. False if
+        no order fits."""
+        if (cards < 0).any() or int(cards.sum()) != len(slots):
+            return False
+        spec = self.special
+        counts = cards[spec]
+        order = self._special_order(s, slots, counts, rng)
+        if order is None:
+            return False
+        rest = cards.copy()
+        rest[spec] = 0
+        rest = np.repeat(np.arange(NUM_KINDS), rest)
+        rng.shuffle(rest)
+        it = iter(rest.tolist())
+        for p, j in zip(slots, order):
+            deck[p] = spec[j] if j >= 0 else next(it)
+        return True
+
+    def _special_order(self, s, slots, counts, rng) -> list[int] | None:
+        """Which of ``slots`` hold which special card (a column of ``_special_kinds``; -1 for
+        another card), uniformly among the orders that ask seat ``s`` exactly as the real deal
+        did: a card dealt to it enables a new declaration at the slots where it was asked and at
+        no other, and at each look (``view.checks``) it could beat the standing declaration
+        exactly when it was asked. Drawn backwards from ``counts`` through the forward tables of
+        a programme over the slots whose state is the special cards dealt so far (one per seat
+        and slots, up to every unseen copy: ``None`` if no order fits)."""
+        key = (s, tuple(slots))
+        tables = self._orders.get(key)
+        if tables is None:
+            tables = self._orders[key] = self._forward_slots(s, slots, self._unseen_special())
+        layers, held, strides, rules, final, enables = tables
+        if (counts > held[-1]).any():
+            return None
+        u = int(counts @ strides)
+        if final[u] <= 0:
+            return None
+        out = [-1] * len(slots)
+        steps = strides.tolist()
+        for i in range(len(slots) - 1, -1, -1):
+            if u == 0:  # every special card placed: the slots before hold other cards
+                break
+            asked, floor = rules[i]
+            layer = layers[i]
+            options, weights = [], []
+            if asked is not True:
+                options.append(-1)
+                weights.append(float(layer[u]))
+            row = held[u].tolist()
+            for j in range(6):
+                if row[j] == 0:
+                    continue
+                prev = u - steps[j]
+                if asked is not None and bool(enables[floor][prev, j]) != asked:
+                    continue
+                options.append(j)
+                weights.append(float(layer[prev]))
+            r = rng.random() * sum(weights)
+            pick = next(o for o, w in zip(options[::-1], weights[::-1]) if w > 0)
+            for option, weight in zip(options, weights):
+                if r < weight:
+                    pick = option
+                    break
+                r -= weight
+            out[i] = pick
+            if pick >= 0:
+                u -= steps[pick]
+        return out
+
+    def _unseen_special(self) -> np.ndarray:
+        own = np.bincount(self.view.own_cards, minlength=NUM_KINDS)
+        return (4 - own[self.special]).astype(np.int64)
+
+    def _forward_slots(self, s, slots, counts):
+        """The slot programme's forward tables for seat ``s``'s ``slots`` and at most
+        ``counts`` special cards: per slot the number of valid orders of the slots before it
+        ending in each state, and (``final``) the number of valid orders of all the slots that
+        deal the seat each count of special cards; with the rules per slot and, per standing
+        rank, whether one more card of each column enables a declaration in each state."""
+        v = self.view
+        radix = counts + 1
+        strides = np.concatenate([[1], np.cumprod(radix)[:-1]]).astype(np.int64)
+        size = int(np.prod(radix))
+        held = (np.arange(size)[:, None] // strides) % radix  # special cards per state
+        during = v.game.options["bidding"] == "during_deal"
+        # the looks, and the declarations the seat made (it held what it showed)
+        checks = sorted([(pos, floor, asked, None) for pos, floor, asked in v.checks[s]] +
+                        [(pos, column, count, True) for pos, column, count in v.holds[s]],
+                        key=lambda check: check[0])
+        rules = []  # per slot: (asked there: True/False, or None if unconstrained; floor)
+        for p in slots:
+            floor = 0
+            for pos, rank in v.floors:
+                if pos <= p:
+                    floor = rank
+            rules.append((p in v.new_asks[s], floor) if during and p < v.pos else (None, floor))
+        enables = {floor: np.stack([_enables(held, j, floor) for j in range(6)], axis=1)
+                   for floor in {floor for _, floor in rules}}
+        room = held < counts  # one more card of each column fits
+        f = np.zeros(size)
+        f[0] = 1.0
+        layers = []
+        c = 0
+        for i, p in enumerate(slots):
+            while c < len(checks) and checks[c][0] <= p:
+                f = f * _look(held, checks[c])
+                c += 1
+            layers.append(f)
+            asked, floor = rules[i]
+            new = np.zeros(size) if asked is True else f.copy()
+            ok_all = room if asked is None else room & (enables[floor] == asked)
+            live = f > 0
+            for j in range(6):
+                if not counts[j]:
+                    continue
+                src = np.flatnonzero(ok_all[:, j] & live)
+                new[src + strides[j]] += f[src]
+            f = new
+        for check in checks[c:]:
+            if check[0] <= v.pos:  # (the looks still to come say nothing yet)
+                f = f * _look(held, check)
+        return layers, held, strides, rules, f, enables
 
     def _arrange_dealer(self, deck, s, cards, rng, picked=None) -> bool:
         """The dealer's deal slots, shuffled; its free big jokers must be where it could hold
@@ -686,9 +1303,9 @@ class _Proposal:
     def _replayed(self, seed, deck, history):
         """The world, if it replays to exactly what the seat saw; else ``None``."""
         v = self.view
-        game, seat, obs = v.game, v.seat, v.obs
+        seat, obs = v.seat, v.obs
         try:
-            world = game.new_state(seed, deck=deck, first_seat=v.start)
+            world = v.world_game.new_state(seed, deck=deck, first_seat=v.start)
         except ValueError:
             return None
         if not np.array_equal(world.observation(seat), obs[0]):

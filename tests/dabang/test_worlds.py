@@ -6,7 +6,12 @@
   games, option sets, every seat as viewer, positions from the deal to the last trick.
 - It reads no hidden card: a world drawn from a position is itself a position with other hidden
   cards and the same information for the seat; the same rng gives the same worlds from both.
-- It refuses what it does not cover (later hands) and bad arguments with clear errors.
+- Later hands (a match's, or an episode that starts from one: options ``dealer``, ``blood``):
+  the same checks over a table of positions (tribute given or not, returned or not, the viewer
+  the dealer, the giver or neither, the kitty shown or drawn, a match's second hand) and over
+  many seeds; a world of a later hand is the first hand of a game that starts from its match
+  situation (``worlds._later_game``).
+- It refuses bad arguments with clear errors.
 """
 
 from __future__ import annotations
@@ -30,22 +35,43 @@ OPTION_SETS = [
 ]
 
 
-def _observations(game, state, seat):
-    """The seat's observation before each step of the state's history and after the last."""
+def _hand_start(game, state) -> int:
+    """Where the current hand's actions start in the state's history (0 in a first hand)."""
+    if not state.results:
+        return 0
     replay = game.replay(state.seed, [], state.given_deal)
+    for i, action in enumerate(state.history):
+        replay.apply(action)
+        if len(replay.results) == len(state.results):
+            return i + 1
+    raise AssertionError("the current hand's start was not found")
+
+
+def _observations(game, state, seat):
+    """The seat's observation before each step of the current hand and after the last."""
+    start = _hand_start(game, state)
+    replay = game.replay(state.seed, state.history[:start], state.given_deal)
     seen = [replay.observation(seat)]
-    for action in state.history:
+    for action in state.history[start:]:
         replay.apply(action)
         seen.append(replay.observation(seat))
     return seen
 
 
 def _check_world(game, state, seat, world, seen):
-    """The world agrees with everything ``seat`` has seen (rebuilt from its recipe)."""
-    rebuilt = game.state_from_dict(world.to_dict())
-    replay = game.replay(rebuilt.seed, [], rebuilt.given_deal)
+    """The world agrees with everything ``seat`` has seen of the current hand (rebuilt from its
+    recipe; a later hand's world is a state of its own game, ``world.game``)."""
+    if state.first_hand:
+        assert world.game is game
+    else:  # the game that starts from the hand's match situation
+        assert world.game.options["dealer"] == state.dealer and not world.results
+        assert world.game.options["levels"] == tuple(state.levels)
+        assert world.game.options["blood"] == state.blood_due
+    rebuilt = world.game.state_from_dict(world.to_dict())
+    replay = world.game.replay(rebuilt.seed, [], rebuilt.given_deal)
+    hand = len(seen) - 1  # the current hand's actions
     assert np.array_equal(replay.observation(seat), seen[0])
-    assert len(world.history) <= len(state.history)
+    assert len(world.history) <= hand
     for i, action in enumerate(world.history):
         replay.apply(action)
         assert np.array_equal(replay.observation(seat), seen[i + 1]), f"step {i}"
@@ -54,8 +80,8 @@ def _check_world(game, state, seat, world, seen):
     assert np.array_equal(replay.hands[seat], state.hands[seat])
     if state.current_player == seat:
         assert np.array_equal(replay.legal_mask(), state.legal_mask())
-        assert len(world.history) == len(state.history)
-    elif len(world.history) < len(state.history):  # another seat's follow, unseen, dropped
+        assert len(world.history) == hand
+    elif len(world.history) < hand:  # another seat's follow, unseen, dropped
         assert state.phase is Phase.PLAY and state.trick.partial
     return replay
 
@@ -160,25 +186,6 @@ def test_sampling_is_deterministic_for_a_seed_and_n_zero_gives_none():
     assert [w.to_dict() for w in a] == [w.to_dict() for w in b]
     assert len({w.crc() for w in a}) > 1  # the hidden cards vary between worlds
     assert game.sample_worlds(state, 1, 0, np.random.default_rng(3)) == []
-
-
-@pytest.mark.parametrize("options", [{"dealer": 0}, {"dealer": "random", "blood": "random",
-                                                     "levels": "random"}])
-def test_later_hands_are_refused_naming_what_is_not_covered(options):
-    game = DabangGame(**options)
-    state = game.new_state(1)
-    with pytest.raises(NotImplementedError, match="first hand of a fresh match only"):
-        game.sample_worlds(state, 0, 1, np.random.default_rng(0))
-
-
-def test_a_later_hand_of_a_match_is_refused():
-    game = DabangGame(episode="match")
-    state = game.new_state(4)
-    rng = np.random.default_rng(4)
-    while not state.results:
-        state.apply(int(rng.choice(state.legal_actions())))
-    with pytest.raises(NotImplementedError, match="later hands of a match"):
-        game.sample_worlds(state, 2, 1, np.random.default_rng(0))
 
 
 @pytest.mark.parametrize("args, error, words", [
@@ -329,3 +336,172 @@ def test_the_hidden_hands_are_drawn_exactly_from_the_programmes_weights():
     assert set(counts) <= set(exact)
     tv = 0.5 * sum(abs(counts.get(key, 0) / draws - p) for key, p in exact.items())
     assert tv < 0.05, tv
+
+
+# --- later hands -------------------------------------------------------------------------------
+
+LATER_SETS = [
+    {"dealer": 0, "blood": 3},
+    {"dealer": "random", "blood": "random", "levels": "random"},
+    {"dealer": 2, "blood": 6, "bidding": "after_deal", "follow": "live", "levels": (7, 4)},
+    {"episode": "match"},
+]
+
+
+def _play(game, state, agent, rng):
+    if agent is not None:
+        state.apply(int(agent.act_batch(game.observations([state]), state.legal_mask()[None])[0]))
+    else:
+        state.apply(int(rng.choice(state.legal_actions())))
+
+
+def _later_positions(options, games, seed0, heuristic, per_game):
+    """(game, state) at ``per_game`` random steps of the first later hand of each of ``games``
+    episodes: the episode's own hand when it starts from one (option ``dealer``), else a
+    match's second hand."""
+    game = DabangGame(**options)
+    rng = np.random.default_rng(seed0)
+    agent = heuristic_for("dabang", seed0) if heuristic else None
+    for g in range(games):
+        state = game.new_state(seed0 * 1000 + g)
+        while state.first_hand and not state.is_over:
+            _play(game, state, agent, rng)
+        stops = set(rng.integers(0, 260, size=per_game).tolist())
+        step, hand = 0, len(state.results)
+        while not state.is_over and len(state.results) == hand:
+            if step in stops:
+                yield game, state.clone()
+            _play(game, state, agent, rng)
+            step += 1
+
+
+@pytest.mark.parametrize("options", LATER_SETS, ids=lambda o: ",".join(o))
+@pytest.mark.parametrize("heuristic", [False, True], ids=["random", "heuristic"])
+@sizes("games", 2, 25)
+def test_later_hands_every_world_shows_the_seat_what_it_saw(options, heuristic, games):
+    checked, phases = 0, set()
+    seed0 = 61 + 7 * LATER_SETS.index(options) + heuristic
+    for game, state in _later_positions(options, games, seed0, heuristic, per_game=5):
+        assert not state.first_hand
+        seat = int(np.random.default_rng(len(state.history)).integers(4))
+        seen = _observations(game, state, seat)
+        worlds = game.sample_worlds(state, seat, 3, np.random.default_rng(checked))
+        assert len(worlds) == 3
+        for world in worlds:
+            _check_world(game, state, seat, world, seen)
+        checked += 1
+        phases.add(str(state.phase))
+    assert checked >= 2 * games and "play" in phases
+
+
+def _role_seat(state, role: str) -> int:
+    return {"dealer": state.dealer, "giver": (state.dealer - 1) % 4,
+            "next": (state.dealer + 1) % 4, "partner": (state.dealer + 2) % 4}[role]
+
+
+def _facts(view, state) -> set[str]:
+    return {fact for fact, present in [
+        ("tribute hidden", view.tribute_n and view.tribute_known is None),
+        ("tribute seen", view.tribute_n and view.tribute_known is not None),
+        ("no tribute", not view.tribute_n),
+        ("returned hidden", view.returned_n and view.returned_known is None),
+        ("returned seen", view.returned_n and view.returned_known is not None),
+        ("kitty drawn", not view.kitty_public), ("kitty shown", view.kitty_public),
+        ("kitty lying", view.kitty_lying), ("gangguo", view.gangguo),
+        ("checks", any(view.checks)), ("match", bool(state.results))] if present}
+
+
+# [DB-5] tribute (喝血): the dealer's 上家 gives the blood owed, its strongest non-point cards,
+# seen by the two of them; with tribute_return="dealer_choice" the dealer gives as many back.
+# [DB-2] later hands: level-card and joker declarations; nobody declared: the kitty draw.
+# Each row: options, how the hand is played (the heuristic; random; "pass": nobody declares,
+# so the kitty is drawn), the seed, the viewer, where it stops (phase, actions into it), and
+# what the row must meet there.
+_TABLE = [
+    ("no tribute, viewer the dealer's next", {"dealer": 0}, "heuristic", 1, "next",
+     Phase.PLAY, 20, {"no tribute", "kitty shown", "checks"}),
+    ("tribute seen by the dealer", {"dealer": 1, "blood": 4}, "random", 0, "dealer",
+     Phase.PLAY, 30, {"tribute seen"}),
+    ("tribute seen by the giver", {"dealer": 1, "blood": 4}, "random", 2, "giver",
+     Phase.PLAY, 60, {"tribute seen"}),
+    ("tribute unseen, viewer the dealer's partner", {"dealer": 1, "blood": 4}, "random", 3,
+     "partner", Phase.PLAY, 40, {"tribute hidden"}),
+    ("tribute unseen, at the burial", {"dealer": 3, "blood": 2}, "heuristic", 2, "next",
+     Phase.BURY, 3, {"tribute hidden"}),
+    ("tribute unseen, 干锅", {"dealer": 1, "blood": 4}, "random", 4, "next", Phase.PLAY, 30,
+     {"tribute hidden", "gangguo"}),
+    ("kitty drawn, tribute unseen", {"dealer": 2, "blood": 3}, "pass", 1, "next", Phase.PLAY,
+     30, {"kitty drawn", "tribute hidden"}),
+    ("kitty drawn, viewer the dealer", {"dealer": 2, "blood": 3}, "pass", 3, "dealer",
+     Phase.PLAY, 50, {"kitty drawn", "tribute seen"}),
+    ("returning, viewer the dealer, kitty lying", {"dealer": 3, "blood": 3,
+                                                  "tribute_return": "dealer_choice"},
+     "random", 0, "dealer", Phase.RETURN, 1, {"tribute seen", "kitty lying"}),
+    ("returning, kitty drawn and lying, viewer the giver", {
+        "dealer": 1, "blood": 2, "tribute_return": "dealer_choice"}, "pass", 1, "giver",
+     Phase.RETURN, 0, {"tribute seen", "kitty lying", "kitty drawn"}),
+    ("returned, seen by the giver", {"dealer": 3, "blood": 3, "tribute_return": "dealer_choice"},
+     "random", 1, "giver", Phase.PLAY, 40, {"returned seen"}),
+    ("returned unseen, late", {"dealer": 3, "blood": 3, "tribute_return": "dealer_choice"},
+     "random", 2, "partner", Phase.PLAY, 170, {"returned hidden", "tribute hidden"}),
+    ("match, second hand, viewer the dealer", {"episode": "match"}, "random", 0, "dealer",
+     Phase.PLAY, 20, {"match", "tribute seen"}),
+    ("match, second hand, viewer the giver", {"episode": "match"}, "heuristic", 1, "giver",
+     Phase.PLAY, 20, {"match", "tribute seen"}),
+    ("match, second hand, at the declarations", {"episode": "match"}, "heuristic", 2,
+     "partner", Phase.DECLARE, 2, {"match"}),
+]
+
+
+def _reach(options, play, seed, phase, steps):
+    game = DabangGame(**options)
+    state = game.new_state(seed)
+    rng = np.random.default_rng(seed)
+    agent = heuristic_for("dabang", seed) if play == "heuristic" else None
+    while state.first_hand:
+        _play(game, state, agent, rng)
+    into = None
+    while True:
+        if state.phase is phase:
+            into = 0 if into is None else into + 1
+        if into is not None and into >= steps and state.phase is phase:
+            return game, state
+        if play == "pass" and state.phase is Phase.DECLARE:
+            state.apply(0)  # cat.PASS
+        else:
+            _play(game, state, agent, rng)
+        assert not state.is_over
+
+
+@pytest.mark.parametrize("row", _TABLE, ids=[row[0] for row in _TABLE])
+def test_later_hand_positions(row):
+    name, options, play, seed, role, phase, steps, expect = row
+    game, state = _reach(options, play, seed, phase, steps)
+    seat = _role_seat(state, role)
+    view = _View(game, state, seat)
+    assert expect <= _facts(view, state), _facts(view, state)
+    seen = _observations(game, state, seat)
+    worlds = game.sample_worlds(state, seat, 4, np.random.default_rng(seed))
+    for world in worlds:
+        _check_world(game, state, seat, world, seen)
+    assert len({world.crc() for world in worlds}) > 1  # the hidden cards vary
+
+
+@sizes("positions", 6, 60)
+def test_later_hand_worlds_do_not_depend_on_hidden_cards(positions):
+    """As for first hands: a world of a later hand, given to the sampler with the same rng,
+    gives the same worlds as the real position (its game is the world's own)."""
+    done = differs = 0
+    sources = [({"dealer": "random", "blood": "random", "levels": "random"}, 8),
+               ({"episode": "match"}, 9)]
+    for options, seed0 in sources:
+        for game, state in _later_positions(options, positions // 2, seed0, True, 2):
+            seat = len(state.history) % 4
+            other = game.sample_worlds(state, seat, 1, np.random.default_rng(99))[0]
+            differs += not np.array_equal(other.hands, state.hands)
+            mine = game.sample_worlds(state, seat, 2, np.random.default_rng(7))
+            theirs = other.game.sample_worlds(other, seat, 2, np.random.default_rng(7))
+            for a, b in zip(mine, theirs):
+                assert a.to_dict() == b.to_dict()
+            done += 1
+    assert done >= positions and differs >= done // 2
