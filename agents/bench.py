@@ -19,13 +19,14 @@ deciding one row at a time (``Agent.act_batch``'s per-row loop, the path before 
 batch (its own ``act_batch``) on the same positions, at batch 64 and 1024.
 
 ``python -m agents.bench search`` times the search agent's parts (``agents.search``) for both
-games: rollouts/s through the batched engine (heuristic rollouts from positions met in
-heuristic play, each to the end of its hand) at batch 1, 64 and 1024 rollouts, and PIMC
-decisions/s at its default budget (and, with torch and the shipped checkpoint, at the budget
-with the PPO prior, ``agents.search.PRIOR_BUDGET``) on positions with more than one legal
-action, one decision at a time, when the game has a sampler of hidden cards
-(``game.sample_worlds``; otherwise it says the sampler is missing). The sampler's own
-worlds/s are the game's benchmark.
+games: the sampler's worlds/s at the default number of worlds, each call at another position
+of heuristic play (``python -m cardenv.bench worlds`` measures it at early, middle and late
+positions of random play); rollouts/s through the batched engine (heuristic rollouts from
+positions met in heuristic play, each to the end of its hand) at batch 1, 64 and 1024
+rollouts; and PIMC decisions/s at its default budget (and, with torch and the shipped
+checkpoint, at the budget with the PPO prior, ``agents.search.PRIOR_BUDGET``) on positions
+with more than one legal action, one decision at a time, when the game has a sampler of hidden
+cards (``game.sample_worlds``; otherwise it says the sampler is missing).
 
 The timings of ``train.py`` (its collection, its PPO phase before and now, Ray workers) are a
 checkout's benchmark beside it: ``python bench_train.py``. This module imports nothing of
@@ -184,6 +185,27 @@ def rollouts_per_second(name: str, batch: int, seconds: float) -> float:
     return done / spent
 
 
+def sampler_worlds_per_second(name: str, seconds: float, worlds: int) -> float | None:
+    """Worlds/s of the game's sampler drawing ``worlds`` a call for the seat to act, each call
+    at another position of heuristic play (as a search agent asks: 64 positions in turn, more
+    than a sampler caches), or ``None`` without a sampler."""
+    from agents.search import sampler_of
+    from cardenv.games import make_game
+
+    game = make_game(name)
+    try:
+        sample = sampler_of(game)
+    except ValueError:
+        return None
+    positions = search_positions(game, 64, seed=2)
+    rng = np.random.default_rng(0)
+    done, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds or not done:
+        state = positions[(done // worlds) % len(positions)]
+        done += len(sample(state, state.current_player, worlds, rng))
+    return done / (time.perf_counter() - start)
+
+
 def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> float | None:
     """PIMC decisions/s at the budget ``spec`` (default: the default budget), one at a time
     (``None``: no sampler)."""
@@ -205,13 +227,19 @@ def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> 
 
 
 def bench_search(seconds: float) -> dict:
-    """Rollouts/s at batch 1, 64 and 1024, and PIMC decisions/s, for both games."""
+    """Sampler worlds/s, rollouts/s at batch 1, 64 and 1024, and PIMC decisions/s, for both
+    games."""
     from agents.search import DEFAULTS
 
     results = {}
     print(f"agents.bench search: {seconds:g} s per figure; heuristic rollouts to the end of "
           f"the hand; PIMC default budget {DEFAULTS}")
     for game in GAMES:
+        rate = sampler_worlds_per_second(game, seconds, DEFAULTS["worlds"])
+        results[f"{game}_sampler_worlds"] = rate
+        print(f"{game + ' sampler worlds/s, ' + str(DEFAULTS['worlds']) + ' a call':<42} "
+              + (f"{rate:>10,.0f}" if rate is not None else
+                 "   missing: the game has no sampler (sample_worlds)"), flush=True)
         for batch in (1, 64, 1024):
             rate = rollouts_per_second(game, batch, seconds)
             results[f"{game}_rollouts_b{batch}"] = rate

@@ -61,42 +61,15 @@ episode (``test_a_match_episode_position_is_searched_for_the_hands_worth``), not
 points that only the last hand pays. The levels' worth later in the match (the level reached,
 who deals next, the blood owed) is not weighed.
 
-Budgets measured (CPU seconds per searched decision, one decision at a time, heuristic rollouts,
-on 30 Dagong and 12 Dabang positions of heuristic play, one timing process at a time but
-while other jobs shared the 2-core machine: wall times were 3-10x these, and even CPU times are
-inflated by the sharing, perhaps 1.5-2x), and strength against the heuristic
-(``agents.evaluate``, deal pairs from seed 0; Wilson 95% intervals):
-
-=========================================  ===========  ===========  =======================
-budget (``pimc:...``)                      Dagong s     Dabang s     Dagong win rate, 16 pairs
-=========================================  ===========  ===========  =======================
-``worlds=16`` (all legal actions)          0.33         1.42         0.81 (0.57..0.93)
-``pimc``: ``worlds=8``, the default        0.21         0.88         0.81 (0.57..0.93)
-``worlds=4``                               0.17         0.48         --
-``worlds=16,top_k=2,prior=<PPO>``          0.22         --           0.84 (0.60..0.95)
-``worlds=8,top_k=2,prior=<PPO>``           0.17         0.44         0.78 (0.54..0.92)
-``worlds=4,top_k=2,prior=<PPO>``           0.15         0.31         0.66 (0.42..0.84)
-``worlds=8,depth=8,critic=<PPO>``          0.08         --           0.22 (0.08..0.46)
-``worlds=4,depth=16,critic=<PPO>``         --           0.21         --
-=========================================  ===========  ===========  =======================
-
-``<PPO>`` is the shipped checkpoint (``checkpoints/<game>_ppo.pt``). Dabang first hands
-(too slow here for more pairs): ``worlds=8,top_k=2,prior=<PPO>`` won 0.75 of 6 deal pairs
-(0.37..0.94, payoff per hand +1.08), the default ``worlds=8`` 0.62 of 4 (0.22..0.91, +0.12).
-Timed again when the machine was quieter (load average 1.3-3, CPU s per decision): Dagong
-0.18 default, 0.26 at 16 worlds, 0.19 with the prior, 0.08 with ``depth=8``; Dabang 0.61
-default, 0.94 at 16 worlds, 0.53 at 16 worlds with the prior. What the
-figures say: a decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is
-~80 steps, a Dabang hand's ~170, each costing the heuristic's, the engine's and the masks' fixed
-per-call costs whatever the batch) and, in Dabang, the sampler (~0.1-0.2 s at 4-8 worlds), so
-fewer worlds or candidates save less than their share; ``top_k=2`` of the PPO prior keeps the
-strength at a third less time; cutting the rollouts short (``depth``) is the one lever that
-reaches 0.1 s, but the shipped Dagong critic predicts a heuristic rollout's outcome poorly
-(correlation 0.15 on 150 positions; Dabang's 0.69) and loses to the heuristic. The default
-budget stays torch-free (``prior`` needs torch and a checkpoint file): 8 worlds, all legal
-actions, which in Dagong kept 16 worlds' strength (the same 0.81, payoff per game +2.1
-against +1.5) at two thirds of the time; ``PRIOR_BUDGET`` is the budget with the prior.
-No budget that keeps the strength reaches the issue's 0.1 s per decision on this machine.
+Budgets: the default (``DEFAULTS``) is 8 worlds, all legal actions, heuristic rollouts to the
+end of the hand, torch-free; ``PRIOR_BUDGET`` takes the top 2 of the shipped PPO policy at 16
+worlds. What the budgets cost and how strong they are (against the heuristic and the shipped
+PPO agent, on up to 100 deal pairs) is in docs/results.md, "Search agent (PIMC)". In short: a
+decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is ~80 steps, a
+Dabang hand's ~170, each paying the rollout policy's, the engine's and the masks' fixed
+per-call costs whatever the batch) and, in Dabang, the sampler; so fewer worlds or candidates
+save less than their share, and only cut-short rollouts (``depth``) reach 0.1 s, with a leaf
+value the shipped critics do not give well enough.
 """
 
 from __future__ import annotations

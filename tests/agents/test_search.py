@@ -419,15 +419,17 @@ def test_pimc_decides_from_states_not_observations(oracle_worlds):
 
 
 def test_the_search_benchmark_measures(oracle_worlds, capsys):
-    """``python -m agents.bench search``'s figures: rollouts/s and PIMC decisions/s (oracle
-    worlds here), or the sampler named missing."""
+    """``python -m agents.bench search``'s figures: sampler worlds/s, rollouts/s and PIMC
+    decisions/s (oracle worlds here), or the sampler named missing."""
     from agents import bench
 
+    assert bench.sampler_worlds_per_second("dagong", 0.01, 2) > 0
     assert bench.rollouts_per_second("dabang", 4, 0.01) > 0
     assert bench.pimc_decisions_per_second("dagong", 0.01) > 0
     registry.register("toy_plain", ToyGame)
     try:
         assert bench.pimc_decisions_per_second("toy_plain", 0.01) is None
+        assert bench.sampler_worlds_per_second("toy_plain", 0.01, 2) is None
     finally:
         registry.unregister("toy_plain")
 
