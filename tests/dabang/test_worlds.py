@@ -107,13 +107,13 @@ def _positions(options, games, seed0, heuristic, per_game):
             step += 1
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(o) or "default")
-@pytest.mark.parametrize("heuristic", [False, True], ids=["random", "heuristic"])
-@sizes("games", 2, 25)
-def test_every_world_shows_the_seat_what_it_saw(options, heuristic, games):
+def _check_positions(positions, later: bool = False) -> tuple[int, set]:
+    """Three worlds for a seat drawn from each ``(game, state)`` of ``positions``, each checked
+    against what the seat saw (``_check_world``); ``(positions checked, phases met)``. With
+    ``later`` every position must be of a later hand."""
     checked, phases = 0, set()
-    seed0 = 11 + 7 * OPTION_SETS.index(options) + heuristic
-    for game, state in _positions(options, games, seed0, heuristic, per_game=6):
+    for game, state in positions:
+        assert not (later and state.first_hand)
         seat = int(np.random.default_rng(len(state.history)).integers(4))
         seen = _observations(game, state, seat)
         worlds = game.sample_worlds(state, seat, 3, np.random.default_rng(checked))
@@ -122,6 +122,15 @@ def test_every_world_shows_the_seat_what_it_saw(options, heuristic, games):
             _check_world(game, state, seat, world, seen)
         checked += 1
         phases.add(str(state.phase))
+    return checked, phases
+
+
+@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(o) or "default")
+@pytest.mark.parametrize("heuristic", [False, True], ids=["random", "heuristic"])
+@sizes("games", 2, 25)
+def test_every_world_shows_the_seat_what_it_saw(options, heuristic, games):
+    seed0 = 11 + 7 * OPTION_SETS.index(options) + heuristic
+    checked, phases = _check_positions(_positions(options, games, seed0, heuristic, per_game=6))
     assert checked >= 3 * games
     assert "play" in phases
 
@@ -379,18 +388,9 @@ def _later_positions(options, games, seed0, heuristic, per_game):
 @pytest.mark.parametrize("heuristic", [False, True], ids=["random", "heuristic"])
 @sizes("games", 2, 25)
 def test_later_hands_every_world_shows_the_seat_what_it_saw(options, heuristic, games):
-    checked, phases = 0, set()
     seed0 = 61 + 7 * LATER_SETS.index(options) + heuristic
-    for game, state in _later_positions(options, games, seed0, heuristic, per_game=5):
-        assert not state.first_hand
-        seat = int(np.random.default_rng(len(state.history)).integers(4))
-        seen = _observations(game, state, seat)
-        worlds = game.sample_worlds(state, seat, 3, np.random.default_rng(checked))
-        assert len(worlds) == 3
-        for world in worlds:
-            _check_world(game, state, seat, world, seen)
-        checked += 1
-        phases.add(str(state.phase))
+    positions = _later_positions(options, games, seed0, heuristic, per_game=5)
+    checked, phases = _check_positions(positions, later=True)
     assert checked >= 2 * games and "play" in phases
 
 
