@@ -60,12 +60,14 @@ hands are history, public in ``state.results``). What a later hand adds:
   rest is hidden like the first hand's; while the dealer gives cards back it still lies there
   (a group of its own); 干锅 leaves it untouched.
 
-Distribution in later hands: uniform over the consistent (deal, hidden choices) pairs except
-for one approximation: after the deal, the programme over the kinds does not weigh a seat's
-counts of level cards and jokers by the number of their orders that give its asks (it only
-rules out the counts the bounds forbid, and rejection drops the rest), so counts that fit the
-asks in more ways are drawn less often than their share. Slow case: a return the seat did not
-see adds two extra dimensions to the programme (a second or more per call at the burial).
+Distribution in later hands: uniform over the consistent (deal, hidden choices) pairs too. The
+programme over the kinds weighs a seat's dealt multiset by all its orders in the seat's slots;
+the deal, only by those that give the seat its asks. So each seat's dealt cards are kept with
+probability (the share of its level-card and joker placements that give its asks) / (the
+largest such share): rejection whose acceptance is the missing weight (``_arrange_later``),
+exact; measured against enumeration in docs/rules/dabang.md. Slow case: a return the seat
+did not see adds two extra dimensions to the programme (a second or more per call at the
+burial).
 
 Covered: every position of every hand, every phase, every seat as viewer, every option
 (``episode``, ``dealer``, ``blood`` incl. ``"random"``, ``levels``, ``follow``, ``bidding``,
@@ -471,6 +473,7 @@ class _Proposal:
             view.state.phase is Phase.DECLARE
         self.special = None if view.first else _special_kinds(view.level)
         self._orders = {}  # (seat, slots) -> _forward_slots
+        self._shares = {}  # (seat, slots) -> _order_share
         self._joint = None  # during a later hand's deal: _deal_allocations
         self._bj_rules()
         if not self.dealing:
@@ -1119,8 +1122,38 @@ class _Proposal:
 
     # --- later hands: where the level cards and jokers lie in a seat's deal ------------------
     def _arrange_later(self, deck, s, cards, rng) -> bool:
-        """Put ``cards`` (counts) in seat ``s``'s deal slots (``_place``)."""
-        return self._place(deck, s, self.seat_slots[s], cards, rng)
+        """Put ``cards`` (counts) in seat ``s``'s deal slots (``_place``), after keeping them
+        with probability ``_order_share`` / its largest value (rejection): the programme over
+        the kinds weighs a dealt multiset by all its orders, the deal by those that give the
+        seat's asks, so the share of fitting orders is the weight it left out."""
+        slots = self.seat_slots[s]
+        share, top = self._order_share(s, slots)
+        u = cards[self.special]
+        held, strides = self._orders[s, tuple(slots)][1:3]
+        if (u < 0).any() or (u > held[-1]).any():
+            return False
+        if rng.random() * top >= share[int(u @ strides)]:
+            return False
+        return self._place(deck, s, slots, cards, rng)
+
+    def _order_share(self, s, slots) -> tuple[np.ndarray, float]:
+        """Per count of special cards (a state of the slot programme), the share of that count's
+        orders in ``slots`` that give seat ``s`` its asks (the programme's count over the
+        number of ways to choose slots for those cards), and the largest share."""
+        key = (s, tuple(slots))
+        if key not in self._shares:
+            if key not in self._orders:
+                self._orders[key] = self._forward_slots(s, slots, self._unseen_special())
+            held, final = self._orders[key][1], self._orders[key][4]
+            n = len(slots)
+            placed = held.sum(axis=1)
+            fits = (final > 0) & (placed <= n)
+            log_all = _LOG_FACT[n] - _LOG_FACT[held].sum(axis=1) - \
+                _LOG_FACT[np.maximum(n - placed, 0)]
+            share = np.zeros(len(final))
+            share[fits] = np.exp(np.log(final[fits]) - log_all[fits])
+            self._shares[key] = share, float(share.max()) if fits.any() else 1.0
+        return self._shares[key]
 
     def _place(self, deck, s, slots, cards, rng) -> bool:
         """Put ``cards`` in ``slots`` of seat ``s``: the level cards and jokers where the deal
