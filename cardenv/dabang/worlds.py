@@ -22,8 +22,9 @@ over the 54 kinds (state: the cards given so far to each hidden group) samples t
 from exactly that distribution, restricted by the voids that play showed (a seat that did not
 follow a led suit or trump holds none of it now), by "no joker" where a seat let its 扣王 turn
 go by, and by "no big joker in these slots" for the seats that were not asked to grab. The
-rest (the 死棒 shape duty, ties in the kitty flips, the grabber's trump card, the dealer's big
-jokers before its grab) is left to the replay's rejection.
+rest (the 死棒 shape duty, the grabber's trump card, the dealer's big jokers before its grab)
+is left to the replay's rejection; the order of the kitty flips is drawn among those that turn
+up as the real flips did (``_flip_orders``).
 
 Distribution: uniform over the consistent (deal, hidden choices) pairs. Hidden choices are the
 dealer's burial when ``seat`` did not see it (drawn as a multiset, buried big jokers first, then
@@ -90,6 +91,7 @@ from cardenv.dabang import catalogue as cat
 from cardenv.dabang import declare
 from cardenv.dabang import kitty as kitty_rules
 from cardenv.dabang.phase import Phase
+from cardenv.dabang.phases import deal as deal_rules
 from cardenv.dabang.phases.deal import DEALT
 from cardenv.dabang.strength import SUIT_CLASS, level_rank, strength_row
 
@@ -475,6 +477,7 @@ class _Proposal:
         self._orders = {}  # (seat, slots) -> _forward_slots
         self._shares = {}  # (seat, slots) -> _order_share
         self._joint = None  # during a later hand's deal: _deal_allocations
+        self._flips = None  # the first hand's flip orders that fit (``_flip_orders``)
         self._bj_rules()
         if not self.dealing:
             self._groups()
@@ -1022,26 +1025,39 @@ class _Proposal:
             rng.shuffle(rest)
             it = iter(rest)
             return [c if c >= 0 else next(it) for c in cards]
-        revealed = np.repeat(np.arange(NUM_KINDS), v.revealed).tolist()
         passed = [SMALL_JOKER] * v.flip_jokers[0] + [BIG_JOKER] * v.flip_jokers[1]
         rng.shuffle(passed)
-        found = []
-        if len(revealed) == 5:  # a joker won the flips; the suited card after it named trump
-            choices = [i for i, c in enumerate(revealed)
-                       if c < NUM_NATURAL and c % 4 == v.trump]
-            if not choices:
-                return None
-            found = [revealed.pop(choices[rng.integers(len(choices))])]
-        best = (v.dealer - v.start) % 4
-        order = kitty_rules._FLIP_ORDER
-        top = max(order[c] for c in revealed)
-        tops = [i for i, c in enumerate(revealed) if order[c] == top]
-        first = revealed.pop(tops[rng.integers(len(tops))])
-        rng.shuffle(revealed)
-        flipped = revealed[:best] + [first] + revealed[best:]
+        if self._flips is None:
+            self._flips = self._flip_orders(passed)
+        if not self._flips:
+            return None
+        flipped, found = self._flips[rng.integers(len(self._flips))]
         rest = list(hidden)
         rng.shuffle(rest)
         return flipped + passed + found + rest
+
+    def _flip_orders(self, passed) -> list[tuple[list[int], list[int]]]:
+        """The orders of the cards the first hand's flips showed (the four flips, then the
+        suited card found after them, if any) that the flips turn up as they did
+        (``phases.deal.flip``: the same dealer, trump, cards shown and jokers passed; the
+        earliest of equal flips wins). The kitty draws one uniformly: what rejection by the
+        replay would leave of a uniform order, without the replays (ties among the flips made
+        most proposals fail there). Whether an order fits does not depend on the hidden kitty
+        cards after them (here naturals): the flips never reach one in a world that fits, and
+        where ``flip`` counts the jokers among them (a natural won the flips: every card after
+        the flips is "passed") the replay checks that count for every order alike."""
+        v = self.view
+        revealed = np.repeat(np.arange(NUM_KINDS), v.revealed).tolist()
+        fill = [0] * (KITTY - len(revealed) - len(passed))  # (a natural: a reach shows it)
+        out = []
+        for order in sorted(set(itertools.permutations(revealed))):
+            flipped, found = list(order[:4]), list(order[4:])
+            got = deal_rules.flip(flipped + passed + found + fill, v.start)
+            if got is not None and got[0] == v.dealer and got[1] == v.trump and \
+                    sorted(got[2]) == revealed and \
+                    deal_rules.flip_jokers(got[3]) == list(v.flip_jokers):
+                out.append((flipped, found))
+        return out
 
     def world(self, rng):
         v = self.view

@@ -29,6 +29,7 @@ from agents.heuristics import heuristic_for
 from cardenv.core.errors import StateError
 from cardenv.dabang import DabangGame
 from cardenv.dabang.phase import Phase
+from cardenv.dabang.phases import deal as deal_rules
 from cardenv.dabang.follow import play_steps_one
 from cardenv.dabang.worlds import _NOT_HELD, _Proposal, _View, _special_kinds
 from tests.sizes import sizes
@@ -699,3 +700,31 @@ def test_the_slot_programme_counts_the_deal_orders_the_engine_accepts(seed):
     proposal = _Proposal(_View(game, state, (s + 2) % 4))
     _, held, strides, _, final, _ = proposal._forward_slots(s, mine, proposal._unseen_special())
     assert same == final[int(np.bincount(cols, minlength=6) @ strides)] >= 1
+
+
+def test_the_flips_are_ordered_uniformly_among_the_orders_that_fit():
+    """[D-A3] Nobody grabbed: the four flipped kitty cards decide the dealer and the trump, the
+    earliest of equal flips winning. The worlds put the flips in every order of theirs that the
+    engine's flip turns up as it did, and in each about equally often (here three tied flips,
+    two orders fit)."""
+    game = DabangGame()
+    agent = heuristic_for("dabang", 1)
+    state = game.new_state(1)
+    while state.phase is not Phase.PLAY:
+        _play(game, state, agent, None)
+    assert state.deal.decl == 0  # (no grab)
+
+    def seen_as(result):  # what every seat sees of the flips
+        dealer, trump, shown, passed = result
+        return dealer, trump, sorted(shown), deal_rules.flip_jokers(passed)
+
+    real = list(state.deal.deck[208:])
+    want = seen_as(deal_rules.flip(real, state.start_seat))
+    fits = {order for order in itertools.permutations(real[:4])
+            if seen_as(deal_rules.flip(list(order) + real[4:], state.start_seat)) == want}
+    assert len(fits) == 2
+    seat = (state.dealer + 1) % 4
+    worlds = game.sample_worlds(state, seat, 200, np.random.default_rng(0))
+    seen = [tuple(world.deal.deck[208:212]) for world in worlds]
+    assert set(seen) == fits
+    assert all(0.38 < seen.count(order) / len(seen) < 0.62 for order in fits)
