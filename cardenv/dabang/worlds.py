@@ -476,6 +476,7 @@ class _Proposal:
         self.special = None if view.first else _special_kinds(view.level)
         self._orders = {}  # (seat, slots) -> _forward_slots
         self._shares = {}  # (seat, slots) -> _order_share
+        self._raw = {}  # (seat, slots) -> _raw_share
         self._joint = None  # during a later hand's deal: _deal_allocations
         self._flips = None  # the first hand's flip orders that fit (``_flip_orders``)
         self._bj_rules()
@@ -936,6 +937,8 @@ class _Proposal:
         at a time (``_draw_hands``, vectorized over the draws), kept for the next calls."""
         if not self.drawn:
             self.drawn = self._draw_hands(rng, self.batch)
+            if not self.drawn:  # (a later hand's batch, none kept: ``_keep_orders``)
+                return None
         return self.drawn.pop()
 
     def _draw_hands(self, rng, m: int) -> list[tuple[list[np.ndarray], int | None]]:
@@ -976,8 +979,34 @@ class _Proposal:
             if self.pick:
                 picked[head[:, -1] > 0] = k
             u = u - head
+        keep = np.ones(m, dtype=bool) if self.view.first else self._keep_orders(out, rng)
         return [(list(out[w]), None if picked[w] < 0 else int(picked[w]))
-                for w in range(m - 1, -1, -1)]
+                for w in range(m - 1, -1, -1) if keep[w]]
+
+    def _keep_orders(self, out: np.ndarray, rng) -> np.ndarray:
+        """Per draw of a later hand's groups (``out``: draws x groups x kinds), whether it is
+        kept: with probability the product over the other non-dealer seats of ``share / top``
+        for the level cards and jokers the draw deals the seat (``_order_share``: the weight
+        the programme over the kinds leaves out). The dealer's is weighed in
+        ``_arrange_later``, once its deal is known."""
+        spec = self.special
+        col = {group: i for i, group in enumerate(self.group_kind)}
+        accept = np.ones(len(out))
+        for i, (kind, s) in enumerate(self.group_kind):
+            if kind != "hand":
+                continue
+            dealt = self.fixed[s][spec] + out[:, i, spec]
+            if ("tribute", s) in col:
+                dealt = dealt + out[:, col["tribute", s], spec]
+            if ("returned", s) in col:
+                dealt = dealt - out[:, col["returned", s], spec]
+            share, top = self._order_share(s, self.seat_slots[s])
+            held, strides = self._orders[s, tuple(self.seat_slots[s])][1:3]
+            ok = (dealt >= 0).all(axis=1) & (dealt <= held[-1]).all(axis=1)
+            weight = np.zeros(len(out))
+            weight[ok] = share[dealt[ok] @ strides] / top
+            accept *= weight
+        return rng.random(len(out)) < accept
 
     # --- building the deck ------------------------------------------------------------------
     def _arrange(self, deck, s, cards: np.ndarray, rng) -> bool:
@@ -1076,7 +1105,10 @@ class _Proposal:
 
     def _post_deal_deck(self, rng, seed):
         v = self.view
-        hands, picked = self._hands(rng)
+        drawn = self._hands(rng)
+        if drawn is None:
+            return None
+        hands, picked = drawn
         zero = np.zeros(NUM_KINDS, dtype=np.int64)
         g = {kind: cards for (kind, s), cards in zip(self.group_kind, hands)}
         hidden_t, hidden_r = g.get("tribute", zero), g.get("returned", zero)
@@ -1085,7 +1117,7 @@ class _Proposal:
             deck[p] = c
         for s, p in self.pinned_bj.items():
             deck[p] = BIG_JOKER
-        arrange = self._arrange if v.first else self._arrange_later
+        arrange = self._arrange if v.first else self._arrange_kept
         for (kind, s), cards in zip(self.group_kind, hands):
             if kind == "hand":
                 dealt = self.fixed[s] + cards - self._pin_vector(s)
@@ -1137,6 +1169,11 @@ class _Proposal:
         return deck, history
 
     # --- later hands: where the level cards and jokers lie in a seat's deal ------------------
+    def _arrange_kept(self, deck, s, cards, rng) -> bool:
+        """Put ``cards`` in seat ``s``'s deal slots (``_place``): a seat whose deal-order weight
+        the draw was kept by (``_keep_orders``)."""
+        return self._place(deck, s, self.seat_slots[s], cards, rng)
+
     def _arrange_later(self, deck, s, cards, rng) -> bool:
         """Put ``cards`` (counts) in seat ``s``'s deal slots (``_place``), after keeping them
         with probability ``_order_share`` / its largest value (rejection): the programme over
@@ -1152,12 +1189,12 @@ class _Proposal:
             return False
         return self._place(deck, s, slots, cards, rng)
 
-    def _order_share(self, s, slots) -> tuple[np.ndarray, float]:
+    def _raw_share(self, s, slots) -> np.ndarray:
         """Per count of special cards (a state of the slot programme), the share of that count's
-        orders in ``slots`` that give seat ``s`` its asks (the programme's count over the
-        number of ways to choose slots for those cards), and the largest share."""
+        orders in ``slots`` that give seat ``s`` its asks: the programme's count over the
+        number of ways to choose slots for those cards (0 where none fits)."""
         key = (s, tuple(slots))
-        if key not in self._shares:
+        if key not in self._raw:
             if key not in self._orders:
                 self._orders[key] = self._forward_slots(s, slots, self._unseen_special())
             held, final = self._orders[key][1], self._orders[key][4]
@@ -1168,7 +1205,16 @@ class _Proposal:
                 _LOG_FACT[np.maximum(n - placed, 0)]
             share = np.zeros(len(final))
             share[fits] = np.exp(np.log(final[fits]) - log_all[fits])
-            self._shares[key] = share, float(share.max()) if fits.any() else 1.0
+            self._raw[key] = share
+        return self._raw[key]
+
+    def _order_share(self, s, slots) -> tuple[np.ndarray, float]:
+        """The deal-order share per count of special cards (``_raw_share``) and its largest
+        value: keeping a draw with probability ``share / top`` gives it the deal's weight."""
+        key = (s, tuple(slots))
+        if key not in self._shares:
+            share = self._raw_share(s, slots)
+            self._shares[key] = share, float(share.max()) if share.any() else 1.0
         return self._shares[key]
 
     def _place(self, deck, s, slots, cards, rng) -> bool:
