@@ -937,6 +937,8 @@ class _Proposal:
         at a time (``_draw_hands``, vectorized over the draws), kept for the next calls."""
         if not self.drawn:
             self.drawn = self._draw_hands(rng, self.batch)
+            if not self.view.first and 4 * len(self.drawn) < self.batch:
+                self.batch = min(4 * self.batch, 1024)  # (few kept: draw more at a time)
             if not self.drawn:  # (a later hand's batch, none kept: ``_keep_orders``)
                 return None
         return self.drawn.pop()
