@@ -65,8 +65,9 @@ Distribution in later hands: uniform over the consistent (deal, hidden choices) 
 programme over the kinds weighs a seat's dealt multiset by all its orders in the seat's slots;
 the deal, only by those that give the seat its asks. So each seat's dealt cards are kept with
 probability (the share of its level-card and joker placements that give its asks) / (the
-largest such share): rejection whose acceptance is the missing weight (``_arrange_later``),
-exact; measured against enumeration in docs/rules/dabang.md. Slow case: a return the seat
+largest such share): rejection whose acceptance is the missing weight (``_keep_orders``, with
+the hidden hands; ``_arrange_later`` for the dealer's deal), exact; measured against
+enumeration in docs/rules/dabang.md. Slow case: a return the seat
 did not see adds two extra dimensions to the programme (a second or more per call at the
 burial).
 
