@@ -168,6 +168,31 @@ def test_flip_jokers_passed_are_public(kitty, first, winner, trump, passed):
         assert observed(st, seat, "flip_jokers").tolist() == passed
 
 
+FLIP_HIDDEN = [
+    # kitty, first seat, winning flip, trump: a suited card wins the flips, jokers lie among
+    # the four unflipped cards
+    ("♠4 ♥A ♦2 ♣3 SJ BJ ♠5 ♠6", 1, 3, C),
+    ("♥A ♦2 ♣3 ♠4 BJ BJ SJ ♦9", 0, 2, C),   # 3 > 2 > A (the level is 3)
+    ("♦2 ♣A ♠3 ♥4 ♥5 SJ ♣9 BJ", 2, 2, S),
+]
+
+
+@pytest.mark.parametrize("kitty,first,winner,trump", FLIP_HIDDEN)
+def test_a_suited_winning_flip_turns_nothing_more(kitty, first, winner, trump):
+    """A2 [D-A3]: when a suited card wins the four flips it names the trump at once; the other
+    four kitty cards are never turned, so no joker among them is public (``flip_jokers`` stays
+    0, 0; the engine once counted them as passed) and only the flips join
+    ``kitty_revealed``."""
+    deck = sc.build_deck(kitty=kitty, first_seat=first)
+    st = sc.new_state(deck, first_seat=first)
+    sc.run_declare(st)
+    assert (st.dealer, st.trump) == ((first + winner) % 4, trump)
+    assert st.v["flip_jokers"].tolist() == [0, 0]
+    assert np.array_equal(st.v["kitty_revealed"], sc.counts(sc.cards(kitty)[:4]))
+    for seat in range(4):
+        assert observed(st, seat, "flip_jokers").tolist() == [0, 0]
+
+
 SHOWN_TABLE = [
     # seat 0's cards, seat 1's cards, the declarations in order, declared_cards rows of
     # seats 0 and 1 (level ♦♣♥♠, SJ, BJ): overridden declarations stay public

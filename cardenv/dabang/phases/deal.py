@@ -172,8 +172,12 @@ def flip(cards: list[int], start_seat: int) -> tuple[int, int, list[int], list[i
         return None
     shown = flipped + ([cards[index]] if index > 3 else [])
     # the cards after the flips looked at before the suited one (all of them when the search
-    # wrapped round to a flipped card): jokers, all public
-    passed = cards[4:index] if index > 3 else cards[4:] if index <= best else []
+    # wrapped round to a flipped card): jokers, all public. A suited card that wins the flips
+    # turns nothing more, so the four unflipped cards stay hidden (jokers included)
+    if flipped[best] < NUM_NATURAL:
+        passed = []
+    else:
+        passed = cards[4:index] if index > 3 else cards[4:]
     return (start_seat + best) % 4, cards[index] % 4, shown, passed
 
 
