@@ -174,7 +174,7 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
     """``rollout_values`` on the starts ``part``; False when the deadline came."""
     game = starts[part[0]].game
     live = np.array(part)  # the rollout each slot plays
-    games = VectorGame(game, states=[starts[i] for i in live], started=True)
+    games = VectorGame(game, states=[starts[i] for i in live], started=True, refill=False)
     hands = games.hands_played()
     seat_of = np.array([seats[i] for i in live], dtype=np.int64)
     running = np.arange(len(live))  # the slots whose rollout goes on
@@ -183,11 +183,13 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
         if deadline is not None and time.perf_counter() > deadline:
             return False
         obs, masks = games.observations(), games.masks()
-        actions = masks.argmax(axis=1)  # a slot whose hand is over plays on idly
+        # a slot whose game is over stays so (refill=False: its action is ignored); one whose
+        # hand is over in a game that goes on (a match episode) plays on idly
+        actions = masks.argmax(axis=1)
         actions[running] = policy.act_batch(obs[running], masks[running])
         rewards, ended = games.step(actions)
         steps += 1
-        # the hand is over when results grow, or the game ended (its slot holds a new one)
+        # the hand is over when results grow, or the game ended (its slot stays over)
         grown = ended | (games.hands_played() != hands)
         done = running[grown[running]]
         if done.size:
@@ -210,7 +212,7 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
                 # of each slot it takes)
                 states = [games.slots[i] for i in running.tolist()]
                 live, seat_of = live[running], seat_of[running]
-                games = VectorGame(game, states=states, started=True)
+                games = VectorGame(game, states=states, started=True, refill=False)
                 hands = games.hands_played()
                 running = np.arange(len(live))
 
@@ -221,7 +223,7 @@ def _score(games, done, live, seat_of, rewards, values) -> None:
     match episode a hand's reward is 0 until the match ends), else the step's reward (the
     hand's, paid as it ends)."""
     value_of = getattr(games.game, "hand_value", None)
-    finished = {f.index: f for f in games.finished}  # games ended at this step (slot restarted)
+    finished = {f.index: f for f in games.finished}  # games ended at this step
     games.finished.clear()
     if value_of is None:
         values[live[done]] = rewards[done, seat_of[done]]
