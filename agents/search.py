@@ -159,7 +159,8 @@ def rollout_values(starts: list, seats, policy, deadline: float | None = None,
     (``time.perf_counter()``) came first. With ``depth`` > 0 a rollout stops once it has
     played ``depth`` steps and ``seats[i]`` is to act again, valued ``leaf(global_states)``
     (``(k, S)`` global states -> ``(k,)`` values for the seat to act). The states are played
-    on (pass clones to keep them)."""
+    on (pass clones to keep them). A rollout's game, once over, stays over in its slot
+    (``VectorGame(refill=False)``): no new game is dealt or stepped there."""
     if depth and leaf is None:
         raise ValueError("depth-limited rollouts need a leaf value (leaf)")
     values = np.full(len(starts), np.nan)
@@ -184,9 +185,12 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
             return False
         obs, masks = games.observations(), games.masks()
         # a slot whose game is over stays so (refill=False: its action is ignored); one whose
-        # hand is over in a game that goes on (a match episode) plays on idly
-        actions = masks.argmax(axis=1)
-        actions[running] = policy.act_batch(obs[running], masks[running])
+        # hand is over in a game that goes on (a match episode) plays on idly (argmax)
+        if running.size == len(live):  # every slot runs: no copies
+            actions = np.asarray(policy.act_batch(obs, masks), dtype=np.int64)
+        else:
+            actions = masks.argmax(axis=1)
+            actions[running] = policy.act_batch(obs[running], masks[running])
         rewards, ended = games.step(actions)
         steps += 1
         # the hand is over when results grow, or the game ended (its slot stays over)
@@ -207,9 +211,11 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
             if not running.size:
                 return True
             if 4 * (len(live) - running.size) >= len(live):
-                # a quarter of the slots are idle: the rest go on in a smaller batch (an idle
-                # slot costs as much to step as a live one; a new batch costs about one step
-                # of each slot it takes)
+                # a quarter of the slots are idle: the rest go on in a smaller batch (an ended
+                # game costs little to step with refill=False, but its rows are still in the
+                # observations and masks, and below the engine's min_batch the smaller batch
+                # steps state by state, faster; a new batch costs about one step of each slot
+                # it takes; never shrinking measured no faster)
                 states = [games.slots[i] for i in running.tolist()]
                 live, seat_of = live[running], seat_of[running]
                 games = VectorGame(game, states=states, started=True, refill=False)
