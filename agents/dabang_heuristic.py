@@ -127,7 +127,9 @@ class DabangHeuristic(Agent):
         batched = ~multi | (phase == _TAKEBACK)  # the first legal action
         play = multi & (phase == _PLAY_PHASE) & ((k_led == 0) | has_leader)
         rows = np.flatnonzero(play)
-        if len(rows):
+        if len(rows) == len(out):  # every row (a rollout's usual step): no copies
+            out[:] = play_batch(self, obs, masks, _PIECES)
+        elif len(rows):
             out[rows] = play_batch(self, obs[rows], masks[rows], _PIECES)
         batched |= play
         for name, base in (("bury", cat.BURY), ("return", cat.RETURN)):

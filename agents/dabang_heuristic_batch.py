@@ -44,6 +44,7 @@ _ACE_F = np.where(_IS_ACE, 4.0, 0.0)                    # the step's extra cost 
 _STR = STRENGTH.astype(np.int64)
 _CLS = SUIT_CLASS.astype(np.int64)
 _COUNTS = np.arange(1, 5)                               # cards per group, 1..4
+_SEATS4 = np.arange(4)
 # a kind's 4 play actions (1..4 cards) as the bytes of a uint32, by copies held (0..4): those
 # that play them all (no break) and those that leave some
 _WHOLE = np.array([(_COUNTS >= h).astype(np.uint8) for h in range(5)]).view(np.uint32)[:, 0]
@@ -234,28 +235,29 @@ def _follow(agent, masks, ctx, idx, k_led):
     leader = ctx.seg("leader")[idx].argmax(axis=1)
     led = plays[r, leader].argmax(axis=1)
     led_cls = cls[r, led]
-    win_seat, win_str, win_cls = leader.copy(), st[r, led], led_cls.copy()
     points = trick @ _PTS_TRICK
-    after = np.zeros((n, 4), dtype=bool)
-    done = np.zeros((n, 4), dtype=bool)
     my_pos = (-leader) % 4
     nkinds = np.count_nonzero(plays, axis=2)                            # (B, 4)
     only = plays.argmax(axis=2)                                         # the kind when single
-    for i in range(4):
-        s = (leader + i) % 4
-        played = nkinds[r, s] > 0
-        not_me = s != 0
-        after[r, s] |= not_me & ~played & (left[r, s] > 0) & (i > my_pos)
-        done[r, s] |= not_me & played
-        if i == 0:
-            continue
-        y = only[r, s]
-        cy = cls[r, y]
-        beats = not_me & played & (nkinds[r, s] == 1) & (plays[r, s, y] == k_led) \
-            & ((cy == led_cls) | (cy == TRUMP)) & (st[r, y] > win_str)
-        win_seat = np.where(beats, s, win_seat)
-        win_str = np.where(beats, st[r, y], win_str)
-        win_cls = np.where(beats, cy, win_cls)
+    # by seat (columns): played, still to play after us, the play if it is k_led identical
+    # cards of the led suit or trump (its strength, else -1); in play order from the leader,
+    # the winner is the first strongest (a later equal play does not beat it), as in
+    # the per-state walk over the plays in order (integers: exact)
+    played = nkinds > 0
+    not_me = _SEATS4 != 0
+    after = not_me & ~played & (left > 0) & (((_SEATS4 - leader[:, None]) % 4) > my_pos[:, None])
+    done = not_me & played
+    rc = r[:, None]
+    cy = cls[rc, only]
+    one = not_me & played & (nkinds == 1) & (plays[rc, _SEATS4, only] == k_led[:, None]) \
+        & ((cy == led_cls[:, None]) | (cy == TRUMP))
+    order = (leader[:, None] + _SEATS4) % 4                             # seats in play order
+    value = np.where(one, st[rc, only], -1)[rc, order]
+    value[:, 0] = st[r, led]                                            # the lead
+    best = value.argmax(axis=1)
+    win_seat = order[r, best]
+    win_str = value[r, best]
+    win_cls = np.where(best == 0, led_cls, cy[r, win_seat])
     seat1, seat3 = after[:, 1], after[:, 3]
     opp = seat1 | seat3
     last = ~(done & (left != 0)).any(axis=1) & ~(after & (left > k_led[:, None])).any(axis=1) \

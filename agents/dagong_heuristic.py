@@ -408,8 +408,9 @@ class DagongHeuristic(Agent):
         if play.any():
             pick = play[row] & (act >= cat.FIRST_PLAY)
             index = np.cumsum(play) - 1  # row -> its place among the play rows
-            actions[play] = self._play_batch(obs[play], masks[play, cat.PASS],
-                                             index[row[pick]], act[pick])
+            every = play.all()  # (a rollout's usual step: no copies of the rows)
+            actions[play] = self._play_batch(obs if every else obs[play],
+                                             masks[play, cat.PASS], index[row[pick]], act[pick])
         return actions
 
     def _play_batch(self, obs: np.ndarray, following: np.ndarray, row: np.ndarray,

@@ -159,7 +159,8 @@ def rollout_values(starts: list, seats, policy, deadline: float | None = None,
     (``time.perf_counter()``) came first. With ``depth`` > 0 a rollout stops once it has
     played ``depth`` steps and ``seats[i]`` is to act again, valued ``leaf(global_states)``
     (``(k, S)`` global states -> ``(k,)`` values for the seat to act). The states are played
-    on (pass clones to keep them)."""
+    on (pass clones to keep them). A rollout's game, once over, stays over in its slot
+    (``VectorGame(refill=False)``): no new game is dealt or stepped there."""
     if depth and leaf is None:
         raise ValueError("depth-limited rollouts need a leaf value (leaf)")
     values = np.full(len(starts), np.nan)
@@ -174,7 +175,7 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
     """``rollout_values`` on the starts ``part``; False when the deadline came."""
     game = starts[part[0]].game
     live = np.array(part)  # the rollout each slot plays
-    games = VectorGame(game, states=[starts[i] for i in live], started=True)
+    games = VectorGame(game, states=[starts[i] for i in live], started=True, refill=False)
     hands = games.hands_played()
     seat_of = np.array([seats[i] for i in live], dtype=np.int64)
     running = np.arange(len(live))  # the slots whose rollout goes on
@@ -183,11 +184,16 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
         if deadline is not None and time.perf_counter() > deadline:
             return False
         obs, masks = games.observations(), games.masks()
-        actions = masks.argmax(axis=1)  # a slot whose hand is over plays on idly
-        actions[running] = policy.act_batch(obs[running], masks[running])
+        # a slot whose game is over stays so (refill=False: its action is ignored); one whose
+        # hand is over in a game that goes on (a match episode) plays on idly (argmax)
+        if running.size == len(live):  # every slot runs: no copies
+            actions = np.asarray(policy.act_batch(obs, masks), dtype=np.int64)
+        else:
+            actions = masks.argmax(axis=1)
+            actions[running] = policy.act_batch(obs[running], masks[running])
         rewards, ended = games.step(actions)
         steps += 1
-        # the hand is over when results grow, or the game ended (its slot holds a new one)
+        # the hand is over when results grow, or the game ended (its slot stays over)
         grown = ended | (games.hands_played() != hands)
         done = running[grown[running]]
         if done.size:
@@ -205,12 +211,14 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
             if not running.size:
                 return True
             if 4 * (len(live) - running.size) >= len(live):
-                # a quarter of the slots are idle: the rest go on in a smaller batch (an idle
-                # slot costs as much to step as a live one; a new batch costs about one step
-                # of each slot it takes)
+                # a quarter of the slots are idle: the rest go on in a smaller batch (an ended
+                # game costs little to step with refill=False, but its rows are still in the
+                # observations and masks, and below the engine's min_batch the smaller batch
+                # steps state by state, faster; a new batch costs about one step of each slot
+                # it takes; never shrinking measured no faster)
                 states = [games.slots[i] for i in running.tolist()]
                 live, seat_of = live[running], seat_of[running]
-                games = VectorGame(game, states=states, started=True)
+                games = VectorGame(game, states=states, started=True, refill=False)
                 hands = games.hands_played()
                 running = np.arange(len(live))
 
@@ -221,7 +229,7 @@ def _score(games, done, live, seat_of, rewards, values) -> None:
     match episode a hand's reward is 0 until the match ends), else the step's reward (the
     hand's, paid as it ends)."""
     value_of = getattr(games.game, "hand_value", None)
-    finished = {f.index: f for f in games.finished}  # games ended at this step (slot restarted)
+    finished = {f.index: f for f in games.finished}  # games ended at this step
     games.finished.clear()
     if value_of is None:
         values[live[done]] = rewards[done, seat_of[done]]

@@ -21,6 +21,13 @@ that ``raw_env(**options).reset(seed=seed + i)`` plays (a property test proves i
 games per game and option set). ``options`` may be one dict or a list: slot ``i`` then always
 uses ``options[i % len(options)]`` (e.g. Dabang first hands and later hands side by side).
 
+With ``refill=False`` an ended game stays in its slot instead (e.g. a search agent's rollouts,
+each played once): its record goes to ``finished`` as always, and from then on the slot reads as
+over (``current()`` -1, an all-False mask, its observation the one of seat 0, zero rewards), its
+action is ignored (any int in range; ``masks().argmax(1)`` will do), ``step`` reports it ended
+only at the step its game ended, and stepping it costs nothing: no new game is dealt, and the
+engines leave an over slot alone.
+
 Rewards are the env's: each hand's reward when it ends (``Finished.returns`` sums them), zero on
 other steps. ``step`` checks every slot's action before applying any: a wrong shape or type (an
 action is a Python or numpy int, never a bool), an action out of range or illegal in its slot
@@ -121,6 +128,9 @@ class SlotBatch:
         rewards = np.zeros((len(self.states), 4))
         over = np.zeros(len(self.states), dtype=bool)
         for i, (state, action) in enumerate(zip(self.states, actions.tolist())):
+            if state.is_over:  # an over slot (``refill=False``) is left alone
+                over[i] = True
+                continue
             state.apply(action)
             if any(state.last_rewards):
                 rewards[i] = state.last_rewards
@@ -179,6 +189,9 @@ class VectorGame:
             take, in order, as their games end, before any new seed is dealt (a caller that
             deals its seeds itself, such as a duplicate evaluation, deals each one once).
         keep_history: record each ended game's actions in ``Finished.history``.
+        refill: deal the next game into a slot whose game ended (the default); ``False``: an
+            ended game stays in its slot, over, and costs nothing to step (see the module
+            docstring; it goes without ``queue``).
         batched: step the game's own batched engine (``Game.batch_engine``) when it has one
             and ``num_envs`` reaches its ``min_batch``; ``False`` steps each state by its
             ``apply`` (``SlotBatch``: the same games, slower at large batches; kept for
@@ -190,7 +203,8 @@ class VectorGame:
 
     def __init__(self, game, num_envs: int | None = None, seed: int = 0,
                  options: dict | list | None = None, *, seeds=None, states=None, queue=(),
-                 keep_history: bool = False, batched: bool = True, started: bool = False):
+                 keep_history: bool = False, batched: bool = True, started: bool = False,
+                 refill: bool = True):
         if isinstance(game, str):
             self.name, self.variants = game, game_variants(game, options)
         elif options is not None:
@@ -221,7 +235,11 @@ class VectorGame:
                                  f"{len(seeds)}")
         self.seeds = seeds
         self.next_seed = max(seeds) + 1
+        self.refill = check_bool(refill, "refill", error=ValueError)
+        if not self.refill and not (isinstance(queue, (tuple, list)) and not queue):
+            raise ValueError("refill=False keeps ended games in their slots: it takes no queue")
         self.queue = iter(queue)
+        self._over = np.zeros(len(seeds), dtype=bool)  # refill=False: the slots whose game ended
         engine = getattr(self.game, "batch_engine", None) if batched else None
         if engine is not None and len(seeds) < getattr(engine, "min_batch", 1):
             engine = None  # too few games for numpy's per-call cost to pay off
@@ -283,8 +301,16 @@ class VectorGame:
     def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
         """Play one action per slot: ``(rewards (B, 4) float, ended (B,) bool)``. An ended
         game's record is in ``finished`` and its slot already holds the next game (the next of
-        ``queue``, else a new seed's)."""
+        ``queue``, else a new seed's); with ``refill=False`` it stays there, over, and is
+        reported ended at this step only."""
         rewards, ended = self.engine.step(self._checked(actions))
+        if not self.refill:
+            rewards[self._over] = 0.0
+            ended = ended & ~self._over
+            self._over |= ended
+            for i in np.flatnonzero(ended).tolist():
+                self._finish(i)
+            return rewards, ended
         for i in np.flatnonzero(ended).tolist():
             self._finish(i)
             state = next(self.queue, None)
@@ -306,6 +332,7 @@ class VectorGame:
             if state.seed != seed:
                 raise ValueError(f"state was dealt from seed {state.seed}, not {seed}")
         self.seeds[slot] = seed
+        self._over[slot] = False
         self.engine.replace(slot, self.variant(slot).new_state(seed) if state is None else state)
 
     def _dealt(self, states, num_envs=None, slot=None, started=False) -> list:
@@ -360,7 +387,10 @@ class VectorGame:
             raise ValueError(f"slot {i}: action {array[i].item()} is outside "
                              f"0..{self.num_actions - 1}")
         array = array.astype(np.int64, copy=False)
-        illegal = np.flatnonzero(~self.engine.legal(array))
+        legal = self.engine.legal(array)
+        if not self.refill:
+            legal |= self._over  # an over slot's action is ignored
+        illegal = np.flatnonzero(~legal)
         if illegal.size:
             i, action = int(illegal[0]), int(array[illegal[0]])
             raise ValueError(f"slot {i} (seed {self.seeds[i]}): action {action} "

@@ -272,6 +272,60 @@ def test_games_in_progress_play_on_with_started(name, batched):
         VectorGame(game, 2, started=True)
 
 
+@pytest.mark.parametrize("name, batched", [("dagong", True), ("dabang", True),
+                                             ("dagong", False), ("dabang", False)])
+def test_refill_false_keeps_an_ended_game_over_in_its_slot(name, batched):
+    """refill=False (a search agent's rollouts): the live slots play on as the states
+    themselves would; an ended game is recorded once, stays in its slot over (seat -1, nothing
+    legal, its action ignored, zero rewards, ended reported at its last step only) and no new
+    game is dealt; with a queue, or a refill that is not a bool, VectorGame refuses."""
+    from cardenv.games import make_game
+
+    game = make_game(name)
+    rng = np.random.default_rng(2)
+    states = []
+    for seed in range(40):
+        state = game.new_state(seed)
+        for _ in range(int(rng.integers(0, 80))):
+            if state.is_over:
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+        if not state.is_over:
+            states.append(state)
+    twins = [s.clone() for s in states]
+    games = VectorGame(game, states=states, started=True, batched=batched, refill=False)
+    assert (type(games.engine) is game.batch_engine) == batched  # both engines are checked
+    seeds, next_seed = list(games.seeds), games.next_seed
+    ended = np.zeros(len(twins), dtype=bool)
+    while not ended.all():
+        masks, obs, current = games.masks(), games.observations(), games.current()
+        live = np.flatnonzero(~ended)
+        assert np.array_equal(masks[live], game.legal_masks([twins[i] for i in live]))
+        assert np.array_equal(obs[live], game.observations([twins[i] for i in live]))
+        assert not masks[ended].any() and (current[ended] == -1).all()
+        actions = masks.argmax(axis=1)  # 0 in an over slot: ignored
+        before = len(games.finished)
+        rewards, over = games.step(actions)
+        for i in live.tolist():
+            twins[i].apply(int(actions[i]))
+            assert list(rewards[i]) == list(twins[i].last_rewards)
+            assert over[i] == twins[i].is_over
+        assert not over[ended].any() and not rewards[ended].any()
+        new = games.finished[before:]
+        assert sorted(f.index for f in new) == np.flatnonzero(over).tolist()
+        for f in new:
+            assert f.seed == twins[f.index].seed and f.returns == list(twins[f.index].returns)
+        ended |= over
+    assert len(games.finished) == len(twins)
+    assert games.seeds == seeds and games.next_seed == next_seed  # nothing new dealt
+    for i, twin in enumerate(twins):
+        assert games.slots[i].is_over and games.slots[i].history == twin.history
+    with pytest.raises(ValueError, match="no queue"):
+        VectorGame(game, states=[game.new_state(1)], queue=[game.new_state(2)], refill=False)
+    with pytest.raises(ValueError, match="refill"):
+        VectorGame(game, 2, refill=0)
+
+
 def states_in_progress(game):
     state = game.new_state(3)
     state.apply(state.legal_actions()[0])

@@ -157,7 +157,8 @@ class BatchEngine(Protocol):
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Apply one legal action per slot: ``(rewards (B, 4) float, over (B,) bool)``, the
-        states' ``last_rewards`` and ``is_over``. An over slot keeps its game until ``replace``."""
+        states' ``last_rewards`` and ``is_over``. An over slot keeps its game until ``replace``
+        and is left alone (its action ignored; ``VectorGame(refill=False)`` steps over slots)."""
 
     def state(self, i: int) -> GameState:
         """Slot ``i``'s state, up to date (to be read, not applied to)."""

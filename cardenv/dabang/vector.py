@@ -11,7 +11,7 @@ the next deal, the end of the episode) run game by game through the reference co
 (``tests/dabang/test_vector_engine.py``) steps both side by side. The masks of the play rows
 come from ``follow.play_mask_groups`` over the arrays (the one batched follow rule), those of
 the bury rows from the buffer, the others from their states; the
-observations are block copies out of the stacked buffers (``ObservationGather``).
+observations are per-seat takes out of the stacked buffers (``ObservationGather``).
 ``VectorGame`` steps a batch of fewer than ``min_batch`` games state by state instead.
 
 Where each part of a game lives:
@@ -38,7 +38,6 @@ seats of the trick in turn (``order``, ``order_n``; ``Trick.to_play`` is ``order
 from __future__ import annotations
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
 from cardenv.dabang import catalogue as cat
@@ -130,9 +129,6 @@ class DabangBatch:
     def observations(self, seats=None) -> np.ndarray:
         """``(B, D)`` float32, as ``DabangGame.observations`` over the states."""
         seats = np.maximum(self.cur, 0) if seats is None else np.asarray(seats, dtype=np.int64)
-        if len(seats) < self.min_batch:  # a few rows: one gather of every entry
-            return self.buffer[np.arange(len(seats))[:, None],
-                               LAYOUT.observation_index[seats]].astype(np.float32)
         return _OBSERVE(self.buffer, seats)
 
     def global_states(self) -> np.ndarray:
@@ -213,16 +209,19 @@ class DabangBatch:
     # --- stepping --------------------------------------------------------------------------
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Apply one legal action per slot: ``(rewards (B, 4), over (B,))``."""
+        """Apply one legal action per live slot: ``(rewards (B, 4), over (B,))``; an over slot
+        is left alone (until ``replace``), its action ignored."""
         actions = np.asarray(actions, dtype=np.int64)
         n = len(self)
         rewards = np.zeros((n, 4))
-        over = np.zeros(n, dtype=bool)
+        over = self.cur < 0  # over before this step (left alone below)
         self._mask = None
         rows = np.flatnonzero(self.in_play)
         hand_ends = self._step_play(rows, actions[rows]) if rows.size else rows
         # the rest game by game: the other phases, and a hand's last card (scoring, next deal)
-        for i in np.concatenate([np.flatnonzero(~self.in_play), hand_ends]).tolist():
+        # (an over slot, cur -1, is left alone: VectorGame's refill=False keeps it)
+        rest = np.flatnonzero(~self.in_play & (self.cur >= 0))
+        for i in np.concatenate([rest, hand_ends]).tolist():
             state = self.states[i]
             self._sync(i)
             action = int(actions[i])
@@ -440,67 +439,23 @@ class DabangBatch:
 
 class ObservationGather:
     """The observations of a layout (``Layout.observation_index``) over a ``(B, L)`` stack of
-    buffers, each row seen by its own seat, in a few block copies instead of one gather of
-    every entry: the pieces are grouped by rule and block size (the ``own`` pieces of 54
-    entries per seat; the ``seats`` pieces of 54, then those of 1; the ``public`` runs), an
-    ``own`` group is a pick of one seat's block per row and a ``seats`` group a rotation of
-    the four blocks by the row's seat."""
+    buffers, each row seen by its own seat: per seat, its rows, then its columns (two plain
+    ``take`` calls). Why: measured against one fancy gather of every entry and against block
+    copies grouped by piece (this class's former way), it is 2-3x faster at 8-256 rows and
+    4-5x at 1,024-4,096 (0.09 -> 0.02 ms at 8 rows, 0.7 -> 0.3-0.4 ms at 256, 6.0 -> 1.4 ms at
+    1,024)."""
 
     def __init__(self, layout):
-        groups: dict[tuple[str, int], tuple[list, list]] = {}
-        public = []  # (buffer slice, observation slice) of each run of public pieces
-        at = 0
-        for piece in layout.pieces:
-            if piece.rule == "hidden":
-                continue
-            if piece.rule not in ("public", "own", "seats"):
-                raise ValueError(f"piece {piece.name}: rule {piece.rule!r} is not supported")
-            start, size = layout.offsets[piece.name], piece.size
-            if piece.rule == "public":
-                if public and public[-1][0].stop == start:
-                    last = public.pop()
-                    public.append((slice(last[0].start, start + size),
-                                   slice(last[1].start, at + size)))
-                else:
-                    public.append((slice(start, start + size), slice(at, at + size)))
-                at += size
-                continue
-            seen = size // 4 if piece.rule == "own" else size
-            srcs, dsts = groups.setdefault((piece.rule, size // 4), ([], []))
-            srcs.append(np.arange(start, start + size))
-            dsts.append(np.arange(at, at + seen))
-            at += seen
-        self.size = at
-        self.public = public
-        self.groups = [(rule, len(srcs), block, _span(np.concatenate(srcs)),
-                        _span(np.concatenate(dsts)))
-                       for (rule, block), (srcs, dsts) in groups.items()]
+        self.index = np.asarray(layout.observation_index)  # (4, D): each seat's columns
+        self.size = self.index.shape[1]
 
     def __call__(self, buffers: np.ndarray, seats: np.ndarray) -> np.ndarray:
-        b = buffers.shape[0]
-        out = np.empty((b, self.size), dtype=np.float32)
-        line = np.arange(b)
-        for src, dst in self.public:
-            out[:, dst] = buffers[:, src]
-        for rule, n, block, src, dst in self.groups:
-            part = buffers[:, src].reshape(b, n, 4, block)
-            if rule == "own":
-                part = part[line, :, seats]
-            elif block == 1:  # the four seats twice over: row r's rotation starts at its seat
-                part = sliding_window_view(np.concatenate([part, part], axis=2)[..., 0], 4,
-                                           axis=2)[line, :, seats]
-            else:
-                turn = (seats[:, None] + np.arange(4)) % 4
-                part = part[line[:, None, None], np.arange(n)[None, :, None], turn[:, None, :]]
-            out[:, dst] = part.reshape(b, -1)
+        out = np.empty((buffers.shape[0], self.size), dtype=np.float32)
+        for seat, index in enumerate(self.index):
+            rows = np.flatnonzero(seats == seat)
+            if rows.size:
+                out[rows] = buffers.take(rows, axis=0).take(index, axis=1)
         return out
-
-
-def _span(columns: np.ndarray):
-    """A slice if ``columns`` are consecutive (a block copy), else the columns."""
-    if np.array_equal(columns, np.arange(columns[0], columns[0] + columns.size)):
-        return slice(int(columns[0]), int(columns[0]) + columns.size)
-    return columns
 
 
 _OBSERVE = ObservationGather(LAYOUT)
