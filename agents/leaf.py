@@ -77,8 +77,9 @@ def seat_columns(game: str) -> np.ndarray:
 # --- data ------------------------------------------------------------------------------------
 
 def collect(game: str, hands: int, seed: int = 0, batch: int = 256, keep: float = 0.2,
-            options=None, progress=None) -> dict:
-    """Heuristic self-play until ``hands`` hands have ended (see the module docstring):
+            options=None, explore: float = 0.0, progress=None) -> dict:
+    """Heuristic self-play until ``hands`` hands have ended (see the module docstring), each
+    step played at random (uniform over the legal actions) with probability ``explore``:
     ``{"states": (n, S) float16, "values": (n, 4) float32 hand worth per seat, "seats": (n,)
     seat to act, "hands": (n,) the hand's index}``. Steps of hands still running at the end
     are dropped. Deterministic for ``seed``."""
@@ -100,7 +101,12 @@ def collect(game: str, hands: int, seed: int = 0, batch: int = 256, keep: float 
             seats.extend(games.current()[kept].tolist())
             for j, i in enumerate(kept.tolist()):
                 pending[i].append(rows + j)
-        actions = policy.act_batch(games.observations(), games.masks())
+        masks = games.masks()
+        actions = policy.act_batch(games.observations(), masks)
+        if explore:
+            for i in np.flatnonzero(rng.random(batch) < explore).tolist():
+                legal = np.flatnonzero(masks[i])
+                actions[i] = legal[rng.integers(legal.size)]
         _, ended = games.step(actions)
         after = games.hands_played()
         grown = np.flatnonzero(ended | (after != hands_before))
@@ -348,6 +354,8 @@ def main(argv=None) -> dict:
     fit.add_argument("--seed", type=int, default=0)
     fit.add_argument("--keep", type=float, default=0.05,
                      help="fraction of steps recorded (default 0.05: a few positions a hand)")
+    fit.add_argument("--explore", type=float, default=0.0,
+                     help="probability that a training step is played at random (default 0)")
     fit.add_argument("--epochs", type=int, default=3)
     fit.add_argument("--valid-hands", type=int, default=300,
                      help="validation hands (other seeds) that pick the best epoch (default "
@@ -369,7 +377,8 @@ def main(argv=None) -> dict:
         hidden = tuple(int(h) for h in args.hidden.split(","))
         command = "python -m agents.leaf " + " ".join(sys.argv[1:] if argv is None else argv)
         say(f"collecting {args.hands} heuristic {game} hands (seed {args.seed})")
-        data = collect(game, args.hands, args.seed, args.batch, args.keep, progress=say)
+        data = collect(game, args.hands, args.seed, args.batch, args.keep,
+                       explore=args.explore, progress=say)
         say(f"  {len(data['seats'])} positions, {time.process_time() - start:.0f} s CPU")
         valid = collect(game, args.valid_hands, VALID_SEED + args.seed, args.batch, EVAL_KEEP) \
             if args.valid_hands else None

@@ -37,6 +37,16 @@ def test_collect_records_the_hands_worth_for_every_seat(data):
     assert all(np.array_equal(data[k], again[k]) for k in data)
 
 
+def test_explore_plays_some_steps_at_random(data):
+    """``explore``: some steps are random legal actions (other positions, other outcomes),
+    still deterministic for a seed."""
+    one = collect("dagong", 12, seed=3, batch=8, keep=0.3, explore=0.2)
+    two = collect("dagong", 12, seed=3, batch=8, keep=0.3, explore=0.2)
+    assert all(np.array_equal(one[k], two[k]) for k in one)
+    assert not np.array_equal(one["values"][:50], data["values"][:50])
+    assert np.allclose(one["values"].sum(axis=1), 0)
+
+
 def test_collect_plays_dabangs_first_and_later_hands():
     data = collect("dabang", 6, seed=0, batch=6, keep=0.05)
     game = make_game("dabang")
