@@ -71,8 +71,11 @@ PPO agent, on up to 100 deal pairs) is in docs/results.md, "Search agent (PIMC)"
 decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is ~80 steps, a
 Dabang hand's ~170, each paying the rollout policy's, the engine's and the masks' fixed
 per-call costs whatever the batch) and, in Dabang, the sampler; so fewer worlds or candidates
-save less than their share, and only cut-short rollouts (``depth``) reach 0.1 s, with a leaf
-value the shipped critics do not give well enough.
+save less than their share, and only cut-short rollouts (``depth``) reach 0.1 s. Their leaf
+value is the weak part: neither the shipped critics nor the leaves fitted to heuristic rollouts
+(``agents.leaf``, ``checkpoints/*_leaf.npz``) yet predict rollouts well enough for cut-short
+search to keep full rollouts' strength (docs/results.md, "A leaf value for depth-limited
+rollouts").
 """
 
 from __future__ import annotations
