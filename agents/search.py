@@ -66,15 +66,16 @@ who deals next, the blood owed) is not weighed.
 
 Budgets: the default (``DEFAULTS``) is 8 worlds, all legal actions, heuristic rollouts to the
 end of the hand, torch-free; ``PRIOR_BUDGET`` takes the top 2 of the shipped PPO policy at 16
-worlds. What the budgets cost and how strong they are (against the heuristic and the shipped
+worlds; ``LEAF_BUDGET`` cuts rollouts at depth 16 with the shipped leaf value (torch-free
+too). What the budgets cost and how strong they are (against the heuristic and the shipped
 PPO agent, on up to 100 deal pairs) is in docs/results.md, "Search agent (PIMC)". In short: a
 decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is ~80 steps, a
 Dabang hand's ~170, each paying the rollout policy's, the engine's and the masks' fixed
 per-call costs whatever the batch) and, in Dabang, the sampler; so fewer worlds or candidates
-save less than their share, and only cut-short rollouts (``depth``) reach 0.1 s. Their leaf
-value is the weak part: neither the shipped critics nor the leaves fitted to heuristic rollouts
-(``agents.leaf``, ``checkpoints/*_leaf.npz``) yet predict rollouts well enough for cut-short
-search to keep full rollouts' strength (docs/results.md, "A leaf value for depth-limited
+save less than their share, and only cut-short rollouts (``depth``) approach 0.1 s. Their leaf
+value decides their strength: the shipped PPO critics predict heuristic rollouts poorly; the
+leaves fitted to them (``agents.leaf``, ``checkpoints/*_leaf.npz``) keep the default's strength
+at depth 16 but not, in Dagong, at depth 8 (docs/results.md, "A leaf value for depth-limited
 rollouts").
 """
 
@@ -91,8 +92,8 @@ from agents.loading import checkpoint_agent
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
-__all__ = ["DEFAULTS", "PRIOR_BUDGET", "PIMCAgent", "choose", "global_critic", "leaf_value",
-           "parse_spec", "rollout_values", "sampler_of"]
+__all__ = ["DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "PIMCAgent", "choose", "global_critic",
+           "leaf_value", "parse_spec", "rollout_values", "sampler_of"]
 
 DEFAULTS = {"worlds": 8, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
             "margin": 1.5, "prior": None, "depth": 0, "critic": None}
@@ -101,6 +102,10 @@ BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16),
           "depth": (0, 1 << 16)}
 # the budget with a PPO prior (see the module docstring's table): format with path=
 PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
+# the budget with a leaf value (agents.leaf; docs/results.md): format with path= the game's
+# leaf (checkpoints/<game>_leaf.npz); as strong as the default at about 0.7x (Dagong) and
+# 0.6x (Dabang) its time, on 40 and 12 deal pairs
+LEAF_BUDGET = "pimc:depth=16,critic={path}"
 MAX_BATCH = 1 << 16
 
 

@@ -549,6 +549,14 @@ def test_a_leaf_file_is_a_critic(oracle_worlds):
     assert all(s.is_legal(int(a)) for s, a in zip(states, one))
 
 
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_the_leaf_budget_names_the_shipped_leaf(name):
+    from agents.search import LEAF_BUDGET
+
+    agent = make_agent(LEAF_BUDGET.format(path=LEAVES[name]), name)
+    assert agent.depth == 16 and agent.leaf.game == name
+
+
 def test_the_leaf_values_the_rollouts_cut_short():
     """The values depth-limited rollouts get are the leaf's values of the states they stop in
     (a callable leaf stands for the file's)."""
