@@ -15,8 +15,9 @@ For each decision with more than one legal action, ``PIMCAgent``:
    actions); the rollout policy's own choice is always a candidate, and wins ties;
 3. applies each candidate in each world (``rollouts`` times per world) and plays every such
    start to the end of the current hand with the rollout policy in all four seats (with
-   ``depth`` > 0: for ``depth`` steps, then on until the acting seat is to act again, where a
-   PPO checkpoint's global critic, ``critic``, values the global state), all the starts of all
+   ``depth`` > 0: for ``depth`` steps, then on until the acting seat is to act again, where
+   the leaf value ``critic`` values the global state: a ``.npz`` fitted to heuristic rollouts'
+   outcomes, ``agents.leaf``, or a PPO checkpoint's global critic), all the starts of all
    the decisions of a call as one batch through ``cardenv.vector.VectorGame``
    (``started=True``: games in progress), the game's batched engine; rollouts that are over
    leave the batch once a quarter of it is idle (stepping an idle slot costs as much as a
@@ -45,7 +46,9 @@ deterministic for a seed: the same calls give the same actions.
 Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=0.1`` (also
 ``prior=PATH``, ``depth=N``, ``critic=PATH``) wherever a player is named (``agents.evaluate``,
 the ``cardenv.players`` entry point), ``rollout`` being ``heuristic``, ``random`` or a PPO
-checkpoint path (``parse_spec``).
+checkpoint path (``parse_spec``), and ``critic`` a leaf value file (``PATH.npz``, e.g. the
+shipped ``checkpoints/dagong_leaf.npz``; numpy only, no torch) or a PPO checkpoint with a
+global critic (``leaf_value``): ``pimc:depth=8,critic=checkpoints/dagong_leaf.npz``.
 
 A Dabang follow of several cards is built card by card, one decision per card: the agent
 searches each step, its candidates the cards legal now, each rollout finishing the follow with
@@ -63,13 +66,17 @@ who deals next, the blood owed) is not weighed.
 
 Budgets: the default (``DEFAULTS``) is 8 worlds, all legal actions, heuristic rollouts to the
 end of the hand, torch-free; ``PRIOR_BUDGET`` takes the top 2 of the shipped PPO policy at 16
-worlds. What the budgets cost and how strong they are (against the heuristic and the shipped
+worlds; ``LEAF_BUDGET`` cuts rollouts at depth 16 with the shipped leaf value (torch-free
+too). What the budgets cost and how strong they are (against the heuristic and the shipped
 PPO agent, on up to 100 deal pairs) is in docs/results.md, "Search agent (PIMC)". In short: a
 decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is ~80 steps, a
 Dabang hand's ~170, each paying the rollout policy's, the engine's and the masks' fixed
 per-call costs whatever the batch) and, in Dabang, the sampler; so fewer worlds or candidates
-save less than their share, and only cut-short rollouts (``depth``) reach 0.1 s, with a leaf
-value the shipped critics do not give well enough.
+save less than their share, and only cut-short rollouts (``depth``) approach 0.1 s. Their leaf
+value decides their strength: the shipped PPO critics predict heuristic rollouts poorly; the
+leaves fitted to them (``agents.leaf``, ``checkpoints/*_leaf.npz``) keep the default's strength
+at depth 16 but not, in Dagong, at depth 8 (docs/results.md, "A leaf value for depth-limited
+rollouts").
 """
 
 from __future__ import annotations
@@ -85,8 +92,8 @@ from agents.loading import checkpoint_agent
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
-__all__ = ["DEFAULTS", "PRIOR_BUDGET", "PIMCAgent", "choose", "global_critic", "parse_spec",
-           "rollout_values", "sampler_of"]
+__all__ = ["DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "PIMCAgent", "choose", "global_critic",
+           "leaf_value", "parse_spec", "rollout_values", "sampler_of"]
 
 DEFAULTS = {"worlds": 8, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
             "margin": 1.5, "prior": None, "depth": 0, "critic": None}
@@ -95,6 +102,10 @@ BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16),
           "depth": (0, 1 << 16)}
 # the budget with a PPO prior (see the module docstring's table): format with path=
 PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
+# the budget with a leaf value (agents.leaf; docs/results.md): format with path= the game's
+# leaf (checkpoints/<game>_leaf.npz); as strong as the default at about 0.7x (Dagong) and
+# 0.6x (Dabang) its time, on 40 and 12 deal pairs
+LEAF_BUDGET = "pimc:depth=16,critic={path}"
 MAX_BATCH = 1 << 16
 
 
@@ -292,6 +303,22 @@ def _path(path, key: str) -> str:
     return path
 
 
+def leaf_value(critic, game: str):
+    """The leaf value ``critic`` names for ``game``'s depth-limited rollouts: a path ending in
+    ``.npz`` is a leaf value fitted to heuristic rollouts (``agents.leaf``, numpy only), any
+    other path a PPO checkpoint with a global critic (``global_critic``), and a callable is
+    used as it is (``states (k, S) -> (k,)``); ``ValueError`` for anything else."""
+    if callable(critic) and not isinstance(critic, str):
+        return critic
+    if not isinstance(critic, str) or not os.path.isfile(critic):
+        raise ValueError(f"critic must be the path of a leaf value (.npz, python -m agents.leaf "
+                         f"train) or of a PPO checkpoint with a global critic, got {critic!r}")
+    if critic.endswith(".npz"):
+        from agents.leaf import load_leaf
+        return load_leaf(critic, game)
+    return global_critic(checkpoint_agent(critic, game))
+
+
 def global_critic(agent):
     """The leaf value of depth-limited rollouts: ``states (k, S) -> (k,)`` values for the seat
     to act, from a ``PPOAgent`` with a global critic (``critic="global"``: the value of the
@@ -357,12 +384,15 @@ class PIMCAgent(Agent):
             if not callable(getattr(self.prior, "action_probabilities", None)):
                 raise ValueError("the prior must offer action_probabilities(obs, masks)")
         self.depth = int(depth)
-        self.critic_spec, self.leaf = critic, None
+        self.critic_spec = critic if critic is None or isinstance(critic, str) else \
+            getattr(critic, "name", type(critic).__name__)
+        self.leaf = None
         if self.depth:
             if critic is None:
-                raise ValueError("depth-limited rollouts (depth > 0) need critic=<a PPO "
-                                 "checkpoint with a global critic> for the leaf values")
-            self.leaf = global_critic(checkpoint_agent(_path(critic, "critic"), self.game))
+                raise ValueError("depth-limited rollouts (depth > 0) need critic=<a leaf value "
+                                 ".npz (python -m agents.leaf train) or a PPO checkpoint with "
+                                 "a global critic> for the leaf values")
+            self.leaf = leaf_value(critic, self.game)
         elif critic is not None:
             raise ValueError("critic values depth-limited rollouts: it needs depth > 0")
         self.seed = 0 if seed is None else int(seed)

@@ -121,19 +121,27 @@ def test_the_decision_does_not_move_when_only_hidden_cards_change(name, request)
     information only: the toy game's here, Dagong's and Dabang's samplers once they exist."""
     if name == "toy_worlds":
         request.getfixturevalue("toy_worlds")
-    game = make_game(name)
     rollout = "random" if name == "toy_worlds" else "heuristic"
-    policy = None if name == "toy_worlds" else heuristic_for(name, 0)
     # (a Dagong or Dabang decision costs about a second here: fewer positions and worlds)
     count, worlds = (12, 8) if name == "toy_worlds" else (6, 4)
+    assert_hidden_cards_do_not_move(
+        name, count, lambda: PIMCAgent(name, worlds=worlds, rollout=rollout, seed=5))
+
+
+def assert_hidden_cards_do_not_move(name, count, agent):
+    """The hidden-card test: a fresh ``agent()`` decides the same in ``count`` positions of
+    ``name`` met in play and in a world its sampler draws from each (same seat information,
+    other hidden cards), and the hidden cards did change in most of them."""
+    game = make_game(name)
+    policy = None if name == "toy_worlds" else heuristic_for(name, 0)
     moved = 0
     for k, state in enumerate(positions(game, count, seed=3, policy=policy)):
         seat = state.current_player
         [other] = game.sample_worlds(state, seat, 1, np.random.default_rng(100 + k))
         assert np.array_equal(other.observation(seat), state.observation(seat))
         moved += not np.array_equal(other.global_state(), state.global_state())
-        one = PIMCAgent(name, worlds=worlds, rollout=rollout, seed=5).act_states([state])
-        two = PIMCAgent(name, worlds=worlds, rollout=rollout, seed=5).act_states([other])
+        one = agent().act_states([state])
+        two = agent().act_states([other])
         assert one[0] == two[0], f"position {k}: {one[0]} with the true cards, {two[0]} with " \
                                  f"others"
     assert moved >= count // 2  # the hidden cards did change in most positions
@@ -382,7 +390,12 @@ def test_specs(oracle_worlds):
     ("pimc:dpeth=3", "unknown option 'dpeth' (options: worlds, rollouts, top_k, rollout, time, "
                      "margin, prior, depth, critic)"),
     ("pimc:depth=-1", "depth must be an int in 0..65536"),
-    ("pimc:depth=8,critic=none", "critic must be the path of a PPO checkpoint, got 'none'"),
+    ("pimc:depth=8,critic=none", "critic must be the path of a leaf value (.npz, python -m "
+                                 "agents.leaf train) or of a PPO checkpoint with a global "
+                                 "critic, got 'none'"),
+    ("pimc:depth=8,critic=nope.npz", "critic must be the path of a leaf value"),
+    ("pimc:depth=8,critic=checkpoints/dabang_leaf.npz", "values dabang states, not dagong"),
+    ("pimc:depth=8,critic=README.md", "is not a cardenv PPO checkpoint"),
     ("pimc:depth=8", "depth-limited rollouts (depth > 0) need critic="),
     ("pimc:depth=0,critic=checkpoints/dagong_ppo.pt", "critic values depth-limited rollouts"),
     ("pimc:prior=nope.pt", "prior must be the path of a PPO checkpoint, got 'nope.pt'"),
@@ -513,3 +526,60 @@ def test_top_k_takes_the_ppo_policys_most_likely_actions(oracle_worlds):
         assert candidates[0] == own[d] and set(candidates.tolist()) == top | {own[d]}
     actions = agent.act_states(states)
     assert all(s.is_legal(int(a)) for s, a in zip(states, actions))
+
+
+# --- a leaf value (agents.leaf) for depth-limited rollouts ------------------------------------
+
+LEAVES = {"dagong": "checkpoints/dagong_leaf.npz", "dabang": "checkpoints/dabang_leaf.npz"}
+
+
+def test_a_leaf_file_is_a_critic(oracle_worlds):
+    """``critic=PATH.npz``: the shipped leaf value, numpy only; the spec parses, the agent
+    holds the leaf, and with oracle worlds the search is deterministic for a seed."""
+    from agents.leaf import Leaf
+
+    spec = f"pimc:worlds=2,depth=4,critic={LEAVES['dagong']}"
+    assert parse_spec(spec)["critic"] == LEAVES["dagong"] and parse_spec(spec)["depth"] == 4
+    agent = make_agent(spec, "dagong", 1)
+    assert isinstance(agent.leaf, Leaf) and agent.leaf.game == "dagong"
+    assert "critic=checkpoints/dagong_leaf.npz" in repr(agent)
+    states = positions(make_game("dagong"), 6, seed=2)
+    one = make_agent(spec, "dagong", 1).act_states(states)
+    assert np.array_equal(one, make_agent(spec, "dagong", 1).act_states(states))
+    assert all(s.is_legal(int(a)) for s, a in zip(states, one))
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_the_leaf_budget_names_the_shipped_leaf(name):
+    from agents.search import LEAF_BUDGET
+
+    agent = make_agent(LEAF_BUDGET.format(path=LEAVES[name]), name)
+    assert agent.depth == 16 and agent.leaf.game == name
+
+
+def test_the_leaf_values_the_rollouts_cut_short():
+    """The values depth-limited rollouts get are the leaf's values of the states they stop in
+    (a callable leaf stands for the file's)."""
+    from agents.leaf import load_leaf
+
+    leaf = load_leaf(LEAVES["dagong"], "dagong")
+    seen = []
+
+    def recording(global_states):
+        values = leaf(global_states)
+        seen.extend(values.tolist())
+        return values
+
+    game = make_game("dagong")
+    states = positions(game, 10, seed=4)
+    values = rollout_values([s.clone() for s in states], [s.current_player for s in states],
+                            heuristic_for("dagong", 0), depth=4, leaf=recording)
+    assert seen and set(seen) <= set(values.tolist())
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_with_a_leaf_the_decision_does_not_move_when_only_hidden_cards_change(name):
+    """The hidden-card test with the shipped leaf (it reads the sampled worlds' global states,
+    never the true one's)."""
+    assert_hidden_cards_do_not_move(
+        name, 4, lambda: PIMCAgent(name, worlds=4, seed=5, depth=4, critic=LEAVES[name]))
