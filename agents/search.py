@@ -20,8 +20,8 @@ For each decision with more than one legal action, ``PIMCAgent``:
    outcomes, ``agents.leaf``, or a PPO checkpoint's global critic), all the starts of all
    the decisions of a call as one batch through ``cardenv.vector.VectorGame``
    (``started=True``: games in progress), the game's batched engine; rollouts that are over
-   leave the batch once a quarter of it is idle (stepping an idle slot costs as much as a
-   live one);
+   leave the batch once a quarter of it is idle (``refill=False``: an ended rollout stays
+   over in its slot, but its rows still cost in the observations and masks);
 4. scores a rollout by what its hand is worth to the acting seat's side (``game.hand_value``,
    the contract's optional member: the hand's reward, or in a Dabang match episode, whose
    hands pay nothing until the match ends, the hand episode's reward, the level change; the
@@ -41,7 +41,9 @@ actions) with ``prior``, ``depth`` (0: to the end of the hand) with ``critic``, 
 at the limit are dropped, the finished ones count, and with none finished the rollout policy's
 choice is played), and ``batch`` (rollouts at once, bounding memory). A decision with one
 legal action is played at once. With ``time_limit=None`` (the default) the agent is
-deterministic for a seed: the same calls give the same actions.
+deterministic for a seed: the same calls give the same actions. Where the sampler gives up
+(``StateError``: it ran out of proposals at a rare position where few deals fit), that decision
+is the rollout policy's own choice, counted in ``unsampled``; the game goes on.
 
 Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=0.1`` (also
 ``prior=PATH``, ``depth=N``, ``critic=PATH``) wherever a player is named (``agents.evaluate``,
@@ -89,6 +91,7 @@ import numpy as np
 
 from agents.base import Agent, check_game
 from agents.loading import checkpoint_agent
+from cardenv.core.errors import StateError
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
@@ -397,6 +400,7 @@ class PIMCAgent(Agent):
             raise ValueError("critic values depth-limited rollouts: it needs depth > 0")
         self.seed = 0 if seed is None else int(seed)
         self.searched = 0  # decisions searched (for benchmarks)
+        self.unsampled = 0  # decisions left to the rollout policy: the sampler gave up
 
     @classmethod
     def from_spec(cls, spec: str, game: str, seed: int = 0) -> "PIMCAgent":
@@ -458,7 +462,13 @@ class PIMCAgent(Agent):
         starts, owners, start_seats, values = [], [], [], []
         for d, state in enumerate(states):
             rng = np.random.default_rng([self.seed, keys[d]])
-            worlds = sample(state, seats[d], self.worlds, rng)
+            try:
+                worlds = sample(state, seats[d], self.worlds, rng)
+            except StateError:
+                # the sampler ran out of proposals (a rare position where few deals fit):
+                # this decision is the rollout policy's, not a crash hours into a run
+                self.unsampled += 1
+                continue
             if len(worlds) != self.worlds:
                 raise ValueError(f"{game.name}.sample_worlds returned {len(worlds)} worlds, "
                                  f"not {self.worlds}")
@@ -498,7 +508,8 @@ class PIMCAgent(Agent):
                 tables[d].append(np.full(len(candidates[d]), np.nan))
             tables[d][-1][k] = value
         for d, rows in enumerate(tables):
-            out[d] = candidates[d][choose(np.array(rows), self.margin)]
+            if rows:  # else no world was sampled: the policy's own choice stands
+                out[d] = candidates[d][choose(np.array(rows), self.margin)]
         return out
 
     def _candidates(self, obs, masks, own) -> list[np.ndarray]:

@@ -17,6 +17,7 @@ from agents.evaluate import duplicate, main, make_agent
 from agents.heuristics import heuristic_for
 from agents.search import DEFAULTS, PIMCAgent, choose, parse_spec, rollout_values
 from cardenv import games as registry
+from cardenv.core.errors import StateError
 from cardenv.games import make_game, names
 from tests.toy_game import CARDS, ToyGame, ToyState
 
@@ -364,6 +365,30 @@ def test_a_sampler_that_changes_the_seats_legal_actions_is_refused(monkeypatch):
     monkeypatch.setattr(type(game), "sample_worlds", elsewhere, raising=False)
     with pytest.raises(ValueError, match="same legal actions"):
         PIMCAgent("dagong", worlds=2).act_states([state])
+
+
+def test_a_sampler_that_gives_up_leaves_the_decision_to_the_rollout_policy(monkeypatch):
+    """A rare position where the sampler runs out of proposals (StateError) is played with the
+    rollout policy's choice and counted, the others of the same call are still searched."""
+    game = make_game("dagong")
+    states = positions(game, 6, seed=4)
+    real = type(game).sample_worlds
+    broken = states[2].history[:]
+
+    def sometimes(self, s, seat, n, rng):
+        if s.history == broken:
+            raise StateError("dagong.sample_worlds: found 1 of 2 consistent worlds")
+        return real(self, s, seat, n, rng)
+
+    searched = PIMCAgent("dagong", worlds=2, margin=0, seed=3).act_states(states)
+    monkeypatch.setattr(type(game), "sample_worlds", sometimes)
+    agent = PIMCAgent("dagong", worlds=2, margin=0, seed=3)
+    got = agent.act_states(states)
+    policy = heuristic_for("dagong", 0)
+    own = policy.act_batch(game.observations(states[2:3]), game.legal_masks(states[2:3]))
+    assert agent.unsampled == 1 and got[2] == own[0]
+    keep = [i for i in range(6) if i != 2]
+    assert got[keep].tolist() == searched[keep].tolist()
 
 
 def test_evaluate_plays_pimc(oracle_worlds, capsys):
