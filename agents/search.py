@@ -167,8 +167,11 @@ def parse_spec(spec: str) -> dict:
 
 def rollout_values(starts: list, seats, policy, deadline: float | None = None,
                    batch: int = 4096, depth: int = 0, leaf=None) -> np.ndarray:
-    """Play each state of ``starts`` (in progress, of one game) to the end of its current hand
-    with ``policy`` (``act_batch``) in every seat, ``batch`` at a time through ``VectorGame``;
+    """Play each state of ``starts`` (in progress, of one game; their rules variants may
+    differ: a Dabang later hand's worlds are first hands of a game with the hand's situation as
+    options, so the worlds of different decisions are states of different variants, each
+    variant a batch of its own) to the end of its current hand with ``policy`` (``act_batch``)
+    in every seat, ``batch`` at a time through ``VectorGame``;
     ``(n,)`` float: the hand's reward for ``seats[i]``, ``nan`` where ``deadline``
     (``time.perf_counter()``) came first. With ``depth`` > 0 a rollout stops once it has
     played ``depth`` steps and ``seats[i]`` is to act again, valued ``leaf(global_states)``
@@ -178,10 +181,14 @@ def rollout_values(starts: list, seats, policy, deadline: float | None = None,
     if depth and leaf is None:
         raise ValueError("depth-limited rollouts need a leaf value (leaf)")
     values = np.full(len(starts), np.nan)
-    for first in range(0, len(starts), batch):
-        part = list(range(first, min(first + batch, len(starts))))
-        if not _play_out(starts, seats, policy, part, values, deadline, depth, leaf):
-            break
+    variants: dict[int, list[int]] = {}  # a VectorGame plays one variant
+    for i, state in enumerate(starts):
+        variants.setdefault(id(state.game), []).append(i)
+    for members in variants.values():
+        for first in range(0, len(members), batch):
+            part = members[first:first + batch]
+            if not _play_out(starts, seats, policy, part, values, deadline, depth, leaf):
+                return values
     return values
 
 

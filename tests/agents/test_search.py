@@ -391,6 +391,19 @@ def test_a_sampler_that_gives_up_leaves_the_decision_to_the_rollout_policy(monke
     assert got[keep].tolist() == searched[keep].tolist()
 
 
+def test_later_hands_of_several_situations_are_searched_in_one_call():
+    """Dabang later hands' worlds are first hands of a game with each hand's situation (dealer,
+    levels, blood) as options: one call on positions of different situations rolls each
+    variant out in a batch of its own, and decides as it does one position at a time."""
+    game = make_game("dabang", dealer="random", levels="random", blood="random")
+    policy = heuristic_for("dabang", 0)
+    states = [positions(game, 1, seed=seed, policy=policy)[0] for seed in (11, 12, 13, 14)]
+    assert len({(s.dealer, tuple(s.levels), s.blood_due) for s in states}) > 1
+    together = PIMCAgent("dabang", worlds=2, seed=5).act_states(states)
+    alone = [int(PIMCAgent("dabang", worlds=2, seed=5).act_states([s])[0]) for s in states]
+    assert together.tolist() == alone
+
+
 def test_evaluate_plays_pimc(oracle_worlds, capsys):
     stats = main(["dagong", "pimc:worlds=2,top_k=4", "heuristic", "--deals", "2", "--quiet"])
     assert stats["pairs"] == 2 and stats["agent_a"] == "pimc:worlds=2,top_k=4"
