@@ -51,7 +51,7 @@ from agents.heuristics import heuristic_for
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
-__all__ = ["FORMAT", "Leaf", "collect", "evaluate", "load_leaf", "train"]
+__all__ = ["FORMAT", "Leaf", "collect", "evaluate", "global_critic", "load_leaf", "train"]
 
 FORMAT = "cardenv-leaf-1"
 # each game's option sets for the data: the positions PIMC meets (Dabang: first hands, later
@@ -305,7 +305,7 @@ def _fit(pred: np.ndarray, actual: np.ndarray) -> tuple[float, float]:
 
 def evaluate(data: dict, leaf: Leaf | None = None, critic=None) -> dict:
     """Correlation and MSE against the actual hand worth for the seat to act, of the leaf and
-    of ``critic`` (a leaf function, e.g. ``agents.search.global_critic(...)``), on ``data``;
+    of ``critic`` (a leaf function, e.g. ``global_critic(...)``), on ``data``;
     also the outcome's variance (the MSE of predicting its mean)."""
     actual = data["values"][np.arange(len(data["seats"])), data["seats"]].astype(float)
     out = {"positions": len(actual), "hands": int(len(np.unique(data["hands"]))),
@@ -329,11 +329,29 @@ def report(stats: dict) -> str:
     return "\n".join(lines)
 
 
+def global_critic(agent):
+    """The leaf value of depth-limited rollouts: ``states (k, S) -> (k,)`` values for the seat
+    to act, from a ``PPOAgent`` with a global critic (``critic="global"``: the value of the
+    global state for the seat to act, as training fits it); ``ValueError`` for another agent."""
+    net = getattr(agent, "net", None)
+    if getattr(net, "critic", None) != "global":
+        raise ValueError("the critic must be a PPO checkpoint with a global critic "
+                         "(critic=\"global\"), whose values read global states")
+    import torch
+
+    size = net.state_scale.numel()
+
+    def leaf(states: np.ndarray) -> np.ndarray:
+        # an earlier layout's prefix, as the policy reads observations
+        return net.values(torch.as_tensor(states[:, :size])).numpy().astype(float)
+
+    return leaf
+
+
 def _critic(path, game):
     if path is None:
         return None
     from agents.loading import checkpoint_agent
-    from agents.search import global_critic
     return global_critic(checkpoint_agent(path, game))
 
 

@@ -90,6 +90,7 @@ import zlib
 import numpy as np
 
 from agents.base import Agent, check_game
+from agents.leaf import global_critic, load_leaf
 from agents.loading import checkpoint_agent
 from cardenv.core.errors import StateError
 from cardenv.games import make_game
@@ -324,28 +325,8 @@ def leaf_value(critic, game: str):
         raise ValueError(f"critic must be the path of a leaf value (.npz, python -m agents.leaf "
                          f"train) or of a PPO checkpoint with a global critic, got {critic!r}")
     if critic.endswith(".npz"):
-        from agents.leaf import load_leaf
         return load_leaf(critic, game)
     return global_critic(checkpoint_agent(critic, game))
-
-
-def global_critic(agent):
-    """The leaf value of depth-limited rollouts: ``states (k, S) -> (k,)`` values for the seat
-    to act, from a ``PPOAgent`` with a global critic (``critic="global"``: the value of the
-    global state for the seat to act, as training fits it); ``ValueError`` for another agent."""
-    net = getattr(agent, "net", None)
-    if getattr(net, "critic", None) != "global":
-        raise ValueError("the critic must be a PPO checkpoint with a global critic "
-                         "(critic=\"global\"), whose values read global states")
-    import torch
-
-    size = net.state_scale.numel()
-
-    def leaf(states: np.ndarray) -> np.ndarray:
-        # an earlier layout's prefix, as the policy reads observations
-        return net.values(torch.as_tensor(states[:, :size])).numpy().astype(float)
-
-    return leaf
 
 
 class PIMCAgent(Agent):
