@@ -11,6 +11,7 @@ import pytest
 from cardenv import bench
 from cardenv.core.worlds import (Consistency, Failure, check_consistency, random_policy, seat_views,
                                  world_problem)
+from cardenv.core.errors import StateError
 from cardenv.games import make_game
 from tests.sizes import sizes
 
@@ -100,6 +101,26 @@ def test_failures_and_skips_are_reported_with_a_reproducer(monkeypatch):
                          seat_views(state, failure.seat)) == failure.problem
     text = failure.reproducer()
     assert f"seed=11 policy=random step={failure.step} seat={failure.seat}" in text
+
+
+def test_a_sampler_that_gives_up_is_a_reported_failure(monkeypatch):
+    """A sampler out of proposals (StateError) at a position is a failure with a reproducer
+    (world -1), and the check goes on to the other positions."""
+    game = make_game("dagong")
+    sample = game.sample_worlds
+    calls = []
+
+    def tired(state, seat, n, rng):
+        calls.append(1)
+        if len(calls) == 2:
+            raise StateError("dagong.sample_worlds: found 1 of 2 consistent worlds")
+        return sample(state, seat, n, rng)
+
+    monkeypatch.setattr(game, "sample_worlds", tired)
+    report = check_consistency([game], 4, worlds=2, seed=5)
+    assert (report.positions, report.skipped, report.worlds, report.consistent) == (4, 0, 6, 6)
+    [failure] = report.failures
+    assert failure.world == -1 and failure.problem.startswith("no worlds: ")
 
 
 def test_the_bench_prints_the_check_and_fails_on_an_inconsistent_world(capsys, monkeypatch):

@@ -166,7 +166,8 @@ def check_consistency(games: list, positions: int, *, worlds: int = 2, seed: int
     ``choose(state) -> action``; default uniformly random) from seeds ``seed``, ``seed + 1``,
     ...: every ``every`` steps from a random offset, the viewing seat turning over the four
     (the seat to act or not), until ``positions`` positions were sampled; positions for which
-    the sampler raises ``NotImplementedError`` are counted as skipped. ``progress(report)``,
+    the sampler raises ``NotImplementedError`` are counted as skipped, and a ``StateError`` (it
+    gave up) as a failure (world index -1). ``progress(report)``,
     if given, is called after each position with the figures so far."""
     policies = policies or {"random": random_policy}
     names = list(policies)
@@ -199,6 +200,11 @@ def _check_position(out: Consistency, game, state, seat, worlds, policy, episode
         sampled = game.sample_worlds(state, seat, worlds, np.random.default_rng(rng_seed))
     except NotImplementedError:
         out.skipped += 1
+        return
+    except StateError as exc:  # it gave up (out of proposals): a failure to report, not a crash
+        out.positions += 1
+        out.failures.append(Failure(game.name, game.options_dict(), episode, policy, k, seat,
+                                    rng_seed, -1, f"no worlds: {exc}"))
         return
     out.positions += 1
     phase = str(getattr(state.phase, "name", state.phase)).lower()
