@@ -230,6 +230,20 @@ def test_games_as_dealt_play_as_their_seeds():
         VectorGame(game, 2, options={})
 
 
+def games_in_progress(game, rng, moves: int) -> list:
+    """Games of seeds 0..39, each up to ``moves`` random moves in (``rng``), those not over."""
+    states = []
+    for seed in range(40):
+        state = game.new_state(seed)
+        for _ in range(int(rng.integers(0, moves))):
+            if state.is_over:
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+        if not state.is_over:
+            states.append(state)
+    return states
+
+
 @pytest.mark.parametrize("name, batched", [("dagong", True), ("dabang", True),
                                              ("dagong", False)])
 def test_games_in_progress_play_on_with_started(name, batched):
@@ -240,15 +254,7 @@ def test_games_in_progress_play_on_with_started(name, batched):
 
     game = make_game(name)
     rng = np.random.default_rng(1)
-    states = []
-    for seed in range(40):  # 40 games, each some random moves in
-        state = game.new_state(seed)
-        for _ in range(int(rng.integers(0, 60))):
-            if state.is_over:
-                break
-            state.apply(int(rng.choice(state.legal_actions())))
-        if not state.is_over:
-            states.append(state)
+    states = games_in_progress(game, rng, 60)
     twins = [s.clone() for s in states]
     games = VectorGame(game, states=states, started=True, batched=batched)
     assert games.seeds == [s.seed for s in twins]
@@ -283,15 +289,7 @@ def test_refill_false_keeps_an_ended_game_over_in_its_slot(name, batched):
 
     game = make_game(name)
     rng = np.random.default_rng(2)
-    states = []
-    for seed in range(40):
-        state = game.new_state(seed)
-        for _ in range(int(rng.integers(0, 80))):
-            if state.is_over:
-                break
-            state.apply(int(rng.choice(state.legal_actions())))
-        if not state.is_over:
-            states.append(state)
+    states = games_in_progress(game, rng, 80)
     twins = [s.clone() for s in states]
     games = VectorGame(game, states=states, started=True, batched=batched, refill=False)
     assert (type(games.engine) is game.batch_engine) == batched  # both engines are checked
