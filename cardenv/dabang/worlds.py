@@ -20,11 +20,15 @@ jokers buried by 扣王 - cards taken back`` is what the seat was dealt, and the
 that give a seat the multiset ``D`` is proportional to ``1 / prod(D_k!)``. A dynamic programme
 over the 54 kinds (state: the cards given so far to each hidden group) samples the hidden hands
 from exactly that distribution, restricted by the voids that play showed (a seat that did not
-follow a led suit or trump holds none of it now), by "no joker" where a seat let its 扣王 turn
-go by, and by "no big joker in these slots" for the seats that were not asked to grab. The
-rest (the 死棒 shape duty, the grabber's trump card, the dealer's big jokers before its grab)
-is left to the replay's rejection; the order of the kitty flips is drawn among those that turn
-up as the real flips did (``_flip_orders``).
+follow a led suit or trump holds none of it now), by the kinds a 死棒 follow's shape says the
+seat did not hold exactly 2, 3 or 4 times, by "no joker" where a seat let its 扣王 turn go by
+and "a small joker" where it passed holding no big one (``_kou_bounds``), by "no big joker in
+these slots" for the seats that were not asked to grab, and, with ``bidding="after_deal"``, by
+"a big joker" / "none" for the seats asked / passed over after the deal
+(``_View._after_deal_round``). The rest (the shape duty's other combinations, the grabber's
+trump card, the dealer's big jokers before its grab, a 扣王 pass holding either joker) is left
+to the replay's rejection; the order of the kitty flips is drawn among those that turn up as
+the real flips did (``_flip_orders``).
 
 Distribution: uniform over the consistent (deal, hidden choices) pairs. Hidden choices are the
 dealer's burial when ``seat`` did not see it (drawn as a multiset, buried big jokers first, then
@@ -105,7 +109,8 @@ MAX_SEED = 2 ** 63 - 1
 # part from a kind held exactly twice, a [3] part from one held exactly three times, ...).
 # So a follow of shape S rules out, for every kind of the led suit, being held (just before
 # the follow) exactly these many times. Shapes that only rule out combinations of kinds
-# ([2,1,1]: not two kinds held exactly twice) are left to the replay's check.
+# ([2,1,1]: not two kinds held exactly twice; as its pair's kind was held exactly twice, no
+# other kind was) are recorded with the kind they exempt.
 _NOT_HELD = {(1, 1): {2}, (2, 1): {3}, (1, 1, 1): {2, 3}, (3, 1): {4}, (2, 2): {3, 4},
              (2, 1, 1): {3, 4}, (1, 1, 1, 1): {2, 3, 4}}
 
@@ -333,7 +338,10 @@ class _View:
                     shape = tuple(sorted((int(play[k]) for k in kinds), reverse=True))
                     held = _NOT_HELD.get(shape)
                     if held:
-                        self.duty[cur].append((int(cls[led]), held, played_before))
+                        self.duty[cur].append((int(cls[led]), held, played_before, -1))
+                    if shape == (2, 1, 1):  # its pair's kind was held exactly twice, so no
+                        pair = kinds[[int(play[k]) for k in kinds].index(2)]  # other was
+                        self.duty[cur].append((int(cls[led]), {2}, played_before, pair))
             self.obs.append(replay.observation(seat))
         if replay.phase is Phase.DECLARE:
             self.decisions.append((replay.current, replay.deal.ask_reason, replay.deal.pos,
@@ -341,6 +349,7 @@ class _View:
             if self.first and replay.deal.ask_reason == "new card" and \
                     replay.current not in self.asked and replay.deal.decl == 0:
                 self.asked[replay.current] = replay.deal.pos
+        self._after_deal_round(game, replay)
         # another seat's follow in progress is hidden from ``seat``: the world stops before it
         self.keep = len(history)
         if state.phase is Phase.PLAY and state.trick.partial and state.current != seat:
@@ -386,6 +395,31 @@ class _View:
             now = v["kitty_known"][seat].astype(np.int64)
             self.burial_known = now + self.taken.sum(axis=0) - self.kou_kinds.sum(axis=0)
         self._later_hand(state)
+
+    def _after_deal_round(self, game, replay):
+        """First hand, option ``bidding="after_deal"``: nobody is asked during the deal; after
+        it, the seats are looked at in turn from the first seat until four in a row had nothing
+        to declare, and a seat is asked exactly when it could grab (holds a big joker, while
+        nobody has grabbed) [D-A1]. So of the seats looked at before the grab (all four when
+        nobody grabbed), those asked hold a big joker and those passed over hold none:
+        ``self.has_bj`` and ``self.no_bj``."""
+        self.has_bj, self.no_bj = set(), set()
+        if not self.first or game.options["bidding"] != "after_deal":
+            return
+        asks = [(cur, action) for cur, why, _, action in self.decisions if why == "after deal"]
+        looked = self.start
+        for cur, action in asks:
+            while looked != cur:
+                self.no_bj.add(looked)
+                looked = (looked + 1) % 4
+            self.has_bj.add(cur)
+            looked = (looked + 1) % 4
+            if action == cat.GRAB:
+                return
+        if replay.phase is not Phase.DECLARE:  # the round is over, nobody grabbed
+            while len(self.has_bj) + len(self.no_bj) < 4:
+                self.no_bj.add(looked)
+                looked = (looked + 1) % 4
 
     def _later_hand(self, state):
         """A later hand's public facts: the kitty shown or drawn, the tribute (its cards where
@@ -499,7 +533,7 @@ class _Proposal:
                 self.pinned_bj[s] = v.asked[s] - 1
                 self.forbid_below[s] = v.asked[s] - 1
             else:
-                self.forbid_below[s] = limit
+                self.forbid_below[s] = DEALT if s in v.no_bj else limit
 
     # --- during the deal: a uniform deal with the big-joker rules, no programme needed -------
     def _deal_phase_deck(self, rng) -> list[int]:
@@ -718,6 +752,11 @@ class _Proposal:
         self.hi = np.full((4, NUM_KINDS), 4, dtype=np.int64)
         self.order = list(range(NUM_KINDS))
         self.trank = None
+        for s in v.has_bj - {v.seat}:  # asked after the deal: it could grab
+            self.lo[s, BIG_JOKER] = 1
+        for s in v.no_bj - {v.seat}:
+            self.hi[s, BIG_JOKER] = 0
+        self._kou_bounds()
         if v.first:
             return
         self.special = _special_kinds(v.level)
@@ -753,6 +792,22 @@ class _Proposal:
                 self.order = order  # the programme fills the tribute strongest first
             self.t_last = max(self.trank[k] for k in np.flatnonzero(self.tribute).tolist()) \
                 if v.tribute_known is not None else None
+
+    def _kou_bounds(self):
+        """What each seat's 扣王 turn says of its dealt jokers. A seat buries its big jokers
+        before any small one (``burial.legal_koujoker``): one that buried a small joker was
+        dealt no more big jokers than it buried. A seat asked holds a joker, so one that passed
+        still held one: a small one, when it held no big one."""
+        v = self.view
+        for s, (_, asked, passed, _) in v.kou.items():
+            if s in (v.seat, v.dealer):
+                continue
+            buried = v.kou_kinds[s]
+            if buried[SMALL_JOKER]:
+                self.hi[s, BIG_JOKER] = min(self.hi[s, BIG_JOKER], buried[BIG_JOKER])
+            if asked and passed and self.hi[s, BIG_JOKER] <= buried[BIG_JOKER]:
+                self.lo[s, SMALL_JOKER] = max(self.lo[s, SMALL_JOKER],
+                                              buried[SMALL_JOKER] + 1)
 
     def _kou_turns_over(self) -> list[int]:
         """The seats whose 扣王 turn is over, where every seat knows the turns took place."""
@@ -819,8 +874,8 @@ class _Proposal:
                 + got.get(("burial", v.dealer), 0)
         for (kind, s), a in zip(self.group_kind, alloc):
             if kind in ("hand", "dealer") and any(
-                    cls[k] == c and a + int(v.played[s][k] - before[k]) in held
-                    for c, held, before in v.duty[s]):
+                    cls[k] == c and k != other and a + int(v.played[s][k] - before[k]) in held
+                    for c, held, before, other in v.duty[s]):
                 return 0.0, False
             if kind == "hand":
                 if a and (cls[k] in v.voids[s] or (k >= NUM_NATURAL and s in self.no_jokers)):
