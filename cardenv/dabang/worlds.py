@@ -795,15 +795,22 @@ class _Proposal:
 
     def _kou_bounds(self):
         """What each seat's 扣王 turn says of its dealt jokers. A seat buries its big jokers
-        before any small one (``burial.legal_koujoker``): one that buried a small joker was
-        dealt no more big jokers than it buried. A seat asked holds a joker, so one that passed
-        still held one: a small one, when it held no big one."""
+        before any small one (``burial.legal_koujoker``): one that buried a small joker held
+        no more big jokers than it buried. A seat asked holds a joker, so one that passed still
+        held one: a small one, when it held no big one. What it held at its turn is its deal
+        less the tribute it gave plus the cards given back: for the giver, only where ``seat``
+        saw them (else left to the replay)."""
         v = self.view
         for s, (_, asked, passed, _) in v.kou.items():
             if s in (v.seat, v.dealer):
                 continue
-            buried = v.kou_kinds[s]
-            if buried[SMALL_JOKER]:
+            shift = np.zeros(NUM_KINDS, dtype=np.int64)  # dealt - held at its turn
+            if s == v.giver and v.tribute_n:
+                if v.tribute_known is None:
+                    continue
+                shift = v.tribute_known - v.returned_known
+            buried = v.kou_kinds[s] + shift
+            if v.kou_kinds[s, SMALL_JOKER]:
                 self.hi[s, BIG_JOKER] = min(self.hi[s, BIG_JOKER], buried[BIG_JOKER])
             if asked and passed and self.hi[s, BIG_JOKER] <= buried[BIG_JOKER]:
                 self.lo[s, SMALL_JOKER] = max(self.lo[s, SMALL_JOKER],

@@ -140,6 +140,26 @@ def test_the_after_deal_asks_and_koujoker_passes_go_into_the_proposal():
     assert dabang_worlds.sample_worlds.last_tries <= 40, dabang_worlds.sample_worlds.last_tries
 
 
+def test_the_givers_koujoker_turn_is_read_with_its_tribute():
+    """A4 and [DB-5]: the giver's 扣王 turn comes after its tribute, so what it held then is its
+    deal less the tribute (a big joker may have gone as tribute though it buried a small one).
+    Found by ``cardenv.bench worlds --check 10000 --seed 400000`` (episode 400331, a match's
+    second hand, random play): seat 0 gave the tribute and buried a small joker; seat 3, which
+    did not see the tribute, got "no deal is consistent" from a bound on seat 0's dealt big
+    jokers that forgot it."""
+    from cardenv.bench import check_policies
+    game = DabangGame(episode="match", max_hands=2)
+    choose = check_policies("dabang")["random"](400331)
+    state = game.new_state(400331)
+    for _ in range(236):
+        state.apply(choose(state))
+    view = _View(game, state, 3)
+    assert view.giver == 0 and view.kou_kinds[0, 52] == 1 and view.tribute_known is None
+    views = _observations(game, state, 3)
+    for world in game.sample_worlds(state, 3, 4, np.random.default_rng(400332201229)):
+        _check_world(game, state, 3, world, views)
+
+
 def _positions(options, games, seed0, heuristic, per_game):
     """(game, state) at ``per_game`` random steps of each of ``games`` first hands."""
     game = DabangGame(**options)
