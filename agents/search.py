@@ -107,8 +107,9 @@ BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16),
 # the budget with a PPO prior (see the module docstring's table): format with path=
 PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
 # the budget with a leaf value (agents.leaf; docs/results.md): format with path= the game's
-# leaf (checkpoints/<game>_leaf.npz); as strong as the default at about 0.7x (Dagong) and
-# 0.6x (Dabang) its time, on 40 and 12 deal pairs
+# leaf (checkpoints/<game>_leaf.npz); at about 0.6x (Dagong) and 0.9x (Dabang) the default's
+# time; weaker than the default in Dagong (0.640 of 200 deal pairs against 0.690 of 100); in
+# Dabang depth 8 is the better budget (docs/results.md, "Search agent (PIMC)")
 LEAF_BUDGET = "pimc:depth=16,critic={path}"
 MAX_BATCH = 1 << 16
 
