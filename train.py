@@ -25,6 +25,12 @@ the hand's partnerships as dealt) against an opponent drawn from ``opponents`` (
 hands are learned from, with GAE advantages and no bootstrapping. With ``workers: N`` (the
 ``[dist]`` extra) N Ray actors collect and this process updates (``agents.distributed``).
 
+Distillation from search (a stage with ``kind: distill``, ``agents.distill``): each iteration
+also labels ``distill_labels`` states of the learner's own games with a PIMC search
+(``distill_search``), and each PPO minibatch's loss adds ``distill_coef`` times the policy's
+cross-entropy to a minibatch of the recent labels; the labelling's seconds are ``label_s`` in
+``metrics.jsonl``. ``init: PATH`` starts a new run from a PPO checkpoint's weights.
+
 The learner (``agents.compute``): ``device``, ``precision`` (bf16 autocast where the device
 runs it natively, float32 weights either way) and ``torch_threads``, each ``auto`` by default;
 the run's first lines say what was chosen and why. Collection and evaluation act on the CPU with
@@ -280,7 +286,8 @@ class Trainer:
             out.update(labels)
             print(f"distill: {labels['labels']} states labelled ({labels['labels_per_s']:.2f}/s; "
                   f"{labels['labelled']:,} in all), the search plays another action than the "
-                  f"policy's on {labels['search_differs']:.0%} | distill loss "
+                  f"policy's on {labels['search_differs']:.0%} (another than its rollout "
+                  f"policy's on {labels['search_overrides']:.0%}) | distill loss "
                   f"{out['distill_loss']:.3f}, the policy's top action is the labels' on "
                   f"{out['distill_agreement']:.0%}", flush=True)
         return out
@@ -323,6 +330,7 @@ class Trainer:
         found = self.distiller.label(
             self.actor, count, select_how=active.distill_select, pool=active.distill_pool,
             temperature=active.distill_temperature, focus=active.distill_focus,
+            max_legal=active.distill_max_legal,
             precision=self.compute.precision,
             progress=Progress(count, "distill: labelling states with the search", "states"))
         self.distiller.add(found.pop("new"), active.distill_buffer)

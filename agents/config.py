@@ -158,10 +158,10 @@ class Config:
     frozen snapshots; first hands, then matches). ``total_samples`` is then their sum. Games
     are dealt anew when a stage changes the options. Empty: one stage, the config itself.
     A stage may also set ``kind`` and the distillation fields below (``kind: distill``; in a
-    stage ``search``, ``labels``, ``select``, ``focus``, ``pool``, ``temperature`` and
-    ``buffer`` name ``distill_search`` etc.), e.g. ``{kind: distill, samples: 2000000,
-    search: "pimc:depth=8,critic=checkpoints/dabang_leaf.npz", labels: 128, select:
-    uncertain, distill_coef: 1.0, temperature: 0}``."""
+    stage ``search``, ``labels``, ``select``, ``focus``, ``max_legal``, ``pool``,
+    ``temperature`` and ``buffer`` name ``distill_search`` etc.), e.g. ``{kind: distill,
+    samples: 2000000, search: "pimc:depth=8,critic=checkpoints/dabang_leaf.npz", labels: 128,
+    select: uncertain, max_legal: 8, distill_coef: 1.0, temperature: 0}``."""
     # --- distillation from search (agents.distill) -------------------------------------------
     kind: str = "ppo"
     """what a stage trains with: "ppo", or "distill": PPO plus distillation from a search agent
@@ -182,6 +182,9 @@ class Config:
     """label only states of these phases (where there are any): some of "tribute" (a hand with
     tribute paid), "bury" (the dealer's burial), "endgame" (the seat holds at most 6 cards).
     Empty: every phase."""
+    distill_max_legal: int = 0
+    """label only states with at most this many legal actions (0: any): at states with many
+    (a Dabang burial: ~38) the search's choice is mostly noise (``agents.distill``)."""
     distill_pool: int = 4
     """candidate states gathered per label (with ``select: all`` and no focus: one)."""
     distill_temperature: float = 0.0
@@ -215,10 +218,11 @@ STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options", "lr_s
 # distillation (agents.distill): a stage's short names of its fields, and the checks
 DISTILL_ALIASES = {"search": "distill_search", "labels": "distill_labels",
                    "select": "distill_select", "focus": "distill_focus", "pool": "distill_pool",
+                   "max_legal": "distill_max_legal",
                    "temperature": "distill_temperature", "buffer": "distill_buffer"}
 DISTILL_FIELDS = ("kind", "distill_search", "distill_labels", "distill_select", "distill_focus",
-                  "distill_pool", "distill_temperature", "distill_coef", "distill_buffer",
-                  "distill_minibatch", "distill_envs")
+                  "distill_max_legal", "distill_pool", "distill_temperature", "distill_coef",
+                  "distill_buffer", "distill_minibatch", "distill_envs")
 KINDS = ("ppo", "distill")
 DISTILL_SELECT = ("all", "uncertain", "entropy")  # agents.distill.SELECT, FOCUS
 DISTILL_FOCUS = ("tribute", "bury", "endgame")
@@ -234,6 +238,8 @@ def _check_distill(cfg: Config, need) -> None:
         value = getattr(cfg, name)
         need(is_int(value) and 1 <= value <= high,
              f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
+    need(is_int(cfg.distill_max_legal) and cfg.distill_max_legal >= 0,
+         f"distill_max_legal must be an int >= 0, got {cfg.distill_max_legal!r}")
     need(cfg.distill_select in DISTILL_SELECT, f"distill_select must be one of "
          f"{', '.join(DISTILL_SELECT)}, got {cfg.distill_select!r}")
     need(isinstance(cfg.distill_focus, list) and all(f in DISTILL_FOCUS

@@ -98,6 +98,8 @@ def test_uncertain_labels_the_smallest_gaps_and_entropy_the_flattest():
     drawn = select(found, 3, "all", "dabang", rng=np.random.default_rng(0))
     assert len(set(drawn.tolist())) == 3
     assert select(found, 10, "uncertain", "dabang").tolist() == [0, 1, 2, 3, 4]
+    # at most 3 legal actions: the 4-way tie is left out, the next most uncertain comes in
+    assert select(found, 2, "uncertain", "dabang", max_legal=3).tolist() == [1, 2]
 
 
 def test_focus_keeps_the_phases_read_from_the_observation():
@@ -187,13 +189,14 @@ def run(tmp_path, name, *overrides, resume=None):
 def test_a_distill_stage_trains_logs_checkpoints_and_resumes(tmp_path, capsys):
     run(tmp_path, "d", f"stages=[{{samples: 600}}, {DISTILL_STAGE % 600}]")
     out = capsys.readouterr()
-    assert "distill: 6 states labelled" in out.out
+    assert "distill: 6 states labelled" in out.out and "another than its rollout" in out.out
     assert "distill: labelling states with the search: 6/6 states" in out.err
     folder = tmp_path / "d"
     records = [json.loads(line) for line in (folder / "metrics.jsonl").read_text().splitlines()]
     ppo = [r for r in records if r["phase"] == "ppo"]
     assert "label_s" not in ppo[0] and ppo[-1]["label_s"] > 0
     assert ppo[-1]["labels"] == 6 and 0 <= ppo[-1]["distill_agreement"] <= 1
+    assert 0 <= ppo[-1]["search_overrides"] <= 1
     saved = torch.load(folder / "checkpoint.pt", weights_only=True)
     assert saved["distill"]["labelled"] == 6 and len(saved["distill"]["buffer"]["action"]) == 6
     # resumed with a longer distill stage: the labels go on from the saved buffer
@@ -232,6 +235,7 @@ def test_init_starts_from_a_checkpoints_weights(tmp_path):
     ("{samples: 10, kind: distill, search: 'pimc:depth=8,critic=nowhere.npz'}",
      "distill_search: critic 'nowhere.npz' is not a file"),
     ("{samples: 10, kind: distill, pool: 0}", "distill_pool must be an int >= 1"),
+    ("{samples: 10, kind: distill, max_legal: -1}", "distill_max_legal must be an int >= 0"),
     ("{samples: 10, kind: distill, searches: pimc}", "stages\\[0\\]: unknown field"),
 ])
 def test_bad_distill_stages_are_one_line_errors(stage, message):
