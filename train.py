@@ -25,6 +25,12 @@ the hand's partnerships as dealt) against an opponent drawn from ``opponents`` (
 hands are learned from, with GAE advantages and no bootstrapping. With ``workers: N`` (the
 ``[dist]`` extra) N Ray actors collect and this process updates (``agents.distributed``).
 
+Distillation from search (a stage with ``kind: distill``, ``agents.distill``): each iteration
+also labels ``distill_labels`` states of the learner's own games with a PIMC search
+(``distill_search``), and each PPO minibatch's loss adds ``distill_coef`` times the policy's
+cross-entropy to a minibatch of the recent labels; the labelling's seconds are ``label_s`` in
+``metrics.jsonl``. ``init: PATH`` starts a new run from a PPO checkpoint's weights.
+
 The learner (``agents.compute``): ``device``, ``precision`` (bf16 autocast where the device
 runs it natively, float32 weights either way) and ``torch_threads``, each ``auto`` by default;
 the run's first lines say what was chosen and why. Collection and evaluation act on the CPU with
@@ -97,6 +103,8 @@ class Trainer:
         # else a copy refreshed after every update
         self.actor = self.net if self.compute.device.type == "cpu" else self.make_net()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        if cfg.init and not resume:
+            self.load_init(cfg.init)
         self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic(cfg) else None
         self.random = RandomAgent(cfg.game, cfg.seed)
         self.pool: list = []  # frozen snapshots (state dicts)
@@ -142,6 +150,9 @@ class Trainer:
                          for options in option_sets(cfg)]
         self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
                  threads=self.compute.threads, reasons=list(self.compute.reasons))
+        # a distillation stage's labels (agents.distill; made when one is entered)
+        self.distiller, self.distiller_key = None, None
+        self.distill_saved = resume.get("distill") if resume else None
 
     def settings(self, active: Config) -> dict:
         """``collector_settings`` of a stage, in the run's resolved precision."""
@@ -239,21 +250,27 @@ class Trainer:
             values = self.net.values(torch.as_tensor(batch.state).to(dev)).cpu().numpy()
         return batch.with_values(values, self.cfg.gamma, self.cfg.gae_lambda)
 
-    def update(self, batch: Batch) -> dict:
+    def update(self, batch: Batch, labels: dict | None = None) -> dict:
         """PPO epochs over a collected batch (completed first, see ``complete``); the mean
-        losses and statistics."""
+        losses and statistics. With ``labels`` (a distillation stage's, ``distill_labels``)
+        each minibatch's loss adds the distillation loss of a minibatch of them."""
         cfg = self.cfg
         dev = self.compute.device
         batch = self.complete(batch)
         t = batch_tensors(batch, dev)
+        extra = self.distill_term(labels) if labels else None
 
         def loss(idx):
             adv = t["adv"][idx]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
-            return ppo_loss(self.net, t["obs"][idx], t["mask"][idx], t["action"][idx],
-                            t["logp"][idx], adv, t["ret"][idx], clip=cfg.clip,
-                            vf_coef=cfg.vf_coef, ent_coef=self.active.ent_coef,
-                            states=t["state"][idx] if "state" in t else None)
+            total, parts = ppo_loss(self.net, t["obs"][idx], t["mask"][idx], t["action"][idx],
+                                    t["logp"][idx], adv, t["ret"][idx], clip=cfg.clip,
+                                    vf_coef=cfg.vf_coef, ent_coef=self.active.ent_coef,
+                                    states=t["state"][idx] if "state" in t else None)
+            if extra is None:
+                return total, parts
+            more, more_parts = extra()
+            return total + more, {**parts, **more_parts}
 
         with compute.threads(self.update_threads):  # the free cores: collection is idle now
             stats = fit(self.net, self.optimizer, len(t["action"]), epochs=cfg.epochs,
@@ -265,7 +282,78 @@ class Trainer:
         ret, val = batch.ret, batch.value
         out["explained_variance"] = float(1 - np.var(ret - val) / np.var(ret)) \
             if np.var(ret) > 0 else 0.0
+        if labels:  # what the labelling found and cost
+            out.update(labels)
+            print(f"distill: {labels['labels']} states labelled ({labels['labels_per_s']:.2f}/s; "
+                  f"{labels['labelled']:,} in all), the search plays another action than the "
+                  f"policy's on {labels['search_differs']:.0%} (another than its rollout "
+                  f"policy's on {labels['search_overrides']:.0%}) | distill loss "
+                  f"{out['distill_loss']:.3f}, the policy's top action is the labels' on "
+                  f"{out['distill_agreement']:.0%}", flush=True)
         return out
+
+    # --- distillation from search (agents.distill) ---------------------------------------------
+
+    def load_init(self, path: str) -> None:
+        """Start from the weights of the PPO checkpoint ``path`` (``init``); its network must
+        be the config's (hidden sizes, critic, observation)."""
+        from agents.ppo import CheckpointError, PPOAgent
+        try:
+            agent = PPOAgent.load(path)
+        except CheckpointError as exc:
+            raise ConfigError(f"init: {exc}") from None
+        weights = agent.net.state_dict()
+        mine = self.net.state_dict()
+        if set(weights) != set(mine) or any(weights[k].shape != mine[k].shape for k in mine):
+            sizes = [m.out_features for m in agent.net.trunk if hasattr(m, "out_features")]
+            raise ConfigError(f"init: {path} is a network with hidden {sizes} and a "
+                              f"{agent.net.critic} critic over another observation or "
+                              f"other sizes than the config's (hidden {list(self.cfg.hidden)}, "
+                              f"critic {self.cfg.critic})")
+        self.net.load_state_dict(weights)
+        print(f"starting from the weights of {path}", flush=True)
+
+    def distill_labels(self) -> dict:
+        """A distillation iteration's labels: ``distill_labels`` states from the learner's own
+        games labelled by the search (``agents.distill.Distiller``), added to the buffer; their
+        seconds in ``timing["label"]``; what the update's distillation term needs."""
+        from agents.distill import Distiller
+        active, began = self.active, time.perf_counter()
+        key = (self.cfg.game, repr(active.options), active.distill_search, active.distill_envs)
+        if self.distiller is None or self.distiller_key != key:
+            self.distiller = Distiller(
+                self.cfg.game, active.options, active.distill_search,
+                self.heuristic or heuristic_for(self.cfg.game, self.cfg.seed), self.cfg.seed,
+                active.distill_envs, saved=self.distill_saved)
+            self.distiller_key, self.distill_saved = key, None
+        count = active.distill_labels
+        found = self.distiller.label(
+            self.actor, count, select_how=active.distill_select, pool=active.distill_pool,
+            temperature=active.distill_temperature, focus=active.distill_focus,
+            max_legal=active.distill_max_legal,
+            precision=self.compute.precision,
+            progress=Progress(count, "distill: labelling states with the search", "states"))
+        self.distiller.add(found.pop("new"), active.distill_buffer)
+        self.timing["label"] = time.perf_counter() - began  # logged as label_s
+        seconds = found.pop("label_s")
+        return {**found, "labels_per_s": found["labels"] / max(seconds, 1e-9),
+                "labelled": self.distiller.labelled, "label_seconds": self.distiller.seconds}
+
+    def distill_term(self, labels: dict):
+        """A callable giving the distillation term of one minibatch: ``distill_coef`` times the
+        cross-entropy to the targets of ``distill_minibatch`` labels drawn from the buffer."""
+        from agents.distill import distill_loss
+        dev, buffer, active = self.compute.device, self.distiller.buffer, self.active
+        obs, mask, target = (torch.as_tensor(a).to(dev) for a in (buffer.obs, buffer.mask,
+                                                                  buffer.target))
+        size = min(active.distill_minibatch, len(buffer))
+
+        def term():
+            idx = torch.randint(len(buffer), (size,), generator=self.generator)
+            loss, parts = distill_loss(self.net, obs[idx], mask[idx], target[idx])
+            return active.distill_coef * loss, parts
+
+        return term
 
     # --- the run -------------------------------------------------------------------------------
 
@@ -276,7 +364,8 @@ class Trainer:
             self.optimizer, self.pool, self.rng, iteration=self.iteration, samples=self.samples,
             next_seed=self.collector.next_seed, imitated=self.imitated,
             workers=self.collector.state() if self.cfg.workers else None,
-            elapsed=self.runlog.seconds())
+            elapsed=self.runlog.seconds(),
+            distill=self.distiller.state() if self.distiller else self.distill_saved)
 
     def train(self) -> dict:
         cfg = self.cfg
@@ -299,10 +388,11 @@ class Trainer:
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
             self.timing = {"collect": 0.0, "update": 0.0, "eval": 0.0}
+            labels = self.distill_labels() if self.active.kind == "distill" else None
             start_collect = time.perf_counter()
             batch = self.collect()
             self.timing["collect"] = time.perf_counter() - start_collect
-            stats = self.update(batch)
+            stats = self.update(batch, labels)
             self.timing["update"] = time.perf_counter() - start_collect - self.timing["collect"]
             self.iteration += 1
             self.samples += len(batch)

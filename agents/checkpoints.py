@@ -19,11 +19,12 @@ from cardenv.core.errors import ConfigError
 
 def save_training(path: str, config: dict, net, optimizer, pool: list, rng, *, iteration: int,
                   samples: int, next_seed: int, imitated: int, workers: list | None,
-                  elapsed: float) -> str:
+                  elapsed: float, distill: dict | None = None) -> str:
     """Write a training checkpoint to ``path`` (returned): what ``agents.ppo`` plays it with
     (game, options, network shape, weights), the optimizer, the run's ``config`` (a mapping),
     the frozen ``pool``, the numpy ``rng``'s and torch's global generator's states, and where
-    the run stands (``Restored``'s fields; ``workers``: each Ray worker's draws and deals).
+    the run stands (``Restored``'s fields; ``workers``: each Ray worker's draws and deals;
+    ``distill``: a distillation stage's labels and draws, ``agents.distill.Distiller.state``).
     Every tensor goes to the CPU: a checkpoint loads anywhere, float32 in any precision."""
     torch.save(on_cpu({
         "game": config["game"], "options": config["options"],
@@ -32,6 +33,7 @@ def save_training(path: str, config: dict, net, optimizer, pool: list, rng, *, i
         "iteration": iteration, "samples": samples, "pool": pool,
         "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
         "next_seed": next_seed, "imitated": imitated, "workers": workers, "elapsed": elapsed,
+        "distill": distill,
     }), path)
     return path
 

@@ -24,6 +24,7 @@ from agents.shaping import SHAPING, shaping_for
 from cardenv import cli
 from cardenv.core.checks import is_int, is_number
 from cardenv.core.errors import ConfigError
+from cardenv.games import make_game
 from cardenv.games import names as game_names
 from cardenv.vector import MAX_NUM_ENVS, game_variants
 
@@ -155,7 +156,52 @@ class Config:
     samples) and any of ``opponents``, ``score_shaping``, ``lr``, ``ent_coef``, ``options`` set
     over the config's for that stage (e.g. first against the heuristic only, then a mix with
     frozen snapshots; first hands, then matches). ``total_samples`` is then their sum. Games
-    are dealt anew when a stage changes the options. Empty: one stage, the config itself."""
+    are dealt anew when a stage changes the options. Empty: one stage, the config itself.
+    A stage may also set ``kind`` and the distillation fields below (``kind: distill``; in a
+    stage ``search``, ``labels``, ``select``, ``focus``, ``max_legal``, ``pool``,
+    ``temperature`` and ``buffer`` name ``distill_search`` etc.), e.g. ``{kind: distill,
+    samples: 2000000, search: "pimc:depth=8,critic=checkpoints/dabang_leaf.npz", labels: 128,
+    select: uncertain, max_legal: 8, distill_coef: 1.0, temperature: 0}``."""
+    # --- distillation from search (agents.distill) -------------------------------------------
+    kind: str = "ppo"
+    """what a stage trains with: "ppo", or "distill": PPO plus distillation from a search agent
+    (``agents.distill``): each iteration, ``distill_labels`` states from the learner's own
+    games against the heuristic are labelled by the PIMC search ``distill_search``, and each
+    PPO minibatch's loss adds ``distill_coef`` times the policy's cross-entropy to the labels
+    of a minibatch of the last ``distill_buffer``. In this process only (``workers: 0``)."""
+    distill_search: str = "pimc"
+    """the teacher: a PIMC spec (``agents.search``), e.g.
+    "pimc:depth=8,critic=checkpoints/dabang_leaf.npz" (~0.25 s per Dabang decision)."""
+    distill_labels: int = 128
+    """states labelled per PPO iteration."""
+    distill_select: str = "uncertain"
+    """which of the ``distill_pool`` x ``distill_labels`` candidate states to label: "all" (at
+    random), "uncertain" (the smallest gap between the policy's two most likely actions) or
+    "entropy" (the policy's highest entropy)."""
+    distill_focus: list = field(default_factory=list)
+    """label only states of these phases (where there are any): some of "tribute" (a hand with
+    tribute paid), "bury" (the dealer's burial), "endgame" (the seat holds at most 6 cards).
+    Empty: every phase."""
+    distill_max_legal: int = 0
+    """label only states with at most this many legal actions (0: any): at states with many
+    (a Dabang burial: ~38) the search's choice is mostly noise (``agents.distill``)."""
+    distill_pool: int = 4
+    """candidate states gathered per label (with ``select: all`` and no focus: one)."""
+    distill_temperature: float = 0.0
+    """the target: softmax(search values / temperature) over the searched candidates; 0: the
+    search's action alone (which keeps the rollout policy's choice unless another is better by
+    the search's margin)."""
+    distill_coef: float = 1.0
+    """weight of the distillation cross-entropy in each PPO minibatch's loss."""
+    distill_buffer: int = 2048
+    """labels kept (the most recent) to draw the distillation minibatches from."""
+    distill_minibatch: int = 256
+    """labels per PPO minibatch."""
+    distill_envs: int = 64
+    """games in lockstep the learner plays to meet the states to label."""
+    init: str | None = None
+    """start a new run from this PPO checkpoint's weights (e.g. checkpoints/dabang_ppo.pt; its
+    hidden and critic must be the config's); set imitation_samples: 0 to skip the warm start."""
 
 
 _OPPONENTS = ("heuristic", "frozen", "random")
@@ -169,6 +215,54 @@ LIMITS = {"num_envs": MAX_NUM_ENVS, "epochs": 10_000, "imitation_epochs": 10_000
           "log_every": 10 ** 6}
 STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options", "lr_schedule",
                 "lr_floor", "lr_warmup")
+# distillation (agents.distill): a stage's short names of its fields, and the checks
+DISTILL_ALIASES = {"search": "distill_search", "labels": "distill_labels",
+                   "select": "distill_select", "focus": "distill_focus", "pool": "distill_pool",
+                   "max_legal": "distill_max_legal",
+                   "temperature": "distill_temperature", "buffer": "distill_buffer"}
+DISTILL_FIELDS = ("kind", "distill_search", "distill_labels", "distill_select", "distill_focus",
+                  "distill_max_legal", "distill_pool", "distill_temperature", "distill_coef",
+                  "distill_buffer", "distill_minibatch", "distill_envs")
+KINDS = ("ppo", "distill")
+DISTILL_SELECT = ("all", "uncertain", "entropy")  # agents.distill.SELECT, FOCUS
+DISTILL_FOCUS = ("tribute", "bury", "endgame")
+
+
+def _check_distill(cfg: Config, need) -> None:
+    """The distillation fields (``kind: distill``) and ``init``."""
+    from agents.search import parse_spec  # numpy only
+    need(cfg.kind in KINDS, f"kind must be one of {', '.join(KINDS)}, got {cfg.kind!r}")
+    for name, high in (("distill_labels", 10 ** 6), ("distill_pool", 1000),
+                       ("distill_buffer", 10 ** 7), ("distill_minibatch", 10 ** 6),
+                       ("distill_envs", MAX_NUM_ENVS)):
+        value = getattr(cfg, name)
+        need(is_int(value) and 1 <= value <= high,
+             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
+    need(is_int(cfg.distill_max_legal) and cfg.distill_max_legal >= 0,
+         f"distill_max_legal must be an int >= 0, got {cfg.distill_max_legal!r}")
+    need(cfg.distill_select in DISTILL_SELECT, f"distill_select must be one of "
+         f"{', '.join(DISTILL_SELECT)}, got {cfg.distill_select!r}")
+    need(isinstance(cfg.distill_focus, list) and all(f in DISTILL_FOCUS
+                                                     for f in cfg.distill_focus),
+         f"distill_focus must be a list of {', '.join(DISTILL_FOCUS)}, got "
+         f"{cfg.distill_focus!r}")
+    for name in ("distill_temperature", "distill_coef"):
+        value = getattr(cfg, name)
+        need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
+                                               f"{value!r}")
+    try:
+        spec = parse_spec(cfg.distill_search)
+    except ValueError as exc:
+        raise ConfigError(f"config: distill_search: {exc}") from None
+    for key in ("critic", "prior"):
+        need(spec[key] is None or os.path.isfile(spec[key]),
+             f"distill_search: {key} {spec[key]!r} is not a file")
+    need(cfg.init is None or (isinstance(cfg.init, str) and os.path.isfile(cfg.init)),
+         f"init must be the path of a PPO checkpoint, got {cfg.init!r}")
+    if cfg.kind == "distill":
+        need(not cfg.workers, "kind: distill labels in this process: it needs workers: 0")
+        need(hasattr(make_game(cfg.game), "sample_worlds"),
+             f"kind: distill needs a game with a sampler of hidden cards; {cfg.game} has none")
 
 
 def _check(cfg: Config) -> Config:
@@ -239,14 +333,17 @@ def _check(cfg: Config) -> Config:
     need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
     # the game options are checked by the game itself
     game_variants(cfg.game, cfg.options)
+    _check_distill(cfg, need)
     need(isinstance(cfg.stages, list), "stages must be a list of mappings")
     for i, stage in enumerate(cfg.stages):
         need(isinstance(stage, dict), f"stages[{i}] must be a mapping, got {stage!r}")
         need(is_int(stage.get("samples")) and stage["samples"] >= 1,
              f"stages[{i}] needs samples: an int >= 1")
-        unknown = sorted(set(stage) - {"samples", *STAGE_FIELDS})
+        unknown = sorted(set(stage) - {"samples", *STAGE_FIELDS, *DISTILL_FIELDS,
+                                       *DISTILL_ALIASES})
         need(not unknown, f"stages[{i}]: unknown field(s) {unknown}; a stage sets samples and "
-                          f"any of {', '.join(STAGE_FIELDS)}")
+                          f"any of {', '.join(STAGE_FIELDS)}, kind and its distillation "
+                          f"fields")
         try:
             stage_config(cfg, i)
         except ConfigError as exc:
@@ -260,7 +357,7 @@ def _check(cfg: Config) -> Config:
 def stage_config(cfg: Config, index: int) -> Config:
     """The config that stage ``index`` trains with: the stage's fields over ``cfg``'s."""
     stage = cfg.stages[index]
-    fields = {k: v for k, v in stage.items() if k != "samples"}
+    fields = {DISTILL_ALIASES.get(k, k): v for k, v in stage.items() if k != "samples"}
     return _check(dataclasses.replace(cfg, stages=[], **fields))
 
 

@@ -35,6 +35,10 @@ For each decision with more than one legal action, ``PIMCAgent``:
    margin 0: 0.20 of 30 pairs).
    ``margin=0`` is the plain best mean.
 
+``act_states(states)`` gives the actions; ``search(states)`` the same decisions with what lies
+behind them (``SearchResult``: the candidates, each one's mean rollout value and count), which
+is what ``agents.distill`` trains a policy on.
+
 Budget knobs: ``worlds``, ``rollouts`` (per world and candidate), ``top_k`` (0: all legal
 actions) with ``prior``, ``depth`` (0: to the end of the hand) with ``critic``, ``time_limit``
 (seconds per searched decision; a call on B positions gets B times it; rollouts still running
@@ -86,6 +90,7 @@ from __future__ import annotations
 import os
 import time
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -96,8 +101,8 @@ from cardenv.core.errors import StateError
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
 
-__all__ = ["DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "PIMCAgent", "choose", "global_critic",
-           "leaf_value", "parse_spec", "rollout_values", "sampler_of"]
+__all__ = ["DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "PIMCAgent", "SearchResult", "choose",
+           "global_critic", "leaf_value", "parse_spec", "rollout_values", "sampler_of"]
 
 DEFAULTS = {"worlds": 8, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
             "margin": 1.5, "prior": None, "depth": 0, "critic": None}
@@ -112,6 +117,16 @@ PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
 # Dabang depth 8 is the better budget (docs/results.md, "Search agent (PIMC)")
 LEAF_BUDGET = "pimc:depth=16,critic={path}"
 MAX_BATCH = 1 << 16
+
+
+@dataclass
+class SearchResult:
+    """What ``PIMCAgent.search`` found at one decision."""
+
+    action: int  # the action it plays (``act_states``'s)
+    candidates: np.ndarray  # (k,) int64 actions compared, the rollout policy's choice first
+    means: np.ndarray  # (k,) float mean rollout value of each (nan: none finished)
+    counts: np.ndarray  # (k,) int64 rollouts finished for each (worlds x rollouts at most)
 
 
 def sampler_of(game):
@@ -409,35 +424,48 @@ class PIMCAgent(Agent):
 
     def act_states(self, states) -> np.ndarray:
         """One action per state, for the seat to act in each (read, never changed)."""
+        return np.array([r.action for r in self.search(states)], dtype=np.int64)
+
+    def search(self, states) -> list["SearchResult"]:
+        """What the search found at each state (read, never changed), for the seat to act: the
+        action it plays (what ``act_states`` returns), the candidates it compared (the rollout
+        policy's own choice first) and each one's mean rollout value and number of finished
+        rollouts (``SearchResult``). A state with one legal action is not searched (its one
+        candidate has mean ``nan`` and count 0); nor is one whose worlds the sampler could not
+        find (``unsampled``: the candidates, every mean ``nan``). What a distillation learns
+        from (``agents.distill``)."""
         states = list(states)
-        actions = np.zeros(len(states), dtype=np.int64)
+        results: list = [None] * len(states)
         masks = [s.legal_mask() for s in states]
         search = []
         for i, mask in enumerate(masks):
             legal = np.flatnonzero(mask)
             if legal.size == 0:
                 raise ValueError(f"states[{i}] has no legal action (is it over?)")
-            if legal.size == 1:
-                actions[i] = legal[0]  # nothing to choose: no search
+            if legal.size == 1:  # nothing to choose: no search
+                results[i] = SearchResult(int(legal[0]), legal.astype(np.int64),
+                                          np.full(1, np.nan), np.zeros(1, dtype=np.int64))
             else:
                 search.append(i)
         if search:
-            chosen = self._search([states[i] for i in search], [masks[i] for i in search])
-            actions[search] = chosen
-        return actions
+            found = self._search([states[i] for i in search], [masks[i] for i in search])
+            for i, result in zip(search, found):
+                results[i] = result
+        return results
 
-    def _search(self, states, masks) -> np.ndarray:
+    def _search(self, states, masks) -> list["SearchResult"]:
         start = time.perf_counter()
         deadline = None if self.time_limit is None else start + self.time_limit * len(states)
         game = states[0].game
         if any(s.game is not game for s in states):  # one batch per game (rules options)
-            out = np.zeros(len(states), dtype=np.int64)
+            out: list = [None] * len(states)
             groups: dict[int, list[int]] = {}
             for i, s in enumerate(states):
                 groups.setdefault(id(s.game), []).append(i)
             for members in groups.values():
-                out[members] = self._search([states[i] for i in members],
-                                            [masks[i] for i in members])
+                found = self._search([states[i] for i in members], [masks[i] for i in members])
+                for i, result in zip(members, found):
+                    out[i] = result
             return out
         sample = sampler_of(game)
         seats = [s.current_player for s in states]
@@ -488,7 +516,6 @@ class PIMCAgent(Agent):
             index = np.array([j for _, _, j in owners])
             values[index >= 0] = played[index[index >= 0]]
         self.searched += len(states)
-        out = own.copy()
         # each decision's (samples, candidates) values: a sample is a world and a rollout,
         # every candidate played in it (paired comparisons); nan: not finished in time
         tables = [[] for _ in states]
@@ -496,9 +523,17 @@ class PIMCAgent(Agent):
             if k == 0:
                 tables[d].append(np.full(len(candidates[d]), np.nan))
             tables[d][-1][k] = value
+        out = []
         for d, rows in enumerate(tables):
-            if rows:  # else no world was sampled: the policy's own choice stands
-                out[d] = candidates[d][choose(np.array(rows), self.margin)]
+            table = np.array(rows).reshape(len(rows), len(candidates[d]))
+            done = ~np.isnan(table)
+            counts = done.sum(axis=0)
+            means = np.where(counts > 0, np.where(done, table, 0.0).sum(axis=0)
+                             / np.maximum(counts, 1), np.nan)
+            # no world sampled: the policy's own choice stands
+            pick = choose(table, self.margin) if rows else 0
+            out.append(SearchResult(int(candidates[d][pick]), candidates[d], means,
+                                    counts.astype(np.int64)))
         return out
 
     def _candidates(self, obs, masks, own) -> list[np.ndarray]:
