@@ -106,6 +106,8 @@ class Trainer:
             at = restore(resume, self.net, self.optimizer, cfg.lr, self.rng, cfg.game)
             self.iteration, self.samples, self.pool = at.iteration, at.samples, at.pool
             self.imitated, elapsed, first_seed = at.imitated, at.elapsed, at.next_seed
+        elif cfg.init:  # a new run from a checkpoint's weights
+            self._load_init(cfg.init)
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
         # the stage this run is in (see Config.stages) and the config it trains with
         self.stage = stage_at(cfg, self.samples)
@@ -142,6 +144,19 @@ class Trainer:
                          for options in option_sets(cfg)]
         self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
                  threads=self.compute.threads, reasons=list(self.compute.reasons))
+
+    def _load_init(self, path: str) -> None:
+        """Start the learner from the weights of checkpoint ``path`` (``Config.init``);
+        ``ConfigError`` (one line) for one of another game or shape."""
+        try:
+            agent = PPOAgent.load(path)
+            if agent.game != self.cfg.game:
+                raise ValueError(f"it plays {agent.game}, not {self.cfg.game}")
+            self.net.load_state_dict({k: v.to(self.compute.device)
+                                      for k, v in agent.net.state_dict().items()})
+        except (ValueError, RuntimeError) as exc:  # RuntimeError: shapes that do not fit
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ConfigError(f"config: init {path}: {first}"[:300]) from None
 
     def settings(self, active: Config) -> dict:
         """``collector_settings`` of a stage, in the run's resolved precision."""

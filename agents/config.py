@@ -97,6 +97,11 @@ class Config:
     """iterations between snapshots of the learner for the frozen pool."""
     pool_size: int = 5
     """frozen snapshots kept."""
+    init: str | None = None
+    """a PPO checkpoint (e.g. checkpoints/dabang_ppo.pt) whose weights the learner starts from
+    instead of random ones; it must play the game with the same hidden sizes and critic. The
+    imitation warm start still runs on top unless imitation_samples is 0. A resumed run
+    ignores it (it continues from its checkpoint)."""
     imitation_samples: int = 200_000
     """heuristic decisions to imitate before PPO (0: start from scratch)."""
     imitation_chunk: int = 20_000
@@ -191,6 +196,8 @@ def _check(cfg: Config) -> Config:
     need(isinstance(cfg.run_dir, str) and cfg.run_dir, f"run_dir must be a folder name, got "
                                                        f"{cfg.run_dir!r}")
     need(isinstance(cfg.run_name, str), f"run_name must be a string, got {cfg.run_name!r}")
+    need(cfg.init is None or (isinstance(cfg.init, str) and os.path.isfile(cfg.init)),
+         f"init must be null or the path of a PPO checkpoint file, got {cfg.init!r}")
     need(is_int(cfg.eval_deals) and 0 <= cfg.eval_deals <= MAX_DEALS,
          f"eval_deals must be an int >= 0 (at most {MAX_DEALS:,}), got {cfg.eval_deals!r}")
     need(is_int(cfg.workers) and 0 <= cfg.workers <= MAX_WORKERS,
