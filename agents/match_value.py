@@ -44,7 +44,9 @@ from cardenv.dabang.scoring import MAX_LEVEL, MIN_LEVEL, settle
 LEVELS = MAX_LEVEL - MIN_LEVEL + 1  # 3..10
 MAX_BLOOD = 12  # bloods from 12 up share the table's last entry (0.3% of later hands)
 DEFAULT_PATH = os.path.join(os.path.dirname(__file__), "data", "dabang_match_value.npz")
-DEFAULT_SCALE = 4.0  # reward scale: its spread near the hand reward's (docs/match_reward.md)
+# the reward's scale: it weighs the critic's loss only (advantages are normalized per
+# minibatch), and little with Adam; docs/match_reward.md gives its spread
+DEFAULT_SCALE = 4.0
 # the rules options the chain is fitted under (a table is refused under others)
 RULES = ("joker_levels", "keep_dealer", "four_joker_win")
 FEATURES = ("blood", "tp0", "tp1", "kitty_points", "big", "small", "koudi", "gangguo",

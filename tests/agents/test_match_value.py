@@ -30,9 +30,9 @@ def test_shipped_table_is_a_probability_and_zero_sum(mv):
 
 def test_shipped_table_is_monotone_in_the_levels(mv):
     """A team is better off a level higher, and worse off when the other team is: the dealing
-    team's chance rises with its level and falls with the other's, at every blood (the table
-    is fitted on heuristic hands whose outcomes the levels do not change, so this holds
-    exactly, not up to noise)."""
+    team's chance rises with its level and falls with the other's, at every blood (the chain's
+    hand outcomes do not depend on the levels, so sampling noise cannot break this; a table
+    that breaks it is a bug in the chain)."""
     t = mv.table
     assert (np.diff(t, axis=0) > 0).all() and (np.diff(t, axis=1) < 0).all()
     # blood owed to the dealer helps the dealer (tribute), at equal levels
