@@ -352,11 +352,11 @@ class SelfPlay:
         return mean_payoff(self.recent, kind)
 
     def _shaped(self, hands: np.ndarray, ended: np.ndarray, finished: list,
-                rewards: np.ndarray) -> np.ndarray:
+                rewards: np.ndarray | None = None) -> np.ndarray:
         """Per-seat shaping rewards of the hands that ended this step; ``hands`` is each slot's
         count of finished hands before the step. With a match value, they also swap the game's
-        ``rewards`` for the match reward: the learner learns from ``rewards + shaped``, the
-        reported returns read ``rewards`` alone."""
+        ``rewards`` of the step (needed then) for the match reward: the learner learns from
+        ``rewards + shaped``, the reported returns read ``rewards`` alone."""
         shaped = np.zeros((len(ended), 4))
         last = {done.index: done.results[-1] for done in finished}
         # a hand of a match ended and the match goes on
