@@ -296,21 +296,24 @@ class Trainer:
 
     def load_init(self, path: str) -> None:
         """Start from the weights of the PPO checkpoint ``path`` (``init``); its network must
-        be the config's (hidden sizes, critic, observation)."""
+        be the config's (game, hidden sizes, critic, observation): else one ``ConfigError``
+        line."""
         from agents.ppo import CheckpointError, PPOAgent
         try:
             agent = PPOAgent.load(path)
         except CheckpointError as exc:
-            raise ConfigError(f"init: {exc}") from None
+            raise ConfigError(f"config: init {path}: {exc}") from None
+        if agent.game != self.cfg.game:
+            raise ConfigError(f"config: init {path}: it plays {agent.game}, not {self.cfg.game}")
         weights = agent.net.state_dict()
         mine = self.net.state_dict()
         if set(weights) != set(mine) or any(weights[k].shape != mine[k].shape for k in mine):
             sizes = [m.out_features for m in agent.net.trunk if hasattr(m, "out_features")]
-            raise ConfigError(f"init: {path} is a network with hidden {sizes} and a "
+            raise ConfigError(f"config: init {path}: a network with hidden {sizes} and a "
                               f"{agent.net.critic} critic over another observation or "
                               f"other sizes than the config's (hidden {list(self.cfg.hidden)}, "
                               f"critic {self.cfg.critic})")
-        self.net.load_state_dict(weights)
+        self.net.load_state_dict({k: v.to(self.compute.device) for k, v in weights.items()})
         print(f"starting from the weights of {path}", flush=True)
 
     def distill_labels(self) -> dict:

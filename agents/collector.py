@@ -4,8 +4,8 @@ collects (``Collector``). ``train.py`` runs one in its own process (``workers: 0
 ``agents.distributed`` runs one in each Ray actor and merges their batches.
 
 Settings are a plain mapping of the training config's fields (``game``, ``num_envs``,
-``options``, ``opponents``, ``gamma``, ``gae_lambda``, ``score_shaping``, ``critic``, and
-``precision``, the precision the learner and its frozen snapshots act in),
+``options``, ``opponents``, ``gamma``, ``gae_lambda``, ``score_shaping``, ``reward``,
+``critic``, and ``precision``, the precision the learner and its frozen snapshots act in),
 so that a remote process needs nothing of ``train.py``.
 """
 
@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from agents.compute import autocast
+from agents.match_value import match_value_for
 from agents.ppo import PPOAgent
 from agents.selfplay import Batch, SelfPlay
 from agents.shaping import shaping_for
@@ -55,7 +56,9 @@ class Collector:
             shaping_weight=settings["score_shaping"],
             with_states=settings["critic"] == "global",
             # a critic of its own: its values come from the learner, batch by batch
-            values_later=settings["critic"] == "global")
+            values_later=settings["critic"] == "global",
+            match_value=match_value_for(settings["game"], settings.get("reward", "hand"),
+                                        settings["options"]))
         self.selfplay.frozen = self.frozen
 
     def enter(self, settings: dict) -> None:
@@ -69,6 +72,15 @@ class Collector:
         self.selfplay.shaping_weight = settings["score_shaping"]
         self.selfplay.shaping = shaping_for(settings["game"]) if settings["score_shaping"] \
             else None
+        reward = settings.get("reward", "hand")
+        if reward != self.selfplay_reward:
+            self.selfplay.set_match_value(match_value_for(settings["game"], reward,
+                                                          settings["options"]))
+
+    @property
+    def selfplay_reward(self) -> str:
+        """The reward the seated games learn from: "hand" or "match"."""
+        return "hand" if self.selfplay.match_value is None else "match"
 
     def set_pool(self, pool: list) -> None:
         """The frozen snapshots (state dicts) the ``frozen`` opponents are drawn from."""

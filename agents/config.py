@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import yaml
 
 from agents import schedules
+from agents.match_value import REWARDS, match_value_for
 from agents.shaping import SHAPING, shaping_for
 from cardenv import cli
 from cardenv.core.checks import is_int, is_number
@@ -92,12 +93,25 @@ class Config:
     score, with the sign of its side (attackers +, defenders -). The levels a hand moves are a
     step function of S, so this adds a dense, aligned signal to the many hands whose level
     change is the same either way. Evaluation never sees it."""
+    reward: str = "hand"
+    """what the learner learns from (Dabang; ``agents.match_value``, docs/match_reward.md):
+    "hand", the game's own rewards (a hand episode's level change and deal value, a match
+    episode's +1/-1 at its end); "match", each hand's change in its team's chance to win the
+    match, ``4 * (V(after) - V(before))``, V read from a table fitted on heuristic matches by
+    levels, the dealing team and the blood owed (values keeping the deal and tribute as well
+    as levels; zero-sum; over a whole match it is potential-based shaping of the +1/-1).
+    Reported returns and evaluations stay the game's."""
     opponents: dict = field(default_factory=lambda: {"heuristic": 0.8, "frozen": 0.2})
     """opponent mix: weights of "heuristic", "frozen" (past snapshots) and "random"."""
     snapshot_every: int = 5
     """iterations between snapshots of the learner for the frozen pool."""
     pool_size: int = 5
     """frozen snapshots kept."""
+    init: str | None = None
+    """a PPO checkpoint (e.g. checkpoints/dabang_ppo.pt) whose weights the learner starts from
+    instead of random ones; it must play the game with the same hidden sizes and critic. The
+    imitation warm start still runs on top unless imitation_samples is 0. A resumed run
+    ignores it (it continues from its checkpoint)."""
     imitation_samples: int = 200_000
     """heuristic decisions to imitate before PPO (0: start from scratch)."""
     imitation_chunk: int = 20_000
@@ -153,10 +167,11 @@ class Config:
     starts a local instance."""
     stages: list = field(default_factory=list)
     """training phases, in order: a list of mappings, each with ``samples`` (the stage's PPO
-    samples) and any of ``opponents``, ``score_shaping``, ``lr``, ``ent_coef``, ``options`` set
-    over the config's for that stage (e.g. first against the heuristic only, then a mix with
-    frozen snapshots; first hands, then matches). ``total_samples`` is then their sum. Games
-    are dealt anew when a stage changes the options. Empty: one stage, the config itself.
+    samples) and any of ``opponents``, ``score_shaping``, ``reward``, ``lr``, ``ent_coef``,
+    ``options`` set over the config's for that stage (e.g. first against the heuristic only,
+    then a mix with frozen snapshots; first hands, then matches). ``total_samples`` is then
+    their sum. Games are dealt anew when a stage changes the options. Empty: one stage, the
+    config itself.
     A stage may also set ``kind`` and the distillation fields below (``kind: distill``; in a
     stage ``search``, ``labels``, ``select``, ``focus``, ``max_legal``, ``pool``,
     ``temperature`` and ``buffer`` name ``distill_search`` etc.), e.g. ``{kind: distill,
@@ -199,9 +214,6 @@ class Config:
     """labels per PPO minibatch."""
     distill_envs: int = 64
     """games in lockstep the learner plays to meet the states to label."""
-    init: str | None = None
-    """start a new run from this PPO checkpoint's weights (e.g. checkpoints/dabang_ppo.pt; its
-    hidden and critic must be the config's); set imitation_samples: 0 to skip the warm start."""
 
 
 _OPPONENTS = ("heuristic", "frozen", "random")
@@ -214,7 +226,7 @@ LIMITS = {"num_envs": MAX_NUM_ENVS, "epochs": 10_000, "imitation_epochs": 10_000
           "snapshot_every": 10 ** 6, "pool_size": 10_000, "checkpoint_every": 10 ** 6,
           "log_every": 10 ** 6}
 STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options", "lr_schedule",
-                "lr_floor", "lr_warmup")
+                "lr_floor", "lr_warmup", "reward")
 # distillation (agents.distill): a stage's short names of its fields, and the checks
 DISTILL_ALIASES = {"search": "distill_search", "labels": "distill_labels",
                    "select": "distill_select", "focus": "distill_focus", "pool": "distill_pool",
@@ -319,6 +331,15 @@ def _check(cfg: Config) -> Config:
          "score_shaping must be a finite number >= 0")
     need(cfg.score_shaping == 0 or shaping_for(cfg.game) is not None,
          f"score_shaping applies to {', '.join(SHAPING)} only")
+    need(cfg.reward in REWARDS, f"reward must be one of {', '.join(REWARDS)}, got "
+                                f"{cfg.reward!r}")
+    need(cfg.reward == "hand" or cfg.game == "dabang",
+         f"reward: match applies to dabang only, not {cfg.game!r}")
+    if cfg.reward == "match":  # the table is there and was fitted under the game's rules
+        try:
+            match_value_for(cfg.game, cfg.reward, cfg.options)
+        except ValueError as exc:
+            raise ConfigError(f"config: reward: match: {exc}") from None
     need(cfg.critic in CRITICS if torch is not None else isinstance(cfg.critic, str),
          f"critic must be one of local, global, got {cfg.critic!r}")
     need(isinstance(cfg.hidden, list) and 1 <= len(cfg.hidden) <= MAX_LAYERS and
@@ -388,7 +409,7 @@ def collector_settings(cfg: Config, precision: str = "fp32") -> dict:
     """What a ``Collector`` needs of a (stage's) config, as a plain mapping; ``precision``: the
     resolved one the learner acts in."""
     return {**{k: getattr(cfg, k) for k in ("game", "num_envs", "options", "opponents", "gamma",
-                                            "gae_lambda", "score_shaping", "critic")},
+                                            "gae_lambda", "score_shaping", "critic", "reward")},
             "precision": precision}
 
 

@@ -288,6 +288,9 @@ class SelfPlay:
         gamma, lam: GAE parameters.
         shaping: ``f(result, weight) -> (4,)`` extra rewards at each hand's end (see
             ``agents.shaping``), with ``shaping_weight``; ``None`` for none.
+        match_value: an ``agents.match_value.MatchValue``: the learner learns from the match
+            reward (each hand's change in its team's chance to win the match) instead of the
+            game's own rewards, which still make the reported returns; ``None``: the game's.
         with_states: hand the policy the global states of its rows and keep them in the
             batch (a critic reading the global state).
         values_later: the policy gives no values (``policy(obs, masks) -> (actions, logp,
@@ -301,7 +304,7 @@ class SelfPlay:
 
     def __init__(self, games, rng: np.random.Generator, opponents: dict, players: dict,
                  gamma: float, lam: float, shaping=None, shaping_weight: float = 0.0,
-                 with_states: bool = False, values_later: bool = False):
+                 with_states: bool = False, values_later: bool = False, match_value=None):
         self.games, self.rng = games, rng
         self.opponents, self.players = dict(opponents), dict(players)
         self.frozen: list = []
@@ -316,6 +319,8 @@ class SelfPlay:
         for i in range(n):
             self.seat(i)
         self.with_states, self.values_later = with_states, values_later
+        self.match_value = None
+        self.set_match_value(match_value)
         self.episodes = Episodes(n, games.game.observation_size, games.num_actions, gamma, lam,
                                  games.game.state_size if with_states else 0, values_later)
 
@@ -331,22 +336,42 @@ class SelfPlay:
         self.learner[slot] = [who == "learner" for who in seats]
         self.opponent[slot] = opponent
 
+    def set_match_value(self, match_value) -> None:
+        """Learn from ``match_value``'s match reward from now on (``None``: the game's own
+        rewards); each slot's hand in progress is valued from the situation it was dealt in."""
+        self.match_value = match_value
+        # each slot's hand's situation when dealt: a finished hand's reward is the value
+        # after it less the value of this
+        self.situation = [match_value.before(self.games.slots[i]) for i in
+                          range(len(self.games))] if match_value is not None else None
+
     def win_rate(self, kind: str = "heuristic") -> float | None:
         return win_rate(self.recent, kind)
 
     def mean_payoff(self, kind: str = "heuristic") -> float | None:
         return mean_payoff(self.recent, kind)
 
-    def _shaped(self, hands: np.ndarray, ended: np.ndarray, finished: list) -> np.ndarray:
+    def _shaped(self, hands: np.ndarray, ended: np.ndarray, finished: list,
+                rewards: np.ndarray | None = None) -> np.ndarray:
         """Per-seat shaping rewards of the hands that ended this step; ``hands`` is each slot's
-        count of finished hands before the step."""
+        count of finished hands before the step. With a match value, they also swap the game's
+        ``rewards`` of the step (needed then) for the match reward: the learner learns from
+        ``rewards + shaped``, the reported returns read ``rewards`` alone."""
         shaped = np.zeros((len(ended), 4))
         last = {done.index: done.results[-1] for done in finished}
         # a hand of a match ended and the match goes on
         went_on = np.flatnonzero(~ended & (self.games.hands_played() > hands)).tolist()
+        mv = self.match_value
+        if mv is not None:
+            shaped -= rewards  # Dabang pays only at hands' ends: what is left is the match's
         for i in sorted(set(last) | set(went_on)):
             result = last[i] if i in last else self.games.slots[i].results[-1]
-            shaped[i] = self.shaping(result, self.shaping_weight)
+            if self.shaping is not None:
+                shaped[i] += self.shaping(result, self.shaping_weight)
+            if mv is not None:
+                shaped[i] += mv.hand_reward(self.situation[i], result)
+                # the slot now holds the next hand of the match, or a new game
+                self.situation[i] = mv.before(self.games.slots[i])
         return shaped
 
     def collect(self, policy, samples: int) -> Batch:
@@ -381,9 +406,10 @@ class SelfPlay:
             for who, members in groups.values():
                 actions[members] = who.act_batch(obs[members], masks[members])
             before = len(games.finished)
-            hands = games.hands_played() if self.shaping else None
+            extra = self.shaping is not None or self.match_value is not None
+            hands = games.hands_played() if extra else None
             rewards, ended = games.step(actions)
-            shaped = self._shaped(hands, ended, games.finished[before:]) if self.shaping \
+            shaped = self._shaped(hands, ended, games.finished[before:], rewards) if extra \
                 else np.zeros_like(rewards)
             del games.finished[:]  # nothing else reads them; a long run would hoard them
             book.add_rewards(rewards, shaped)

@@ -24,10 +24,11 @@ from tests.agents.test_search import positions
 ROOT = os.path.dirname(train.__file__)
 LEAF8 = "pimc:worlds=4,depth=8,critic=checkpoints/dabang_leaf.npz"
 # act_states of these searches on positions(make_game(game), 12, seed=3, heuristic) before
-# search() existed (agents/search.py at 6864ef6): the API must not change a decision
+# search() existed (agents/search.py at 6864ef6; Dabang's with the sampler of 31b8f5b, whose
+# proposal draws other worlds for a seed at some positions): the API must not change a decision
 BEFORE = {
     ("dagong", "pimc:worlds=4"): [1, 886, 543, 0, 84, 404, 0, 0, 483, 656, 449, 450],
-    ("dabang", LEAF8): [1, 67, 67, 0, 270, 210, 170, 242, 306, 311, 242, 246],
+    ("dabang", LEAF8): [1, 67, 67, 0, 270, 210, 170, 242, 306, 143, 242, 246],
 }
 
 
@@ -219,7 +220,7 @@ def test_init_starts_from_a_checkpoints_weights(tmp_path):
         assert torch.allclose(value, weights[key])
     cfg = train.load_config(os.path.join(ROOT, "configs/smoke.yaml"), [
         f"run_dir={tmp_path}", "run_name=c", f"init={agent}", "hidden=[32]"])
-    with pytest.raises(ConfigError, match="init: .* hidden \\[64\\]"):
+    with pytest.raises(ConfigError, match="init .*: .* hidden \\[64\\]"):
         train.Trainer(cfg)
 
 
