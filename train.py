@@ -1,9 +1,15 @@
 """Train a PPO agent for a cardenv game against heuristic players and frozen copies of itself.
 
-    python train.py                                   # short default run (Dagong, a few minutes)
+    python train.py                                   # the Quick start's run: configs/quick.yaml
     python train.py --config configs/dabang.yaml      # a config from configs/
     python train.py --config configs/dagong.yaml total_samples=2000000 lr=1e-4
     python train.py --resume runs/dagong-1/checkpoint.pt total_samples=6000000  # continue it
+
+Without ``--config`` a new run is ``configs/quick.yaml`` (the README's Quick start; overrides go
+over it, e.g. ``python train.py seed=2``): Dagong, a short imitation and PPO run that evaluates
+its imitation-only start against the heuristic (``eval_start``), then its end on the same deals,
+and closes with one line, start -> end with their 95% intervals and whether they are apart.
+``Config``'s own defaults are the base every YAML file sets its fields over.
 
 Every field of ``Config`` (``agents.config``) can be set in the YAML file or on the command line
 as ``key=value`` (read as YAML: ``hidden=[512,256]``, ``options.follow=live``); a resumed run
@@ -12,7 +18,8 @@ override, run folder or ``ray_address`` is one line on standard error (exit stat
 anything is trained. The run writes TensorBoard logs, ``checkpoint.pt`` (for ``--resume``),
 ``final.pt`` and ``agent.pt`` (the weights alone, for ``python -m agents.evaluate``) to
 ``run_dir/run_name``, and ends with its duplicate evaluations against the random player and the
-heuristic (``result.json``).
+heuristic (``result.json``); with ``eval_start``, the policy PPO starts from is evaluated against
+the heuristic the same way before the first iteration, and the run ends comparing the two.
 
 Warm start (``imitation_samples > 0``): before PPO, the network imitates the heuristic players
 in chunks of ``imitation_chunk`` of their decisions (``agents.imitation``): cross-entropy on
@@ -79,7 +86,10 @@ if torch is not None:  # (any other import error is a real one, and shows as suc
     from agents.runlog import RunLog, curve_line, evaluation_line, iteration_line
     from agents.selfplay import Batch
 
-__all__ = ["Config", "Trainer", "learning_rate", "load_config", "main"]
+__all__ = ["Config", "QUICK", "Trainer", "learning_rate", "load_config", "main"]
+
+# the config of ``python train.py`` without --config (and without --resume)
+QUICK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs", "quick.yaml")
 
 
 class Trainer:
@@ -376,6 +386,8 @@ class Trainer:
         if self.imitated < cfg.imitation_samples:
             self.imitate()
             self.save("checkpoint.pt")
+        if cfg.eval_start and cfg.eval_deals and self.iteration == 0:
+            self.evaluate(cfg.eval_deals, "heuristic", start=True)  # where PPO starts
         if cfg.curve_every and self.iteration == 0 and self.samples < cfg.total_samples:
             self.curve_point()  # where PPO starts
         if cfg.stages and self.samples < cfg.total_samples:
@@ -441,6 +453,8 @@ class Trainer:
         if cfg.eval_deals:
             result["evaluation_vs_random"] = self.evaluate(cfg.eval_deals, "random")
             result["evaluation"] = self.evaluate(cfg.eval_deals, "heuristic")
+            if cfg.eval_start:
+                result.update(self.start_to_end(result["evaluation"]))
         return result
 
     def playing_agent(self) -> "PPOAgent":
@@ -491,28 +505,62 @@ class Trainer:
                                           "mean_payoff_ci95")})
         self.writer.add_scalar("eval/curve_win_rate_vs_heuristic", stats["win_rate"], samples)
 
-    def evaluate(self, deals: int, opponent: str = "heuristic") -> dict:
+    def evaluate(self, deals: int, opponent: str = "heuristic", start: bool = False) -> dict:
         """The final evaluation against ``opponent`` ("heuristic" or "random") under each set
-        of training options, with a progress line; as Ray tasks with ``workers``."""
+        of training options, with a progress line; as Ray tasks with ``workers``. With
+        ``start``, the same evaluation of the policy PPO starts from (``eval_start``), logged
+        as phase ``start_evaluation``."""
         other = self.heuristic if opponent == "heuristic" else RandomAgent(self.cfg.game,
                                                                            self.cfg.seed)
-        label = f"evaluation: PPO vs {opponent}"
+        label = (f"start evaluation ({self.imitated:,} imitated decisions, before PPO)"
+                 if start else "evaluation") + f": PPO vs {opponent}"
         results = []
         for options, stats in self.versus(other, deals, 10_000_000 + self.cfg.seed, label):
             print(evaluation_line(label, options, deals, stats), flush=True)
             results.append({"options": options, **stats})
-            self.log("evaluation", opponent=opponent, options=options, deals=deals,
+            self.log("start_evaluation" if start else "evaluation", opponent=opponent,
+                     options=options, deals=deals,
                      **{k: stats[k] for k in ("win_rate", "win_rate_ci95",
                                               "mean_payoff_per_game")})
-        self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", results[0]["win_rate"],
-                               self.samples)
+        if not start:
+            self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", results[0]["win_rate"],
+                                   self.samples)
         return results[0] if len(results) == 1 else {"by_options": results}
+
+    def start_to_end(self, end: dict) -> dict:
+        """Where the run started (the ``start_evaluation`` records of ``metrics.jsonl``: this
+        process's or, resumed, an earlier one's) against where it ended (``end``, the final
+        evaluation against the heuristic), per option set: printed, one line each, and returned
+        for ``result.json`` (``evaluation_start``, ``start_to_end``); nothing without a start."""
+        with open(self.runlog.metrics_path, encoding="utf-8") as f:
+            starts = [r for r in map(json.loads, filter(str.strip, f))
+                      if r["phase"] == "start_evaluation"]
+        ends = end.get("by_options", [end])
+        if len(starts) != len(ends):
+            return {}
+        lines = []
+        for first, last in zip(starts, ends):
+            (a, b), (c, d) = first["win_rate_ci95"], last["win_rate_ci95"]
+            verdict = ("better, the intervals apart" if c > b else
+                       "worse, the intervals apart" if d < a else "the intervals overlap")
+            options = f" {last['options']}" if last["options"] else ""
+            print(f"start -> end vs heuristic{options}, {last['pairs']} duplicate deal pairs: "
+                  f"win rate {first['win_rate']:.3f} ({a:.3f}..{b:.3f}) -> "
+                  f"{last['win_rate']:.3f} ({c:.3f}..{d:.3f}): {verdict}", flush=True)
+            lines.append({"options": last["options"], "start": first["win_rate"],
+                          "start_ci95": [a, b], "end": last["win_rate"], "end_ci95": [c, d],
+                          "apart": c > b or d < a, "verdict": verdict})
+        begin = [{k: r[k] for k in ("options", "deals", "win_rate", "win_rate_ci95",
+                                    "mean_payoff_per_game", "imitated")} for r in starts]
+        return {"evaluation_start": begin[0] if len(begin) == 1 else {"by_options": begin},
+                "start_to_end": lines}
 
 
 def main(argv=None) -> dict:
     parser = cli.ArgumentParser(prog="train.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", help="YAML config (default: the built-in short run)")
+    parser.add_argument("--config", help="YAML config (default, for a new run: "
+                        "configs/quick.yaml, the short run of the Quick start)")
     parser.add_argument("--resume", help="checkpoint.pt of a run to continue (its saved config, "
                         "overlaid with --config and the overrides)")
     parser.add_argument("overrides", nargs="*", help="key=value settings over the config")
@@ -523,7 +571,9 @@ def main(argv=None) -> dict:
         # a resumed run: its saved config, overlaid with --config and the overrides (e.g.
         # total_samples=... extends the run)
         resume = read_training(args.resume) if args.resume else None
-        cfg = load_config(args.config, args.overrides, base=resume and resume["config"])
+        # a new run without --config is the short run of the Quick start
+        config = args.config or (None if resume else QUICK)
+        cfg = load_config(config, args.overrides, base=resume and resume["config"])
     except (ValueError, TypeError) as exc:  # ConfigError, or a value no check foresaw
         parser.error(str(exc))
     # the run folder is made and written before any training: checked now, not at the end
@@ -534,7 +584,8 @@ def main(argv=None) -> dict:
             import ray  # noqa: F401
         except ImportError:
             parser.error(f'workers={cfg.workers} needs Ray: pip install -e ".[dist]"')
-    print(f"training {cfg.game} for {cfg.total_samples:,} samples "
+    shown = "configs/quick.yaml, the default" if config == QUICK else config
+    print(f"training {cfg.game}{f' ({shown})' if shown else ''} for {cfg.total_samples:,} samples "
           f"({'resumed' if resume else 'new run'}) -> "
           f"{cfg.run_dir}/{cfg.run_name or f'{cfg.game}-{cfg.seed}'}")
     try:

@@ -40,6 +40,10 @@ if torch is not None:
 
 @dataclass
 class Config:
+    """A training run's settings. The defaults are the base that every config file (and a run
+    with no file) sets its fields over; ``python train.py`` without ``--config`` is not these
+    defaults but ``configs/quick.yaml`` over them (the README's Quick start)."""
+
     game: str = "dagong"
     """game to train: "dagong" or "dabang"."""
     options: dict | list = field(default_factory=dict)
@@ -123,6 +127,14 @@ class Config:
     eval_deals: int = 200
     """duplicate deal pairs of the final evaluations against the random player and against the
     heuristic."""
+    eval_start: bool = False
+    """evaluate the policy PPO starts from (after the imitation warm start, if any) against the
+    heuristic exactly as the final evaluation does (``eval_deals`` pairs on the same seeds,
+    under each option set) before the first PPO iteration, and end the run with a line that
+    compares the two (start -> end, their 95% intervals, whether they are apart). Recorded in
+    ``metrics.jsonl`` (phase ``start_evaluation``) and ``result.json`` (``evaluation_start``,
+    ``start_to_end``). It plays the heuristic, whose random draws it restarts, so a run with it
+    trains on other games than the same run without it."""
     curve_every: int = 0
     """iterations between learning-curve evaluations (0: none): ``curve_deals`` duplicate deal
     pairs of the greedy policy against the heuristic under each option set of the run (the
@@ -303,6 +315,8 @@ def _check(cfg: Config) -> Config:
          f"workers must be an int >= 0 (at most {MAX_WORKERS}), got {cfg.workers!r}")
     need(cfg.ray_address is None or (isinstance(cfg.ray_address, str) and cfg.ray_address),
          "ray_address must be null, \"auto\" or \"host:port\"")
+    need(isinstance(cfg.eval_start, bool), f"eval_start must be true or false, got "
+                                           f"{cfg.eval_start!r}")
     need(is_int(cfg.curve_every) and cfg.curve_every >= 0, "curve_every must be an int >= 0")
     need(is_int(cfg.curve_deals) and 1 <= cfg.curve_deals <= MAX_DEALS,
          f"curve_deals must be an int >= 1 (at most {MAX_DEALS:,}), got {cfg.curve_deals!r}")

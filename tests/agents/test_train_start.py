@@ -1,0 +1,119 @@
+"""train.py's start evaluation (``eval_start``) and its default run: the policy PPO starts from is
+evaluated as the final one is, recorded, and compared with the end in one line; ``python
+train.py`` without --config is configs/quick.yaml's run."""
+
+import json
+import os
+
+import pytest
+
+import train
+from agents.random_agent import RandomAgent
+
+
+def run(tmp_path, name, *overrides):
+    config = os.path.join(os.path.dirname(train.__file__), "configs", "smoke.yaml")
+    return train.main(["--config", config, f"run_dir={tmp_path}", f"run_name={name}",
+                       *overrides])
+
+
+def test_the_start_is_evaluated_as_the_end_recorded_and_compared(tmp_path, capsys,
+                                                                  monkeypatch):
+    played = []  # (opponent, deals, seed) of each evaluation
+    versus = train.Trainer.versus
+
+    def spy(self, opponent, deals, seed, label=None):
+        played.append((opponent, deals, seed))
+        return versus(self, opponent, deals, seed, label)
+
+    monkeypatch.setattr(train.Trainer, "versus", spy)
+    result = run(tmp_path, "s", "eval_start=true", "eval_deals=6", "total_samples=1")
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("start evaluation"))
+    first_ppo = next(i for i, line in enumerate(lines) if "samples/s" in line)
+    # after the imitation (2,000 decisions in smoke.yaml), before the first PPO iteration
+    assert "2,000 imitated decisions, before PPO" in lines[start] and start < first_ppo
+    assert "PPO vs heuristic, 6 duplicate deal pairs: win rate" in lines[start]
+    # the same opponent, deals and seeds as the final evaluation against the heuristic
+    heuristic = [p for p in played if not isinstance(p[0], RandomAgent)]
+    assert len(heuristic) == 2 and heuristic[0] == heuristic[1] and heuristic[0][1] == 6
+    records = [json.loads(line) for line in
+               (tmp_path / "s" / "metrics.jsonl").read_text().splitlines()]
+    begin = [r for r in records if r["phase"] == "start_evaluation"]
+    end = [r for r in records if r["phase"] == "evaluation" and r["opponent"] == "heuristic"]
+    assert len(begin) == 1 and begin[0]["samples"] == 0 and begin[0]["imitated"] == 2000
+    assert begin[0]["deals"] == end[0]["deals"] == 6 and begin[0]["opponent"] == "heuristic"
+    saved = json.loads((tmp_path / "s" / "result.json").read_text())
+    assert saved["evaluation_start"]["win_rate"] == begin[0]["win_rate"]
+    assert saved["evaluation_start"]["win_rate_ci95"] == begin[0]["win_rate_ci95"]
+    (summary,) = saved["start_to_end"]
+    assert summary["start"] == begin[0]["win_rate"] and summary["end"] == end[0]["win_rate"]
+    assert summary == result["start_to_end"][0]
+    # the closing line gives both figures with their intervals and the verdict
+    (a, b), (c, d) = begin[0]["win_rate_ci95"], end[0]["win_rate_ci95"]
+    last = [line for line in lines if line.startswith("start -> end")]
+    assert len(last) == 1 and lines[-1] == last[0]
+    assert (f"win rate {begin[0]['win_rate']:.3f} ({a:.3f}..{b:.3f}) -> "
+            f"{end[0]['win_rate']:.3f} ({c:.3f}..{d:.3f})") in last[0]
+    assert last[0].endswith(summary["verdict"])
+    assert summary["apart"] == (c > b or d < a)
+
+
+def test_the_start_is_evaluated_once_under_each_option_set(tmp_path):
+    result = run(tmp_path, "o", "eval_start=true", "eval_deals=2", "options=[{}, {hands: 2}]",
+                 "imitation_samples=0", "total_samples=1")
+    start, lines = result["evaluation_start"]["by_options"], result["start_to_end"]
+    assert [r["options"] for r in start] == [{}, {"hands": 2}]
+    assert [r["options"] for r in lines] == [{}, {"hands": 2}]
+
+
+def test_no_start_evaluation_unless_asked(tmp_path, capsys):
+    result = run(tmp_path, "n", "eval_deals=1", "imitation_samples=0", "total_samples=1")
+    assert "start evaluation" not in capsys.readouterr().out
+    assert "evaluation_start" not in result and "start_to_end" not in result
+    with pytest.raises(SystemExit):
+        run(tmp_path, "bad", "eval_start=maybe")
+    assert "eval_start must be true or false" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("start, end, verdict", [
+    ((0.10, 0.20), (0.25, 0.35), "better, the intervals apart"),
+    ((0.25, 0.35), (0.10, 0.20), "worse, the intervals apart"),
+    ((0.10, 0.26), (0.25, 0.35), "the intervals overlap"),
+])
+def test_the_verdict_says_whether_the_intervals_are_apart(tmp_path, start, end, verdict):
+    """``start_to_end`` reads the start from metrics.jsonl (as a resumed run must)."""
+    trainer = train.Trainer.__new__(train.Trainer)
+    trainer.runlog = type("Log", (), {"metrics_path": str(tmp_path / "metrics.jsonl")})()
+    record = {"phase": "start_evaluation", "samples": 0, "imitated": 5, "options": {},
+              "deals": 9, "win_rate": sum(start) / 2, "win_rate_ci95": list(start),
+              "mean_payoff_per_game": 0.0}
+    (tmp_path / "metrics.jsonl").write_text(json.dumps({"phase": "compute"}) + "\n"
+                                            + json.dumps(record) + "\n")
+    out = trainer.start_to_end({"options": {}, "pairs": 9, "win_rate": sum(end) / 2,
+                                "win_rate_ci95": list(end)})
+    (line,) = out["start_to_end"]
+    assert line["verdict"] == verdict and line["apart"] == (verdict != "the intervals overlap")
+    assert out["evaluation_start"]["imitated"] == 5
+
+
+def test_no_config_is_the_quick_run(tmp_path, monkeypatch, capsys):
+    """``python train.py`` (no --config, not resumed) trains configs/quick.yaml, overrides
+    over it; the quick run evaluates its start."""
+    seen = []
+
+    class Fake:
+        def __init__(self, cfg, resume=None):
+            seen.append(cfg)
+            os.makedirs(train.run_path(cfg), exist_ok=True)  # where result.json goes
+
+        def train(self):
+            return {}
+
+    monkeypatch.setattr(train, "Trainer", Fake)
+    train.main([f"run_dir={tmp_path}", "seed=2"])
+    quick = train.load_config(train.QUICK, [])
+    assert seen[0] == train.load_config(train.QUICK, [f"run_dir={tmp_path}", "seed=2"])
+    assert quick.eval_start and quick.eval_deals >= 200 and quick != train.Config()
+    assert "configs/quick.yaml, the default" in capsys.readouterr().out
