@@ -318,7 +318,7 @@ class Trainer:
         weights = agent.net.state_dict()
         mine = self.net.state_dict()
         if set(weights) != set(mine) or any(weights[k].shape != mine[k].shape for k in mine):
-            sizes = [m.out_features for m in agent.net.trunk if hasattr(m, "out_features")]
+            sizes = [m.out_features for m in agent.net.trunk if isinstance(m, torch.nn.Linear)]
             raise ConfigError(f"config: init {path}: a network with hidden {sizes} and a "
                               f"{agent.net.critic} critic over another observation or "
                               f"other sizes than the config's (hidden {list(self.cfg.hidden)}, "
@@ -356,7 +356,7 @@ class Trainer:
         """A callable giving the distillation term of one minibatch: ``distill_coef`` times the
         cross-entropy to the targets of ``distill_minibatch`` labels drawn from the buffer."""
         from agents.distill import distill_loss
-        dev, buffer, active = self.compute.device, self.distiller.buffer, self.active
+        dev, buffer, active = self.compute.device, self.distiller.kept, self.active
         obs, mask, target = (torch.as_tensor(a).to(dev) for a in (buffer.obs, buffer.mask,
                                                                   buffer.target))
         size = min(active.distill_minibatch, len(buffer))

@@ -285,8 +285,12 @@ def _check_distill(cfg: Config, need) -> None:
          f"init must be the path of a PPO checkpoint, got {cfg.init!r}")
     if cfg.kind == "distill":
         need(not cfg.workers, "kind: distill labels in this process: it needs workers: 0")
-        need(hasattr(make_game(cfg.game), "sample_worlds"),
-             f"kind: distill needs a game with a sampler of hidden cards; {cfg.game} has none")
+        from agents.search import sampler_of
+        try:
+            sampler_of(make_game(cfg.game))
+        except ValueError:
+            raise ConfigError(f"config: kind: distill needs a game with a sampler of hidden "
+                              f"cards; {cfg.game} has none") from None
 
 
 def _check(cfg: Config) -> Config:
@@ -347,9 +351,8 @@ def _check(cfg: Config) -> Config:
          f"score_shaping applies to {', '.join(SHAPING)} only")
     need(cfg.reward in REWARDS, f"reward must be one of {', '.join(REWARDS)}, got "
                                 f"{cfg.reward!r}")
-    need(cfg.reward == "hand" or cfg.game == "dabang",
-         f"reward: match applies to dabang only, not {cfg.game!r}")
-    if cfg.reward == "match":  # the table is there and was fitted under the game's rules
+    if cfg.reward == "match":  # a game with a table, which is there and was fitted under the
+        # game's rules (agents.match_value says which games have one)
         try:
             match_value_for(cfg.game, cfg.reward, cfg.options)
         except ValueError as exc:

@@ -287,10 +287,10 @@ class Distiller:
         made = make_game(game)
         self.searcher = PIMCAgent.from_spec(search, game, seed=seed)
         self.rng = np.random.default_rng([seed, 24])
-        self.buffer = Labels.empty(made.observation_size, made.num_actions)
+        self.kept = Labels.empty(made.observation_size, made.num_actions)
         self.labelled, self.seconds = 0, 0.0
         if saved:  # a resumed run: its buffer and draws (``state``)
-            self.buffer = Labels.from_saved(saved["buffer"])
+            self.kept = Labels.from_saved(saved["buffer"])
             self.labelled, self.seconds = int(saved["labelled"]), float(saved["seconds"])
             self.rng.bit_generator.state = saved["rng"]
         # the games in progress are not saved: a resumed run deals new ones, from a seed past
@@ -332,9 +332,9 @@ class Distiller:
 
     def add(self, new: Labels, keep: int) -> None:
         """Keep the most recent ``keep`` labels, ``new`` included."""
-        self.buffer = self.buffer.recent(new, keep)
+        self.kept = self.kept.recent(new, keep)
 
     def state(self) -> dict:
         """What a training checkpoint keeps of it (``saved`` of a resumed run)."""
-        return {"buffer": self.buffer.to_saved(), "labelled": self.labelled,
+        return {"buffer": self.kept.to_saved(), "labelled": self.labelled,
                 "seconds": self.seconds, "rng": self.rng.bit_generator.state}

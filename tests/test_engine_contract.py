@@ -127,7 +127,7 @@ GENERIC = ["agents/base.py", "agents/rollout.py", "agents/evaluate.py", "agents/
            "agents/heuristics.py", "agents/selfplay.py", "agents/shaping.py",
            "agents/collector.py", "agents/distributed.py", "agents/curves.py", "agents/config.py",
            "agents/imitation.py", "agents/runlog.py", "agents/checkpoints.py", "agents/search.py",
-           "agents/loading.py", "train.py", "bench_train.py"]
+           "agents/loading.py", "agents/distill.py", "train.py", "bench_train.py"]
 
 
 @pytest.mark.parametrize("path", GENERIC)
