@@ -296,15 +296,13 @@ def test_over_ray_the_league_is_the_one_process_league(tmp_path):
     ray.shutdown()
     ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
     try:
-        args = ["dagong", "random", "heuristic", "checkpoints/dagong_ppo.pt", "--pairs", "3"]
+        # 3 pairs in chunks of 2: each pairing spans two tasks of unequal size, so the merge of
+        # chunks and of pairings is what is compared (one run: Ray's start-up is most of its time)
+        args = ["dagong", "random", "heuristic", "checkpoints/dagong_ppo.pt", "--pairs", "3",
+                "--chunk", "2"]
         local, _ = run(tmp_path, *args, name="local.json")
         spread, _ = run(tmp_path, *args, "--workers", "2", name="ray.json")
-        small = [*args, "--chunk", "2"]  # a pairing over several tasks
-        small_local, _ = run(tmp_path, *small, name="small_local.json")
-        small_ray, _ = run(tmp_path, *small, "--workers", "2", name="small_ray.json")
     finally:
         ray.shutdown()
     assert comparable(spread) | {"command": None} == comparable(local) | {"command": None}
     assert spread["timings"]["workers"] == 2
-    assert comparable(small_ray) | {"command": None} == \
-        comparable(small_local) | {"command": None}
