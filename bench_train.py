@@ -14,6 +14,10 @@ process), 1 and 2 Ray rollout workers (``workers: N``, a local Ray instance), bo
 configs with their own ``rollout_samples``, the ratio to 0 workers, and the samples/s of the
 PPO update that follows each collection (the ``[dist]`` extra).
 
+``python bench_train.py frozen`` prints the collection samples/s of ``train.py`` with a full
+pool of frozen snapshots (the configs' ``frozen`` share of the games), the snapshots acting one
+at a time (a ``PPOAgent`` each, as before ``agents.frozen``) and together (``FrozenPool``).
+
 ``python bench_train.py collection`` prints the collection samples/s of ``train.py``
 (``Trainer.collect``) with ``configs/dagong.yaml`` and ``configs/dabang.yaml`` settings, before
 (each state stepped by its own ``apply``, the heuristic opponents deciding per row,
@@ -101,6 +105,74 @@ def bench_collection(seconds: float) -> dict:
     return results
 
 
+class _PerSnapshot:
+    """The frozen opponents before ``agents.frozen``: a ``PPOAgent`` per snapshot in the
+    learner's precision, each acting on its own rows (one forward pass per snapshot a step)."""
+
+    def __init__(self, agents: list):
+        self.agents = agents
+
+    def __len__(self) -> int:
+        return len(self.agents)
+
+    def act_batch(self, obs, masks, which):
+        import numpy as np
+
+        actions = np.zeros(len(which), dtype=np.int64)
+        for k in np.unique(which).tolist():
+            rows = which == k
+            actions[rows] = self.agents[k].act_batch(obs[rows], masks[rows])
+        return actions
+
+
+def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
+    """Learner samples/s of ``Trainer.collect`` with ``config``'s settings and a full pool of
+    frozen snapshots (``pool_size`` copies of the learner), the snapshots acting together
+    (``pooled``: ``agents.frozen.FrozenPool``) or one at a time (``_PerSnapshot``)."""
+    import tempfile
+
+    from agents.ppo import PPOAgent
+
+    with tempfile.TemporaryDirectory() as run_dir:
+        cfg = load_config(config, [f"run_dir={run_dir}", "eval_deals=0", "stages=[]",
+                                   "rollout_samples=2048"])
+        with contextlib.redirect_stdout(io.StringIO()):  # the run's lines: not the bench's
+            trainer = train.Trainer(cfg)
+        collector = trainer.collector
+        pool = [{k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
+                for _ in range(cfg.pool_size)]
+        collector.set_pool(pool)
+        if not pooled:
+            collector.frozen = collector.selfplay.frozen = _PerSnapshot([
+                PPOAgent(cfg.game, collector._frozen_net(sd), greedy=False, seed=cfg.seed,
+                         precision=collector.settings["precision"]) for sd in pool])
+        try:
+            for _ in range(2):  # the games dealt before the pool end and seat its snapshots
+                trainer.collect()
+            samples, start = 0, time.perf_counter()
+            while time.perf_counter() - start < seconds:
+                samples += len(trainer.collect())
+            return samples / (time.perf_counter() - start)
+        finally:
+            trainer.writer.close()
+
+
+def bench_frozen(seconds: float) -> dict:
+    """train.py's collection with a full pool of frozen snapshots: one at a time against
+    together."""
+    results = {}
+    print(f"bench_train.py frozen: {seconds:g} s per figure, the pool full (pool_size copies)")
+    print(f"{'measure':<48} {'one by one':>10} {'pooled':>10} {'ratio':>7}")
+    for game in GAMES:
+        config = f"configs/{game}.yaml"
+        before = frozen_rate(config, seconds, pooled=False)
+        after = frozen_rate(config, seconds, pooled=True)
+        results[f"{game}_frozen"] = (before, after)
+        print(f"{'collection with frozen snapshots, ' + config:<48} {before:>10,.0f} "
+              f"{after:>10,.0f} {after / before:>6.2f}x", flush=True)
+    return results
+
+
 def update_rate(config: str, samples: int = 8192) -> float:
     """Samples/s of ``train.py``'s PPO update (``Trainer.update``, the config's epochs and
     minibatch) on a collected batch: what bounds a run however many workers collect."""
@@ -123,7 +195,8 @@ def update_rate(config: str, samples: int = 8192) -> float:
 def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> dict:
     """Time ``config``'s PPO phase in each of ``settings`` (name -> ``key=value`` overrides:
     precision, device, torch_threads), ``samples`` samples each after one warm-up iteration
-    (no imitation, no evaluations), in ``rounds`` turns (each setting trains
+    (no imitation, no evaluations; the frozen opponents' pool full, as in a run after its
+    first ``pool_size`` snapshots), in ``rounds`` turns (each setting trains
     ``samples / rounds``, then the next, and so on: a machine whose speed drifts during the
     benchmark weighs on every setting alike). Per setting: seconds in collection and in the
     update (the run's own per-iteration log), samples/s end to end and through the update."""
@@ -141,8 +214,13 @@ def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> 
                 "curve_every=0", "checkpoint_every=1000000", "stages=[]", *overrides])
             cfg.total_samples = cfg.rollout_samples  # the warm-up iteration
             with contextlib.redirect_stdout(io.StringIO()):  # the run's lines: not the bench's
-                trainers[name] = train.Trainer(cfg)
-                trainers[name].train()
+                trainer = trainers[name] = train.Trainer(cfg)
+                trainer.train()
+            # a full pool of frozen snapshots, as a run has from its pool_size-th snapshot on:
+            # without one, the config's frozen share of the games would play the heuristic
+            trainer.pool = [{k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
+                            for _ in range(cfg.pool_size)]
+            trainer.collector.set_pool(trainer.pool)
         for turn in range(rounds):
             for name, trainer in trainers.items():
                 # each turn, past the samples so far: at least samples / rounds more
@@ -250,17 +328,20 @@ def main(argv=None) -> None:
     parser = cli.ArgumentParser(prog="python bench_train.py",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=("train", "ray", "collection"),
+    parser.add_argument("what", choices=("train", "ray", "collection", "frozen"),
                         help="'train': the shipped configs' PPO phase before (fp32, one thread) "
                              "and now (their precision, device and threads); 'ray': train.py's "
                              "collection with 0, 1 and 2 Ray workers; 'collection': train.py's "
-                             "collection per row (before batching) and batched")
+                             "collection per row (before batching) and batched; 'frozen': "
+                             "train.py's collection with a full pool of frozen snapshots, "
+                             "acting one at a time and together")
     parser.add_argument("--game", dest="only", choices=GAMES,
                         help="with 'train': one game's config only")
     parser.add_argument("--samples", type=int, default=65536,
                         help="with 'train': PPO samples per setting (default 65,536)")
     parser.add_argument("--seconds", type=float, default=5.0,
-                        help="with 'ray' and 'collection': per measurement (default 5)")
+                        help="with 'ray', 'collection' and 'frozen': per measurement "
+                             "(default 5)")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads of collection (default 1, at most 1024)")
     args = parser.parse_args(argv)
@@ -284,6 +365,9 @@ def main(argv=None) -> None:
         except ImportError:
             parser.error('ray needs the [dist] extra: pip install -e ".[dist]"')
         bench_ray(args.seconds)
+        return
+    if args.what == "frozen":
+        bench_frozen(args.seconds)
         return
     bench_collection(args.seconds)
 

@@ -5,7 +5,8 @@ collects (``Collector``). ``train.py`` runs one in its own process (``workers: 0
 
 Settings are a plain mapping of the training config's fields (``game``, ``num_envs``,
 ``options``, ``opponents``, ``gamma``, ``gae_lambda``, ``score_shaping``, ``reward``,
-``critic``, and ``precision``, the precision the learner and its frozen snapshots act in),
+``critic``, and ``precision``, the precision the learner acts in; its frozen snapshots act in
+float32, together: ``agents.frozen``),
 so that a remote process needs nothing of ``train.py``.
 """
 
@@ -15,8 +16,8 @@ import numpy as np
 import torch
 
 from agents.compute import autocast
+from agents.frozen import FrozenPool
 from agents.match_value import match_value_for
-from agents.ppo import PPOAgent
 from agents.selfplay import Batch, SelfPlay
 from agents.shaping import shaping_for
 from cardenv.vector import VectorGame
@@ -83,16 +84,17 @@ class Collector:
         return "hand" if self.selfplay.match_value is None else "match"
 
     def set_pool(self, pool: list) -> None:
-        """The frozen snapshots (state dicts) the ``frozen`` opponents are drawn from."""
-        self.frozen = [self._frozen_agent(sd) for sd in pool]
+        """The frozen snapshots (state dicts) the ``frozen`` opponents are drawn from, acting
+        together (``agents.frozen``; games in progress keep the pool they were seated with)."""
+        self.frozen = FrozenPool([self._frozen_net(sd) for sd in pool], self.seed) if pool \
+            else []
         if self.selfplay is not None:
             self.selfplay.frozen = self.frozen
 
-    def _frozen_agent(self, state_dict) -> PPOAgent:
+    def _frozen_net(self, state_dict):
         net = self.make_net()
         net.load_state_dict(state_dict)
-        return PPOAgent(self.game, net, greedy=False, seed=self.seed,
-                        precision=self.settings.get("precision", "fp32"))
+        return net
 
     def policy(self, obs: np.ndarray, masks: np.ndarray, states: np.ndarray | None = None):
         """The learner's sampled actions, log-probabilities and values (numpy); ``states``

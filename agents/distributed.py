@@ -162,7 +162,7 @@ class RolloutWorker:
         self.collector = Collector(game, seed, new_net(), new_net, rng, generator,
                                    {"heuristic": heuristic, "random": RandomAgent(game, own)})
         self.collector.deal(settings, first)
-        self.collector.set_pool(pool)  # (after the settings: the snapshots act in its precision)
+        self.collector.set_pool(pool)
         self.reported = 0  # finished games already reported
 
     def collect(self, weights: dict, samples: int) -> tuple[dict, list]:

@@ -283,8 +283,11 @@ class SelfPlay:
         rng: numpy generator of the seating and opponent draws.
         opponents: weights of the opponent kinds, e.g. ``{"heuristic": 0.8, "frozen": 0.2}``.
         players: the agent of each fixed kind (``{"heuristic": ..., "random": ...}``);
-            ``frozen`` agents come from ``self.frozen`` (set it when the pool changes; a kind
-            is drawn only once it has an agent).
+            ``frozen`` opponents come from ``self.frozen`` (set it when the pool changes; a kind
+            is drawn only once it has an agent): a pool of snapshots acting together
+            (``agents.frozen.FrozenPool``: ``len(pool)`` snapshots, ``pool.act_batch(obs,
+            masks, which)`` with each row's snapshot), a game seated with one keeping its
+            pool and snapshot to its end.
         gamma, lam: GAE parameters.
         shaping: ``f(result, weight) -> (4,)`` extra rewards at each hand's end (see
             ``agents.shaping``), with ``shaping_weight``; ``None`` for none.
@@ -315,7 +318,8 @@ class SelfPlay:
         n = len(games)
         self.roles: list = [None] * n  # per slot: (agent or "learner" per seat, opponent kind)
         self.learner = np.zeros((n, 4), dtype=bool)
-        self.opponent: list = [None] * n  # the agent in the other seats
+        self.opponent: list = [None] * n  # the agent in the other seats (frozen: the pool)
+        self.snapshot = np.full(n, -1, dtype=np.int64)  # frozen: the pool's snapshot, else -1
         for i in range(n):
             self.seat(i)
         self.with_states, self.values_later = with_states, values_later
@@ -329,7 +333,10 @@ class SelfPlay:
         names = [n for n, w in self.opponents.items() if w > 0 and (n != "frozen" or self.frozen)]
         weights = np.array([self.opponents[n] for n in names], dtype=float)
         kind = names[self.rng.choice(len(names), p=weights / weights.sum())]
-        opponent = self.players.get(kind) or self.frozen[self.rng.integers(len(self.frozen))]
+        if kind == "frozen":  # one of the pool's snapshots
+            opponent, self.snapshot[slot] = self.frozen, self.rng.integers(len(self.frozen))
+        else:
+            opponent, self.snapshot[slot] = self.players[kind], -1
         side = partnership(self.games.slots[slot])[int(self.rng.integers(2))]
         seats = [("learner" if seat in side else opponent) for seat in range(4)]
         self.roles[slot] = (seats, kind)
@@ -404,7 +411,9 @@ class SelfPlay:
                 who = self.opponent[i]
                 groups.setdefault(id(who), (who, []))[1].append(i)
             for who, members in groups.values():
-                actions[members] = who.act_batch(obs[members], masks[members])
+                which = self.snapshot[members]
+                actions[members] = who.act_batch(obs[members], masks[members]) \
+                    if which[0] < 0 else who.act_batch(obs[members], masks[members], which)
             before = len(games.finished)
             extra = self.shaping is not None or self.match_value is not None
             hands = games.hands_played() if extra else None

@@ -25,6 +25,13 @@ def test_the_before_path_restores_the_policy(monkeypatch):
     assert bench_train.collection_rate("configs/dabang.yaml", 0.01, per_row=False) > 0
 
 
+def test_the_frozen_benchmark_runs_both_pools(monkeypatch, capsys):
+    monkeypatch.chdir(os.path.dirname(bench_train.__file__))
+    assert bench_train.frozen_rate("configs/dagong.yaml", 0.01, pooled=False) > 0
+    assert bench_train.frozen_rate("configs/dagong.yaml", 0.01, pooled=True) > 0
+    assert "learner on" not in capsys.readouterr().out
+
+
 def test_the_train_benchmark_times_both_settings(monkeypatch, capsys):
     """bench_train.py train: the config's PPO phase in the setting of before (fp32, one thread)
     and in its own, after a warm-up iteration: the time split adds up and the update's rate is
