@@ -1,4 +1,4 @@
-"""A markdown table of evaluation results: ``python -m agents.report docs/results/*.json``.
+"""A markdown table of evaluation results: ``python -m agents.report docs/results/dabang_*.json``.
 
 Each file is the JSON that ``python -m agents.evaluate ... --out FILE`` wrote; the table gives
 the command that reproduces it, the deals, the win rate and the mean payoff with their 95%
