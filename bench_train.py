@@ -56,6 +56,27 @@ def _act_before(net, obs, mask, greedy: bool = False, generator=None, state=None
     return action, logp, value
 
 
+def _collect_rate(trainer, seconds: float) -> float:
+    """Learner samples/s of ``trainer.collect()`` called for ``seconds``."""
+    samples, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        samples += len(trainer.collect())
+    return samples / (time.perf_counter() - start)
+
+
+def _side_by_side(rate, key: str, label: str, width: int, digits: int) -> dict:
+    """Each game's config timed by ``rate(config, before: bool)``, before then after, one
+    line each with the ratio; ``{f"{game}_{key}": (before, after)}``."""
+    results = {}
+    for game in GAMES:
+        config = f"configs/{game}.yaml"
+        before, after = rate(config, True), rate(config, False)
+        results[f"{game}_{key}"] = (before, after)
+        print(f"{label + config:<{width}} {before:>10,.0f} {after:>10,.0f} "
+              f"{after / before:>6.{digits}f}x", flush=True)
+    return results
+
+
 def collection_rate(config: str, seconds: float, per_row: bool = False,
                     overrides: tuple = ("rollout_samples=2048",)) -> float:
     """Learner samples/s of ``train.py``'s ``Trainer.collect`` with ``config``'s settings (the
@@ -81,10 +102,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
         try:
             if cfg.workers:  # the actors' start-up is not collection
                 trainer.collect()
-            samples, start = 0, time.perf_counter()
-            while time.perf_counter() - start < seconds:
-                samples += len(trainer.collect())
-            return samples / (time.perf_counter() - start)
+            return _collect_rate(trainer, seconds)
         finally:
             ppo.PolicyNet.act = act
             trainer.writer.close()
@@ -92,17 +110,10 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
 
 def bench_collection(seconds: float) -> dict:
     """train.py's collection, per row (the path before batching) against batched."""
-    results = {}
     print(f"bench_train.py collection: {seconds:g} s per figure")
     print(f"{'measure':<42} {'before':>10} {'after':>10} {'ratio':>7}")
-    for game in GAMES:
-        config = f"configs/{game}.yaml"
-        before = collection_rate(config, seconds, per_row=True)
-        after = collection_rate(config, seconds, per_row=False)
-        results[f"{game}_collection"] = (before, after)
-        print(f"{'train.py collection, samples/s, ' + config:<42} {before:>10,.0f} "
-              f"{after:>10,.0f} {after / before:>6.1f}x", flush=True)
-    return results
+    return _side_by_side(lambda config, before: collection_rate(config, seconds, per_row=before),
+                         "collection", "train.py collection, samples/s, ", 42, 1)
 
 
 class _PerSnapshot:
@@ -149,10 +160,7 @@ def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
         try:
             for _ in range(2):  # the games dealt before the pool end and seat its snapshots
                 trainer.collect()
-            samples, start = 0, time.perf_counter()
-            while time.perf_counter() - start < seconds:
-                samples += len(trainer.collect())
-            return samples / (time.perf_counter() - start)
+            return _collect_rate(trainer, seconds)
         finally:
             trainer.writer.close()
 
@@ -160,17 +168,10 @@ def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
 def bench_frozen(seconds: float) -> dict:
     """train.py's collection with a full pool of frozen snapshots: one at a time against
     together."""
-    results = {}
     print(f"bench_train.py frozen: {seconds:g} s per figure, the pool full (pool_size copies)")
     print(f"{'measure':<48} {'one by one':>10} {'pooled':>10} {'ratio':>7}")
-    for game in GAMES:
-        config = f"configs/{game}.yaml"
-        before = frozen_rate(config, seconds, pooled=False)
-        after = frozen_rate(config, seconds, pooled=True)
-        results[f"{game}_frozen"] = (before, after)
-        print(f"{'collection with frozen snapshots, ' + config:<48} {before:>10,.0f} "
-              f"{after:>10,.0f} {after / before:>6.2f}x", flush=True)
-    return results
+    return _side_by_side(lambda config, before: frozen_rate(config, seconds, pooled=not before),
+                         "frozen", "collection with frozen snapshots, ", 48, 2)
 
 
 def update_rate(config: str, samples: int = 8192) -> float:
