@@ -66,7 +66,7 @@ from agents.config import (Config, collector_settings, learning_rate, load_confi
 from agents.evaluate import duplicate
 from agents.heuristics import heuristic_for
 from agents.imitation import Demonstrator
-from agents.progress import Progress
+from agents.progress import Progress, RunClock
 from agents.random_agent import RandomAgent
 from agents.rollout import as_game
 from cardenv import cli
@@ -147,6 +147,7 @@ class Trainer:
             self.collector.set_pool(self.pool)
         # seconds of the iteration in progress, by part (collect, update, eval)
         self.timing: dict[str, float] = {}
+        self.run: RunClock | None = None  # the whole run's time left (made by train)
         # torch_threads auto in one process: the update takes the cores that stayed free while
         # collecting (none that another process holds); Ray actors idle during the update, so
         # with workers it takes them all
@@ -212,6 +213,10 @@ class Trainer:
         games = VectorGame(cfg.game, cfg.num_envs, options=self.active.options,
                            seed=cfg.seed * 7_000_003 + self.imitated)
         demonstrator = Demonstrator(games, self.heuristic, self.net.critic == "global")
+        first = self.imitated
+        if self.run is None:  # (called on its own, not by train)
+            self.run = RunClock(self.run_phases())
+        self.run.start("imitation")
         while self.imitated < cfg.imitation_samples:
             if self.free is not None:
                 self.free.start()
@@ -243,9 +248,10 @@ class Trainer:
             self.writer.add_scalar("imitation/agreement", agreement, self.imitated)
             self.log("imitation", agreement=round(agreement, 4),
                      policy_loss=round(float(policy_loss), 4))
+            self.run.update("imitation", self.imitated - first)
             print(f"imitation {self.imitated:,}/{cfg.imitation_samples:,} decisions | policy "
                   f"loss {policy_loss:.3f} | value loss {value_loss:.3f} | agrees with the "
-                  f"heuristic on {agreement:.1%}", flush=True)
+                  f"heuristic on {agreement:.1%} | {self.run.text()}", flush=True)
 
     # --- learning -----------------------------------------------------------------------------
 
@@ -380,9 +386,24 @@ class Trainer:
             elapsed=self.runlog.seconds(),
             distill=self.distiller.state() if self.distiller else self.distill_saved)
 
+    def run_phases(self) -> list:
+        """What is left of the run, phase by phase, for its ``RunClock``: ``(name, kind,
+        units)``, the evaluations one phase per option set (each has its progress line)."""
+        cfg, sets = self.cfg, range(len(self.variants))
+        phases = [("imitation", "imitation", max(cfg.imitation_samples - self.imitated, 0))]
+        if cfg.eval_start and cfg.eval_deals and self.iteration == 0:
+            phases += [(f"start evaluation {i}", "evaluation", 2 * cfg.eval_deals) for i in sets]
+        phases.append(("ppo", "ppo", max(cfg.total_samples - self.samples, 0)))
+        for opponent in ("random", "heuristic") if cfg.eval_deals else ():
+            phases += [(f"evaluation vs {opponent} {i}", "evaluation", 2 * cfg.eval_deals)
+                       for i in sets]
+        return phases
+
     def train(self) -> dict:
         cfg = self.cfg
         start = time.perf_counter()
+        # the time left for the whole run, on every phase's line
+        self.run = RunClock(self.run_phases())
         if self.imitated < cfg.imitation_samples:
             self.imitate()
             self.save("checkpoint.pt")
@@ -396,6 +417,8 @@ class Trainer:
         # written after that log counts in the next iteration (a checkpoint must come after
         # its iteration's record, which a resume keeps by its seconds)
         began = time.perf_counter()
+        first = self.samples
+        self.run.start("ppo")
         while self.samples < cfg.total_samples:
             if cfg.stages and stage_at(cfg, self.samples) != self.stage:
                 self._enter_stage(stage_at(cfg, self.samples))
@@ -411,6 +434,7 @@ class Trainer:
             self.timing["update"] = time.perf_counter() - start_collect - self.timing["collect"]
             self.iteration += 1
             self.samples += len(batch)
+            self.run.update("ppo", self.samples - first)
             if cfg.curve_every and self.iteration % cfg.curve_every == 0:
                 self.curve_point()  # adds its seconds to timing["eval"]
             self.curve_results()  # curve evaluations that finished on Ray meanwhile
@@ -437,7 +461,7 @@ class Trainer:
                 "charts/payoff_vs_heuristic": payoff})
             if self.iteration % cfg.log_every == 0:
                 print(iteration_line(self.iteration, self.samples, cfg.total_samples, sps,
-                                     self.timing, win, lr, stats), flush=True)
+                                     self.timing, win, lr, stats, self.run.text()), flush=True)
             began = time.perf_counter()
             if self.iteration % cfg.checkpoint_every == 0:
                 self.save("checkpoint.pt")
@@ -464,16 +488,21 @@ class Trainer:
         net.load_state_dict({k: v.detach().cpu() for k, v in self.net.state_dict().items()})
         return PPOAgent(self.cfg.game, net, greedy=True, precision=self.compute.precision)
 
-    def versus(self, opponent, deals: int, seed: int, label: str | None = None):
+    def versus(self, opponent, deals: int, seed: int, label: str | None = None,
+               phase: str | None = None):
         """Duplicate evaluations of the greedy policy as it stands against ``opponent``,
         ``deals`` pairs from seed ``seed`` under each option set of the run: yields (options,
-        statistics) as each ends. With a ``label``, a progress line, and with workers the chunks
-        go to Ray (the rollout actors are gone by the final evaluations): the same result."""
+        statistics) as each ends. With a ``label``, a progress line (with ``phase``, the run
+        phase it updates, the option set's index appended, and the whole run's time left), and
+        with workers the chunks go to Ray (the rollout actors are gone by the final
+        evaluations): the same result."""
         agent = self.playing_agent()
-        for options, game in self.variants:
+        for i, (options, game) in enumerate(self.variants):
+            run = {} if phase is None else dict(run=self.run, phase=f"{phase} {i}")
             more = {} if label is None else dict(
                 progress=Progress(2 * deals, label + (f" {options}" if options else ""),
-                                  "games"), workers=self.cfg.workers, address=self.cfg.ray_address)
+                                  "games", **run),
+                workers=self.cfg.workers, address=self.cfg.ray_address)
             yield options, duplicate(game, agent, opponent, deals, seed=seed, **more)
 
     def curve_point(self) -> None:
@@ -515,7 +544,9 @@ class Trainer:
         label = (f"start evaluation ({self.imitated:,} imitated decisions, before PPO)"
                  if start else "evaluation") + f": PPO vs {opponent}"
         results = []
-        for options, stats in self.versus(other, deals, 10_000_000 + self.cfg.seed, label):
+        phase = "start evaluation" if start else f"evaluation vs {opponent}"
+        for options, stats in self.versus(other, deals, 10_000_000 + self.cfg.seed, label,
+                                          phase if self.run is not None else None):
             print(evaluation_line(label, options, deals, stats), flush=True)
             results.append({"options": options, **stats})
             self.log("start_evaluation" if start else "evaluation", opponent=opponent,

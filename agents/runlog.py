@@ -63,15 +63,16 @@ class RunLog:
 
 
 def iteration_line(iteration: int, samples: int, total: int, sps: float, timing: dict,
-                   win: float | None, lr: float, stats: dict) -> str:
-    """The console line of a PPO iteration."""
+                   win: float | None, lr: float, stats: dict, run: str = "") -> str:
+    """The console line of a PPO iteration; ``run``, the whole run's time left
+    (``agents.progress.RunClock.text``), ends it."""
     bar = "#" * int(min(1.0, samples / total) * 20)
     return (f"[{bar:<20}] iter {iteration} | {samples:,}/{total:,} samples | {sps:,.0f} "
             f"samples/s (collect {timing['collect']:.1f} s, update {timing['update']:.1f} s, "
             f"eval {timing['eval']:.1f} s) | win vs heuristic "
             f"{'n/a' if win is None else f'{win:.2f}'} (recent hands) | lr {lr:.2e} | kl "
             f"{stats['approx_kl']:.5f} | clip {stats['clip_fraction']:.3f} | entropy "
-            f"{stats['entropy']:.2f}")
+            f"{stats['entropy']:.2f}" + (f" | {run}" if run else ""))
 
 
 def curve_line(samples: int, options: dict, deals: int, stats: dict) -> str:

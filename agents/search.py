@@ -43,7 +43,8 @@ Budget knobs: ``worlds``, ``rollouts`` (per world and candidate), ``top_k`` (0: 
 actions) with ``prior``, ``depth`` (0: to the end of the hand) with ``critic``, ``time_limit``
 (seconds per searched decision; a call on B positions gets B times it; rollouts still running
 at the limit are dropped, the finished ones count, and with none finished the rollout policy's
-choice is played), and ``batch`` (rollouts at once, bounding memory). A decision with one
+choice is played; ``clock``, ``time.perf_counter`` by default, is what the limit is read
+on), and ``batch`` (rollouts at once, bounding memory). A decision with one
 legal action is played at once. With ``time_limit=None`` (the default) the agent is
 deterministic for a seed: the same calls give the same actions. Where the sampler gives up
 (``StateError``: it ran out of proposals at a rare position where few deals fit), that decision
@@ -183,14 +184,16 @@ def parse_spec(spec: str) -> dict:
 
 
 def rollout_values(starts: list, seats, policy, deadline: float | None = None,
-                   batch: int = 4096, depth: int = 0, leaf=None) -> np.ndarray:
+                   batch: int = 4096, depth: int = 0, leaf=None,
+                   clock=time.perf_counter) -> np.ndarray:
     """Play each state of ``starts`` (in progress, of one game; their rules variants may
     differ: a Dabang later hand's worlds are first hands of a game with the hand's situation as
     options, so the worlds of different decisions are states of different variants, each
     variant a batch of its own) to the end of its current hand with ``policy`` (``act_batch``)
     in every seat, ``batch`` at a time through ``VectorGame``;
-    ``(n,)`` float: the hand's reward for ``seats[i]``, ``nan`` where ``deadline``
-    (``time.perf_counter()``) came first. With ``depth`` > 0 a rollout stops once it has
+    ``(n,)`` float: the hand's reward for ``seats[i]``, ``nan`` where ``deadline`` (a reading
+    of ``clock``, ``time.perf_counter`` by default; read once before each batched step) came
+    first. With ``depth`` > 0 a rollout stops once it has
     played ``depth`` steps and ``seats[i]`` is to act again, valued ``leaf(global_states)``
     (``(k, S)`` global states -> ``(k,)`` values for the seat to act). The states are played
     on (pass clones to keep them). A rollout's game, once over, stays over in its slot
@@ -204,12 +207,14 @@ def rollout_values(starts: list, seats, policy, deadline: float | None = None,
     for members in variants.values():
         for first in range(0, len(members), batch):
             part = members[first:first + batch]
-            if not _play_out(starts, seats, policy, part, values, deadline, depth, leaf):
+            if not _play_out(starts, seats, policy, part, values, deadline, depth, leaf,
+                             clock):
                 return values
     return values
 
 
-def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None) -> bool:
+def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None,
+              clock=time.perf_counter) -> bool:
     """``rollout_values`` on the starts ``part``; False when the deadline came."""
     game = starts[part[0]].game
     live = np.array(part)  # the rollout each slot plays
@@ -219,7 +224,7 @@ def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None)
     running = np.arange(len(live))  # the slots whose rollout goes on
     steps = 0
     while True:
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and clock() > deadline:
             return False
         obs, masks = games.observations(), games.masks()
         # a slot whose game is over stays so (refill=False: its action is ignored); one whose
@@ -355,7 +360,7 @@ class PIMCAgent(Agent):
                  rollouts: int = DEFAULTS["rollouts"], top_k: int = DEFAULTS["top_k"],
                  rollout="heuristic", time_limit: float | None = None, seed: int | None = 0,
                  batch: int = 4096, margin: float = DEFAULTS["margin"], prior=None,
-                 depth: int = DEFAULTS["depth"], critic=None):
+                 depth: int = DEFAULTS["depth"], critic=None, clock=time.perf_counter):
         self.game = check_game(game)
         sampler_of(make_game(self.game))  # a clear error now, not at the first decision
         for key, value in (("worlds", worlds), ("rollouts", rollouts), ("top_k", top_k),
@@ -375,6 +380,11 @@ class PIMCAgent(Agent):
                 not 0 <= margin <= 10:
             raise ValueError(f"margin must be a number in [0, 10], got {margin!r}")
         self.time_limit, self.batch, self.margin = time_limit, batch, float(margin)
+        if not callable(clock):
+            raise ValueError(f"clock must be a callable giving seconds, got {clock!r}")
+        # what time_limit is read on: injectable, so that a test can tell what the limit does
+        # from the work done by a clock it controls, not from the machine's speed
+        self.clock = clock
         self.rollout_spec = rollout if isinstance(rollout, str) else \
             getattr(rollout, "name", type(rollout).__name__)
         if isinstance(rollout, str):
@@ -454,7 +464,7 @@ class PIMCAgent(Agent):
         return results
 
     def _search(self, states, masks) -> list["SearchResult"]:
-        start = time.perf_counter()
+        start = self.clock()
         deadline = None if self.time_limit is None else start + self.time_limit * len(states)
         game = states[0].game
         if any(s.game is not game for s in states):  # one batch per game (rules options)
@@ -490,7 +500,7 @@ class PIMCAgent(Agent):
                 raise ValueError(f"{game.name}.sample_worlds returned {len(worlds)} worlds, "
                                  f"not {self.worlds}")
             for w, world in enumerate(worlds):
-                if w and deadline is not None and time.perf_counter() > deadline:
+                if w and deadline is not None and self.clock() > deadline:
                     break  # out of time: the worlds started so far (at least one) count
                 if world.current_player != seats[d] or not np.array_equal(
                         world.legal_mask(), masks[d]):
@@ -512,7 +522,7 @@ class PIMCAgent(Agent):
         values = np.array(values, dtype=float)
         if starts:
             played = rollout_values(starts, start_seats, self.policy, deadline, self.batch,
-                                    self.depth, self.leaf)
+                                    self.depth, self.leaf, self.clock)
             index = np.array([j for _, _, j in owners])
             values[index >= 0] = played[index[index >= 0]]
         self.searched += len(states)

@@ -48,7 +48,8 @@ import numpy as np
 
 from cardenv.core.checks import check_bool, check_int, is_int
 from cardenv.core.state import MAX_SEED
-from cardenv.games import make_game
+from cardenv.core.protocol import Game
+from cardenv.games import make_game, names
 
 
 MAX_NUM_ENVS = 1 << 16  # games in lockstep (training runs 128..1024; a bound, not a target)
@@ -207,6 +208,11 @@ class VectorGame:
                  refill: bool = True):
         if isinstance(game, str):
             self.name, self.variants = game, game_variants(game, options)
+        elif not isinstance(game, Game):
+            # a made game is anything with the protocol's members; say what was passed instead
+            # of failing on the first missing attribute
+            raise ValueError(f"game must be a registered game's name ({', '.join(names())}) or "
+                             f"a made game (make_game(name)), got {game!r}"[:300])
         elif options is not None:
             raise ValueError(f"options go with a game's name, not a made game ({game.name})")
         else:

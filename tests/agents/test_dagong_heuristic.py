@@ -1,7 +1,6 @@
 """DagongHeuristic: always legal, the key decisions in scripted positions, and clearly stronger
 than random play in duplicate deals."""
 
-import time
 
 import numpy as np
 import pytest
@@ -263,7 +262,6 @@ def duplicate_match(deals, seed0=0, **options):
     pair is won when the heuristic seats' summed rewards over both games beat random's."""
     game = DagongGame(**options)
     wins = losses = ties = 0
-    decisions, seconds = 0, 0.0
     for deal in range(deals):
         seed = seed0 + deal
         margin = 0
@@ -276,10 +274,7 @@ def duplicate_match(deals, seed0=0, **options):
                 seat = state.current
                 o = obs_of(state)
                 if seat in mine:
-                    start = time.perf_counter()
                     action = heuristic.act(o)
-                    seconds += time.perf_counter() - start
-                    decisions += 1
                 else:
                     action = random.act(o)
                 state.apply(action)
@@ -289,7 +284,7 @@ def duplicate_match(deals, seed0=0, **options):
         losses += margin < 0
         ties += margin == 0
     return {"wins": wins, "losses": losses, "ties": ties,
-            "win_rate": wins / max(1, wins + losses), "us_per_decision": 1e6 * seconds / decisions}
+            "win_rate": wins / max(1, wins + losses)}
 
 
 @pytest.mark.parametrize("allow_solo", [True, False])
@@ -300,4 +295,4 @@ def test_beats_random_play_in_duplicate_deals(allow_solo):
     result = duplicate_match(200, seed0=1000, allow_solo=allow_solo)
     assert result["win_rate"] >= 0.8, result
     assert result["wins"] >= (120 if allow_solo else 40), result
-    assert result["us_per_decision"] < 1000, result
+    # (its decisions per second are a benchmark's: python -m agents.bench)

@@ -291,7 +291,8 @@ def test_every_iteration_logs_its_rate_kl_clip_and_where_the_time_went(tmp_path,
     for r in ppo:
         assert r["lr"] > 0 and r["approx_kl"] >= 0 and 0 <= r["clip_fraction"] <= 1
         assert r["collect_s"] > 0 and r["update_s"] > 0 and r["eval_s"] > 0  # a curve point
-        assert r["samples_per_s"] > 0 and r["update_samples_per_s"] > r["samples_per_s"]
+        # not a speed bound: the update alone is part of the whole iteration
+        assert r["update_samples_per_s"] > r["samples_per_s"] > 0
     assert ppo[0]["lr"] == pytest.approx(3e-4) and ppo[-1]["lr"] < ppo[0]["lr"]
     assert "lr 3.00e-04" in out and "clip " in out and "update " in out
     compute_records = [r for r in records if r["phase"] == "compute"]

@@ -8,8 +8,6 @@ hidden-card test cannot (the oracle reads the hidden cards by design)."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
@@ -222,18 +220,73 @@ def test_one_legal_action_is_played_without_search(oracle_worlds, monkeypatch):
     assert agent.searched == 0
 
 
-def test_the_time_limit_is_kept(oracle_worlds):
+class ScriptedClock:
+    """A clock the time limit is read on (``PIMCAgent(clock=...)``): each read gives the next of
+    ``readings``, then the last one for ever; ``reads`` counts the reads. What the limit does is
+    then told by the work done, whatever the machine's speed."""
+
+    def __init__(self, readings):
+        self.readings, self.reads = list(readings), 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        return self.readings[min(self.reads, len(self.readings)) - 1]
+
+
+def _limited_position(game):
+    return next(s for s in positions(game, 40, seed=2) if len(s.legal_actions()) >= 3)
+
+
+def test_a_time_limit_that_never_runs_out_changes_nothing(oracle_worlds):
     game = make_game("dagong")
-    state = next(s for s in positions(game, 40, seed=2) if len(s.legal_actions()) >= 3)
-    agent = PIMCAgent("dagong", worlds=24, time_limit=0.05)
-    start = time.perf_counter()
-    action = agent.act_states([state])[0]
-    elapsed = time.perf_counter() - start
-    assert state.is_legal(int(action))
-    assert elapsed < 0.05 + 0.25  # one engine step and the policy's call over the limit
-    unlimited = time.perf_counter()
-    PIMCAgent("dagong", worlds=24).act_states([state])
-    assert time.perf_counter() - unlimited > 2 * elapsed  # the limit did cut the search
+    state = _limited_position(game)
+    clock = ScriptedClock([0.0])
+    limited = PIMCAgent("dagong", worlds=24, time_limit=0.05, clock=clock).search([state])[0]
+    free = PIMCAgent("dagong", worlds=24).search([state])[0]
+    assert limited.action == free.action and limited.candidates.tolist() == free.candidates.tolist()
+    assert limited.counts.tolist() == free.counts.tolist() == [24] * len(free.candidates)
+    np.testing.assert_array_equal(limited.means, free.means)
+    # read once at the start, once before each world after the first, once a rollout step
+    assert clock.reads > 24
+
+
+@pytest.mark.parametrize("worlds_in_time", [1, 5])
+def test_the_time_limit_stops_sampling_worlds(oracle_worlds, worlds_in_time):
+    """The clock reads past the limit (0.05 s from the start) before world ``worlds_in_time``:
+    exactly the worlds started before it are rolled out, every candidate in each."""
+    game = make_game("dagong")
+    state = _limited_position(game)
+    # start, then one read before each later world; past the limit once, then (for the rollouts)
+    # back in time
+    readings = [0.0] * worlds_in_time + [1.0, 0.0]
+    agent = PIMCAgent("dagong", worlds=24, time_limit=0.05, clock=ScriptedClock(readings))
+    found = agent.search([state])[0]
+    assert found.counts.tolist() == [worlds_in_time] * len(found.candidates)
+    assert state.is_legal(found.action) and found.action in found.candidates.tolist()
+
+
+def test_the_time_limit_drops_the_rollouts_still_running(oracle_worlds):
+    """Past the limit during the rollouts: they stop at once (no step after that read) and
+    none of them counts; the candidates whose own move ended the hand keep their values."""
+    game = make_game("dagong")
+    state = _limited_position(game)
+    steps = 3  # batched rollout steps in time: no Dagong hand ends in 3 more moves
+    readings = [0.0] * 24 + [0.0] * steps + [1.0]  # start + 23 worlds, then the rollouts
+    clock = ScriptedClock(readings)
+    agent = PIMCAgent("dagong", worlds=24, time_limit=0.05, clock=clock)
+    found = agent.search([state])[0]
+    assert clock.reads == 24 + steps + 1  # nothing is read (or stepped) after the limit
+    assert found.counts.tolist() == [0] * len(found.candidates)
+    assert np.isnan(found.means).all()
+    # with no rollout finished, the rollout policy's choice (the first candidate) is played
+    assert found.action == found.candidates[0] and state.is_legal(found.action)
+
+
+def test_time_limit_and_clock_are_checked():
+    with pytest.raises(ValueError, match="clock must be a callable"):
+        PIMCAgent("dagong", clock=0.5)
+    with pytest.raises(ValueError, match="time_limit must be seconds"):
+        PIMCAgent("dagong", time_limit=0)
 
 
 class First:

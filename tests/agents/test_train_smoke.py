@@ -171,7 +171,8 @@ def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path)
     seconds = [r["seconds"] for r in records]
     assert seconds == sorted(seconds) and seconds[1] > 0  # (the compute record: at 0)
     saved = torch.load(tmp_path / "m" / "checkpoint.pt", weights_only=False)
-    assert saved["elapsed"] >= ppo[-1]["seconds"]
+    # the checkpoint, written after the last iteration's record, counts its time too
+    assert saved["elapsed"] >= ppo[-1]["seconds"]  # not a speed bound: one clock's readings
     train.main(["--resume", str(tmp_path / "m" / "checkpoint.pt"),
                 f"total_samples={saved['samples'] + 1000}", "eval_deals=0", "stages=[]"])
     again = [json.loads(line) for line in path.read_text().splitlines()]

@@ -4,6 +4,7 @@ train.py`` without --config is configs/quick.yaml's run."""
 
 import json
 import os
+import re
 
 import pytest
 
@@ -22,14 +23,25 @@ def test_the_start_is_evaluated_as_the_end_recorded_and_compared(tmp_path, capsy
     played = []  # (opponent, deals, seed) of each evaluation
     versus = train.Trainer.versus
 
-    def spy(self, opponent, deals, seed, label=None):
+    def spy(self, opponent, deals, seed, label=None, phase=None):
         played.append((opponent, deals, seed))
-        return versus(self, opponent, deals, seed, label)
+        return versus(self, opponent, deals, seed, label, phase)
 
     monkeypatch.setattr(train.Trainer, "versus", spy)
     result = run(tmp_path, "s", "eval_start=true", "eval_deals=6", "total_samples=1")
-    out = capsys.readouterr().out
+    captured = capsys.readouterr()
+    out = captured.out
     lines = out.splitlines()
+    # every phase's line says how long the whole run has left (issue 34, item 5): imitation
+    # and PPO on standard output, the evaluations' progress lines on standard error
+    timed = re.compile(r"\| run (~\d+:\d\d left|: time left not known yet)$")
+    assert all(timed.search(line) for line in lines if line.startswith("imitation "))
+    assert all(timed.search(line) for line in lines if "samples/s" in line)
+    progress = [line for line in captured.err.splitlines() if "evaluation" in line]
+    assert {p.split(":")[0] for p in progress} == {"start evaluation (2,000 imitated decisions, "
+                                                   "before PPO)", "evaluation"}
+    assert all(timed.search(line) for line in progress)
+    assert progress[-1].endswith("| run ~0:00 left")
     start = next(i for i, line in enumerate(lines) if line.startswith("start evaluation"))
     first_ppo = next(i for i, line in enumerate(lines) if "samples/s" in line)
     # after the imitation (2,000 decisions in smoke.yaml), before the first PPO iteration
