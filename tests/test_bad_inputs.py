@@ -403,11 +403,11 @@ CLI = [
 ]
 
 
-@pytest.mark.parametrize("case, module, argv, fragment", CLI, ids=[r[0] for r in CLI])
 def _no_work(*args, **kwargs):
     raise AssertionError("a game was dealt or stepped before the command refused its input")
 
 
+@pytest.mark.parametrize("case, module, argv, fragment", CLI, ids=[r[0] for r in CLI])
 def test_command_lines_exit_2_with_one_line(files, capsys, monkeypatch, case, module, argv,
                                             fragment):
     names = {k: str(v) for k, v in files.items()}

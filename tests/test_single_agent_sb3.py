@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import cardenv
+from tests.sizes import sizes
 
 sb3_contrib = pytest.importorskip(
     "sb3_contrib", reason='MaskablePPO comes with the [sb3] extra: pip install -e ".[sb3]"')
@@ -23,13 +24,14 @@ def one_torch_thread():
 
 
 @pytest.mark.parametrize("env_id", sorted(cardenv.GYMNASIUM_ENVIRONMENTS))
-def test_maskable_ppo_learns_and_predicts_legal_actions(env_id, one_torch_thread):
+@sizes("timesteps", 512, 2048)  # two rollouts and updates by default, eight under -m slow
+def test_maskable_ppo_learns_and_predicts_legal_actions(env_id, timesteps, one_torch_thread):
     env = gymnasium.make(env_id, seat="random", opponents="random")
     model = sb3_contrib.MaskablePPO(
         "MlpPolicy", env, n_steps=256, batch_size=64, n_epochs=2,
         policy_kwargs={"net_arch": [32]}, seed=0, device="cpu", verbose=0)
-    model.learn(total_timesteps=2048)
-    assert model.num_timesteps >= 2048
+    model.learn(total_timesteps=timesteps)
+    assert model.num_timesteps >= timesteps
     obs, info = env.reset(seed=1)
     episodes = 0
     for _ in range(100):

@@ -17,9 +17,12 @@ def run(tmp_path, name, *overrides, config="configs/smoke.yaml"):
                        f"run_name={name}", *overrides])
 
 
-@pytest.mark.parametrize("game", ["dagong", "dabang"])
-def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game):
-    result = run(tmp_path, game, f"game={game}")
+@pytest.mark.parametrize("game, critic", [("dagong", "local"), ("dabang", "global")])
+def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game, critic):
+    """Each game once, Dabang's with a global critic: collection keeps the global states, the
+    update and the imitation feed them to the critic, the checkpoint says so and the shipped
+    agent plays without them."""
+    result = run(tmp_path, game, f"game={game}", f"critic={critic}")
     captured = capsys.readouterr()
     out = captured.out
     assert "imitation" in out and "samples/s" in out and "evaluation: PPO vs heuristic" in out
@@ -28,7 +31,8 @@ def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game):
     folder = tmp_path / game
     assert (folder / "final.pt").exists() and (folder / "checkpoint.pt").exists()
     from agents.ppo import PPOAgent
-    assert PPOAgent.load(str(folder / "agent.pt")).game == game
+    agent = PPOAgent.load(str(folder / "agent.pt"))
+    assert agent.game == game and agent.net.critic == critic
     assert (folder / "agent.pt").stat().st_size < (folder / "final.pt").stat().st_size
     assert json.loads((folder / "result.json").read_text())["samples"] == result["samples"]
     assert 0 <= result["evaluation"]["win_rate"] <= 1 and result["evaluation"]["pairs"] == 10
@@ -97,13 +101,8 @@ def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
     assert min(checked.values()) >= 4, checked
 
 
-def test_a_global_critic_trains_and_its_agent_plays(tmp_path):
-    """critic=global: collection keeps the global states, the update and the imitation feed
-    them to the critic, the checkpoint says so and the shipped agent plays without them."""
-    result = run(tmp_path, "critic", "game=dabang", "critic=global")
-    from agents.ppo import PPOAgent
-    agent = PPOAgent.load(str(tmp_path / "critic" / "agent.pt"))
-    assert agent.net.critic == "global" and result["evaluation"]["pairs"] == 10
+def test_an_unknown_critic_is_refused(tmp_path):
+    # (a global critic trains in test_smoke_run_trains_evaluates_and_resumes[dabang-global])
     with pytest.raises(SystemExit):
         run(tmp_path, "bad", "critic=oracle")
 
