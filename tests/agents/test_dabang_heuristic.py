@@ -92,7 +92,7 @@ def test_always_legal(options):
     rng = np.random.default_rng(1)
     agent = DabangHeuristic(seed=0)
     checked = 0
-    for seed in range(25):
+    for seed in range(15):
         state = game.new_state(seed)
         while not state.is_over:
             o = obs(state)
@@ -107,7 +107,7 @@ def test_always_legal(options):
             if rng.random() < 0.3:  # wander off the heuristic's own lines
                 action = int(rng.choice(np.flatnonzero(o["action_mask"])))
             state.apply(action)
-    assert checked > 4000
+    assert checked > 2500  # some 2,600 to 2,740 positions a rules variant, 10,500 in all
 
 
 def test_batch_decides_as_act():
@@ -272,12 +272,13 @@ def play_hand(game, seed, seats):
 @pytest.mark.parametrize("options", [{}, {"dealer": "random", "levels": "random"}])
 def test_beats_random_in_duplicate(options):
     """Each deal is played twice, the heuristic at seats 0 and 2, then at 1 and 3: its summed
-    reward over the pair beats random's in at least 80% of the pairs (about 99% measured)."""
+    reward over the pair beats random's in at least 80% of the pairs (measured: all 100 of
+    the first 100 deals with either options, so 20 deals leave a wide margin)."""
     game = DabangGame(**options)
     results = Counter()
-    for seed in range(100):
+    for seed in range(20):
         heuristic, rand = DabangHeuristic(seed), RandomAgent("dabang", seed)
         ours = play_hand(game, seed, [heuristic, rand, heuristic, rand]) \
             - play_hand(game, seed, [rand, heuristic, rand, heuristic])
         results[ours > 0] += 1
-    assert results[True] >= 80
+    assert results[True] >= 16

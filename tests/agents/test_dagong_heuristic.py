@@ -37,12 +37,13 @@ def pair(face, called=False):
 
 @pytest.mark.parametrize("allow_solo", [True, False])
 def test_always_legal_over_random_positions(allow_solo):
-    """Thousands of positions reached by mixed random / heuristic play, with several hands."""
+    """Thousands of positions reached by mixed random / heuristic play, with several hands
+    (and act_batch on ten thousand more: tests/agents/test_dagong_heuristic_batch.py)."""
     game = DagongGame(allow_solo=allow_solo, hands=2)
     agent = DagongHeuristic(seed=1)
     rng = np.random.default_rng(7)
     checked = 0
-    for seed in range(40):
+    for seed in range(20):
         state = game.new_state(seed)
         heuristic_share = rng.random()
         while not state.is_over:
@@ -53,7 +54,7 @@ def test_always_legal_over_random_positions(allow_solo):
             if rng.random() > heuristic_share:
                 action = int(rng.choice(np.flatnonzero(mask)))
             state.apply(action)
-    assert checked > 5000
+    assert checked > 4000  # 4,161 and 4,526 positions
 
 
 def test_act_batch_and_determinism():
@@ -287,12 +288,14 @@ def duplicate_match(deals, seed0=0, **options):
             "win_rate": wins / max(1, wins + losses)}
 
 
-@pytest.mark.parametrize("allow_solo", [True, False])
-def test_beats_random_play_in_duplicate_deals(allow_solo):
+@pytest.mark.parametrize("allow_solo, deals, least_wins", [(True, 30, 18), (False, 50, 10)])
+def test_beats_random_play_in_duplicate_deals(allow_solo, deals, least_wins):
     # Sides are set by the called card, not by the seats: when the dealer's partner sits next
     # to it, each side holds one heuristic and one random seat and the pair is a tie by
     # construction (about 2/3 of deals without 硬牌); the win rate is over decided pairs.
-    result = duplicate_match(200, seed0=1000, allow_solo=allow_solo)
+    # Measured: 27 wins, 0 losses, 3 ties in the 30 deals with 硬牌; 19 wins, 0 losses, 31
+    # ties in the 50 without (on 200 deals: 189-2-9 and 69-0-131): a wide margin either way.
+    result = duplicate_match(deals, seed0=1000, allow_solo=allow_solo)
     assert result["win_rate"] >= 0.8, result
-    assert result["wins"] >= (120 if allow_solo else 40), result
+    assert result["wins"] >= least_wins, result
     # (its decisions per second are a benchmark's: python -m agents.bench)

@@ -8,10 +8,14 @@ hidden-card test cannot (the oracle reads the hidden cards by design)."""
 
 from __future__ import annotations
 
+import io
+from contextlib import redirect_stdout
+from functools import partial
+
 import numpy as np
 import pytest
 
-from agents.evaluate import duplicate, main, make_agent
+from agents.evaluate import main, make_agent
 from agents.heuristics import heuristic_for
 from agents.search import DEFAULTS, PIMCAgent, choose, parse_spec, rollout_values
 from cardenv import games as registry
@@ -25,11 +29,38 @@ def oracle(game, state, seat, n, rng):
     return [state.clone() for _ in range(n)]
 
 
-@pytest.fixture
-def oracle_worlds(monkeypatch):
+def sample_oracle_worlds(monkeypatch) -> None:
     """Dagong and Dabang sample oracle worlds (their classes, for the games the agent makes)."""
     for name in ("dagong", "dabang"):
         monkeypatch.setattr(type(make_game(name)), "sample_worlds", oracle, raising=False)
+
+
+@pytest.fixture
+def oracle_worlds(monkeypatch):
+    """Oracle worlds for one test (``sample_oracle_worlds``)."""
+    sample_oracle_worlds(monkeypatch)
+
+
+@pytest.fixture(scope="module")
+def perfect_information_evaluations():
+    """``evaluation(pairs, worlds)``: agents.evaluate's command line playing PIMC with oracle
+    worlds against the heuristic on ``pairs`` Dagong deal pairs, its statistics and what it
+    printed; each run once in this module, as two tests read the same run (the xdist group
+    below keeps them in one process). Margin 0: the plain best mean (oracle worlds agree, one
+    world is a sample)."""
+    runs = {}
+
+    def evaluation(pairs: int, worlds: int) -> tuple[dict, str]:
+        if (pairs, worlds) not in runs:
+            printed = io.StringIO()
+            with pytest.MonkeyPatch.context() as patch, redirect_stdout(printed):
+                sample_oracle_worlds(patch)
+                stats = main(["dagong", f"pimc:worlds={worlds},margin=0", "heuristic",
+                              "--deals", str(pairs), "--quiet"])
+            runs[pairs, worlds] = stats, printed.getvalue()
+        return runs[pairs, worlds]
+
+    return evaluation
 
 
 class ToyWorldState(ToyState):
@@ -120,30 +151,47 @@ def test_the_decision_does_not_move_when_only_hidden_cards_change(name, request)
     information only: the toy game's here, Dagong's and Dabang's samplers once they exist."""
     if name == "toy_worlds":
         request.getfixturevalue("toy_worlds")
-    rollout = "random" if name == "toy_worlds" else "heuristic"
-    # (a Dagong or Dabang decision costs about a second here: fewer positions and worlds)
-    count, worlds = (12, 8) if name == "toy_worlds" else (6, 4)
-    assert_hidden_cards_do_not_move(
-        name, count, lambda: PIMCAgent(name, worlds=worlds, rollout=rollout, seed=5))
+        agent, count = partial(PIMCAgent, name, worlds=8, rollout="random", seed=5), 12
+    else:
+        # margin 0, the plain best mean: with the default margin and 4 worlds the search kept
+        # the heuristic's own choice at all 6 Dagong positions (the rollouts decided none); at
+        # margin 0 it overrides it at 5 of them with 2 worlds, and at 3 of 6 in Dabang with 1
+        # world (Dabang's rollouts and sampler cost twice Dagong's): half and a quarter of the
+        # rollouts of 4 worlds. A sampler reading the true cards fails either way (position 1
+        # moves).
+        worlds = 1 if name == "dabang" else 2
+        agent, count = partial(PIMCAgent, name, worlds=worlds, margin=0, seed=5), 6
+    assert_hidden_cards_do_not_move(name, count, agent)
 
 
 def assert_hidden_cards_do_not_move(name, count, agent):
     """The hidden-card test: a fresh ``agent()`` decides the same in ``count`` positions of
     ``name`` met in play and in a world its sampler draws from each (same seat information,
-    other hidden cards), and the hidden cards did change in most of them."""
+    other hidden cards), and the hidden cards did change in most of them.
+
+    The positions are decided in one call and their worlds in another: a call's rollouts are
+    one batch, so its cost is one pass of a hand's lockstep steps, not one per position. The
+    calls stay comparable position by position: what a decision draws (its worlds, the rollout
+    policy's restart) is seeded by the seats' observations and masks, which are the same in
+    both calls, so a hidden card read anywhere can move any decision of the call."""
     game = make_game(name)
     policy = None if name == "toy_worlds" else heuristic_for(name, 0)
-    moved = 0
-    for k, state in enumerate(positions(game, count, seed=3, policy=policy)):
+    states = positions(game, count, seed=3, policy=policy)
+    others, moved = [], 0
+    for k, state in enumerate(states):
         seat = state.current_player
         [other] = game.sample_worlds(state, seat, 1, np.random.default_rng(100 + k))
         assert np.array_equal(other.observation(seat), state.observation(seat))
         moved += not np.array_equal(other.global_state(), state.global_state())
-        one = agent().act_states([state])
-        two = agent().act_states([other])
-        assert one[0] == two[0], f"position {k}: {one[0]} with the true cards, {two[0]} with " \
-                                 f"others"
+        others.append(other)
+    one, two = agent().search(states), agent().search(others)
+    for k, (mine, theirs) in enumerate(zip(one, two)):
+        assert mine.action == theirs.action, f"position {k}: {mine.action} with the true " \
+                                             f"cards, {theirs.action} with others"
     assert moved >= count // 2  # the hidden cards did change in most positions
+    # and the rollouts decided some positions (not the rollout policy's own choice, the first
+    # candidate, which reads the seat's observation only): there a hidden card could show
+    assert any(r.action != r.candidates[0] for r in one)
 
 
 def test_an_agent_that_reads_hidden_cards_fails_the_hidden_card_test(toy_worlds):
@@ -168,17 +216,23 @@ def test_an_agent_that_reads_hidden_cards_fails_the_hidden_card_test(toy_worlds)
 
 # --- mechanics with oracle worlds ----------------------------------------------------------
 
+# the fast case's run, read by test_evaluate_plays_pimc too
+PERFECT_PAIRS, PERFECT_WORLDS = 4, 1
+
+
+@pytest.mark.xdist_group("perfect_information_evaluation")
 @pytest.mark.parametrize("pairs, worlds, bound", [
-    (8, 1, 0.6), pytest.param(100, 2, 0.8, marks=pytest.mark.slow)])
-def test_perfect_information_pimc_beats_the_heuristic_on_dagong(oracle_worlds, pairs, worlds,
-                                                                 bound):
+    (PERFECT_PAIRS, PERFECT_WORLDS, 0.6), pytest.param(100, 2, 0.8, marks=pytest.mark.slow)])
+def test_perfect_information_pimc_beats_the_heuristic_on_dagong(perfect_information_evaluations,
+                                                                 pairs, worlds, bound):
     """With oracle worlds PIMC (heuristic rollouts) wins clearly in a small duplicate
     evaluation (measured: 0.88 of 100 deal pairs at worlds=2, interval 0.80..0.93, about 7
-    minutes on a busy two-core machine: the slow case; 8 pairs at worlds=1 the quick one)."""
-    # margin 0: the plain best mean (oracle worlds agree, one world is a sample)
-    stats = duplicate("dagong", PIMCAgent("dagong", worlds=worlds, seed=0, margin=0),
-                      heuristic_for("dagong", 1), pairs)
-    assert stats["win_rate"] >= bound, stats
+    minutes on a busy two-core machine: the slow case). The quick case, 4 pairs at worlds=1,
+    won all 4 (and 6 of 8 with 2 ties); 0.6 lets one of the 4 be lost. It costs some 25 s of
+    CPU, 5 s a pair past the first: every searched decision rolls each legal action out to
+    the end of the hand."""
+    stats, _ = perfect_information_evaluations(pairs, worlds)
+    assert stats["pairs"] == pairs and stats["win_rate"] >= bound, stats
 
 
 @pytest.mark.parametrize("table, margin, best", [
@@ -197,7 +251,11 @@ def test_the_choice_from_rollout_values(table, margin, best):
 
 def test_deterministic_for_a_seed(oracle_worlds):
     game = make_game("dabang")
-    states = positions(game, 6, seed=1, policy=heuristic_for("dabang", 0))
+    # late in the hand (90 of some 160 moves played): short rollouts; the search overrides the
+    # heuristic at 3 of these 6
+    states = [s for s in positions(game, 30, seed=1, policy=heuristic_for("dabang", 0))
+              if len(s.history) >= 90][:6]
+    assert len(states) == 6
     first = PIMCAgent("dabang", worlds=3, seed=7).act_states(states)
     again = PIMCAgent("dabang", worlds=3, seed=7).act_states([s.clone() for s in states])
     assert first.tolist() == again.tolist()
@@ -234,7 +292,11 @@ class ScriptedClock:
 
 
 def _limited_position(game):
-    return next(s for s in positions(game, 40, seed=2) if len(s.legal_actions()) >= 3)
+    # few candidates early in the hand (6 legal actions, 7 moves in): 24 worlds of rollouts to
+    # the end of the hand cost well under a second, where the first lead's 214 legal actions
+    # (the position taken before) cost some twenty seconds; the limit's effect is told by the
+    # counts all the same
+    return next(s for s in positions(game, 40, seed=2) if 3 <= len(s.legal_actions()) <= 8)
 
 
 def test_a_time_limit_that_never_runs_out_changes_nothing(oracle_worlds):
@@ -307,10 +369,10 @@ def test_rollouts_end_with_the_hand(name, options):
     """A rollout's value is the hand's reward for the seat, the hand the state is in (the
     episode may go on): the same as playing each state on alone to the end of its hand."""
     game = make_game(name, **options)
-    states = positions(game, 80, seed=5)
+    states = positions(game, 40, seed=5)
     seats = [s.current_player for s in states]
     values = rollout_values([s.clone() for s in states], seats, First(), batch=16)
-    # one batch of 80, shrunk as rollouts end, gives the same values
+    # one batch of 40, shrunk as rollouts end, gives the same values as three of at most 16
     assert values.tolist() == rollout_values([s.clone() for s in states], seats,
                                              First()).tolist()
     paid = []
@@ -363,7 +425,7 @@ def test_hand_value_is_what_the_hand_episode_pays():
     change for the seat's team); in Dagong it is the hand's reward."""
     match, hand = make_game("dabang", episode="match"), make_game("dabang")
     worth = []
-    for seed in range(6):
+    for seed in range(3):  # (each of the first 6 hands moved the levels)
         state, policy = match.new_state(seed), heuristic_for("dabang", seed)
         while not state.results:
             state.apply(int(policy.act_batch(match.observations([state]),
@@ -393,8 +455,10 @@ def test_a_match_episode_position_is_searched_for_the_hands_worth(oracle_worlds)
     would)."""
     match, hand = make_game("dabang", episode="match"), make_game("dabang")
     policy = heuristic_for("dabang", 0)
-    states = positions(match, 8, seed=2, policy=policy)
-    assert all(not s.results for s in states)  # first hands, as the hand episode plays them
+    # late in the first hand (90 of some 160 moves played): short rollouts to the hand's end
+    states = [s for s in positions(match, 40, seed=2, policy=policy)
+              if not s.results and len(s.history) >= 90][:8]
+    assert len(states) == 8  # first hands, as the hand episode plays them
     alone = [hand.replay(s.seed, s.history) for s in states]
     searched = PIMCAgent("dabang", worlds=2, margin=0, seed=1).act_states(states)
     assert searched.tolist() == PIMCAgent("dabang", worlds=2, margin=0,
@@ -450,17 +514,29 @@ def test_later_hands_of_several_situations_are_searched_in_one_call():
     variant out in a batch of its own, and decides as it does one position at a time."""
     game = make_game("dabang", dealer="random", levels="random", blood="random")
     policy = heuristic_for("dabang", 0)
-    states = [positions(game, 1, seed=seed, policy=policy)[0] for seed in (11, 12, 13, 14)]
+    # late in each deal's hand (100 of some 160 moves played): short rollouts, as each variant
+    # costs a pass of lockstep steps of its own, together or alone
+    states = [next(s for s in positions(game, 30, seed=seed, policy=policy)
+                   if s.seed == seed and len(s.history) >= 100 and len(s.legal_actions()) > 2)
+              for seed in (11, 12, 13, 14)]
     assert len({(s.dealer, tuple(s.levels), s.blood_due) for s in states}) > 1
-    together = PIMCAgent("dabang", worlds=2, seed=5).act_states(states)
-    alone = [int(PIMCAgent("dabang", worlds=2, seed=5).act_states([s])[0]) for s in states]
-    assert together.tolist() == alone
+    # margin 0: the rollouts' values decide (the search overrides the heuristic at 2 of the 4)
+    together = PIMCAgent("dabang", worlds=2, margin=0, seed=5).search(states)
+    alone = [PIMCAgent("dabang", worlds=2, margin=0, seed=5).search([s])[0] for s in states]
+    for one, each in zip(together, alone):
+        assert one.action == each.action
+        np.testing.assert_array_equal(one.means, each.means)  # the same rollouts' values
+    assert any(r.action != r.candidates[0] for r in together)
 
 
-def test_evaluate_plays_pimc(oracle_worlds, capsys):
-    stats = main(["dagong", "pimc:worlds=2,top_k=4", "heuristic", "--deals", "2", "--quiet"])
-    assert stats["pairs"] == 2 and stats["agent_a"] == "pimc:worlds=2,top_k=4"
-    assert "win rate" in capsys.readouterr().out
+@pytest.mark.xdist_group("perfect_information_evaluation")
+def test_evaluate_plays_pimc(perfect_information_evaluations):
+    """agents.evaluate's command line names PIMC as an agent (the run of the quick case of
+    test_perfect_information_pimc_beats_the_heuristic_on_dagong, not another)."""
+    stats, printed = perfect_information_evaluations(PERFECT_PAIRS, PERFECT_WORLDS)
+    assert stats["pairs"] == PERFECT_PAIRS
+    assert stats["agent_a"] == f"pimc:worlds={PERFECT_WORLDS},margin=0"
+    assert stats["agent_b"] == "heuristic" and "win rate" in printed
 
 
 # --- specs and errors ----------------------------------------------------------------------
@@ -522,7 +598,19 @@ def test_pimc_decides_from_states_not_observations(oracle_worlds):
         agent.act_batch(np.zeros((1, 3)), np.ones((1, 3), dtype=bool))
 
 
-def test_the_search_benchmark_measures(oracle_worlds, capsys):
+@pytest.fixture
+def few_bench_positions(monkeypatch):
+    """The search benchmark's positions (``agents.bench.search_positions``), at most 4 where
+    it asks for 64 or 256: each is heuristic play to be met, and a figure's test needs one
+    decision, not a spread of them (the benchmark cycles through what it gets)."""
+    from agents import bench
+
+    real = bench.search_positions
+    monkeypatch.setattr(bench, "search_positions",
+                        lambda game, count, seed=0: real(game, min(count, 4), seed))
+
+
+def test_the_search_benchmark_measures(oracle_worlds, few_bench_positions):
     """``python -m agents.bench search``'s figures: sampler worlds/s, rollouts/s and PIMC
     decisions/s (oracle worlds here), or the sampler named missing."""
     from agents import bench
@@ -538,7 +626,7 @@ def test_the_search_benchmark_measures(oracle_worlds, capsys):
         registry.unregister("toy_plain")
 
 
-def test_the_search_benchmark_times_the_prior_budget(oracle_worlds):
+def test_the_search_benchmark_times_the_prior_budget(oracle_worlds, few_bench_positions):
     """With torch and the shipped checkpoint the benchmark also times ``PRIOR_BUDGET``."""
     pytest.importorskip("torch")
     from agents import bench
@@ -557,12 +645,15 @@ def test_pimc_plays_in_the_terminal_and_as_the_gymnasium_envs_opponents(oracle_w
     from cardenv.players import load_player
     from cardenv.single_agent import SingleAgentEnv
 
-    players = [load_player("pimc:worlds=1", "dagong", seed) for seed in range(4)]
+    # rollouts cut short by the shipped leaf: a whole hand of searched decisions costs a few
+    # steps each, not the rest of the hand each
+    spec = f"pimc:worlds=1,depth=2,critic={LEAVES['dagong']}"
+    players = [load_player(spec, "dagong", seed) for seed in range(4)]
     assert all(isinstance(p, PIMCAgent) for p in players)
     table = Table(make_game("dagong"), players, 3, None, write=lambda *a: None)
     table.play()
     assert table.state.is_over and sum(p.searched for p in players) > 0
-    env = SingleAgentEnv("dagong", opponents=["pimc:worlds=1"] * 3)
+    env = SingleAgentEnv("dagong", opponents=[spec] * 3)
     _, info = env.reset(seed=1)
     done, rng = False, np.random.default_rng(0)
     while not done:
