@@ -61,7 +61,10 @@ def test_only_agents_distributed_imports_ray_and_all_works_without_it(tmp_path):
         "import train\n"
         "from agents import evaluate\n"
         "evaluate.main(['dagong', 'heuristic', 'random', '--deals', '3', '--quiet'])\n"
-        f"train.main(['--config', 'configs/smoke.yaml', 'run_dir={tmp_path}', 'eval_deals=2'])\n"
+        # every phase of a run (imitation, PPO, the final evaluations), each small
+        f"train.main(['--config', 'configs/smoke.yaml', 'run_dir={tmp_path}', 'eval_deals=2', "
+        "'imitation_samples=500', 'imitation_chunk=500', 'rollout_samples=500', "
+        "'total_samples=500'])\n"
         "try:\n"
         "    evaluate.main(['dagong', 'heuristic', 'random', '--workers', '2'])\n"
         "except SystemExit as exc:\n"

@@ -21,7 +21,7 @@ def variants(name):
 
 
 @pytest.mark.parametrize("name", ["dagong", "dabang"])
-@sizes("count", 24, 400)
+@sizes("count", 12, 400)
 def test_every_sampled_world_checks_out(name, count):
     policies = bench.check_policies(name)
     assert set(policies) == {"random", "heuristic"}  # the agents package is installed here

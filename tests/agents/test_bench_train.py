@@ -8,17 +8,27 @@ import pytest
 pytest.importorskip("torch")
 
 import bench_train  # noqa: E402
-from tests.sizes import sizes  # noqa: E402
 
 
-def test_collection_rate_runs_the_trainer(monkeypatch, tmp_path):
+def small(monkeypatch, *overrides):
+    """The benchmarks' configs with a small network and 16 games in flight, and ``overrides``
+    (their sizes are what a benchmark times, not what a smoke test checks; the code that runs
+    is the same)."""
     monkeypatch.chdir(os.path.dirname(bench_train.__file__))  # configs/ is relative
-    assert bench_train.collection_rate("configs/dagong.yaml", 0.01, per_row=True) > 0
+    real = bench_train.load_config
+    monkeypatch.setattr(bench_train, "load_config", lambda config, given, **kw: real(
+        config, [*given, "num_envs=16", "hidden=[64]", *overrides], **kw))
+
+
+def test_collection_rate_runs_the_trainer(monkeypatch):
+    small(monkeypatch)
+    assert bench_train.collection_rate("configs/dagong.yaml", 0.01, per_row=True,
+                                       overrides=("rollout_samples=256",)) > 0
 
 
 def test_the_before_path_restores_the_policy(monkeypatch):
     from agents import ppo
-    monkeypatch.chdir(os.path.dirname(bench_train.__file__))
+    small(monkeypatch, "rollout_samples=256")
     act = ppo.PolicyNet.act
     assert bench_train.collection_rate("configs/dabang.yaml", 0.01, per_row=True) > 0
     assert ppo.PolicyNet.act is act
@@ -26,7 +36,7 @@ def test_the_before_path_restores_the_policy(monkeypatch):
 
 
 def test_the_frozen_benchmark_runs_both_pools(monkeypatch, capsys):
-    monkeypatch.chdir(os.path.dirname(bench_train.__file__))
+    small(monkeypatch, "rollout_samples=256")
     assert bench_train.frozen_rate("configs/dagong.yaml", 0.01, pooled=False) > 0
     assert bench_train.frozen_rate("configs/dagong.yaml", 0.01, pooled=True) > 0
     assert "learner on" not in capsys.readouterr().out
@@ -36,13 +46,13 @@ def test_the_train_benchmark_times_both_settings(monkeypatch, capsys):
     """bench_train.py train: the config's PPO phase in the setting of before (fp32, one thread)
     and in its own, after a warm-up iteration: the time split adds up and the update's rate is
     above the end-to-end one."""
-    monkeypatch.chdir(os.path.dirname(bench_train.__file__))
-    timed = bench_train.train_phases("configs/smoke.yaml", 3000, {
+    small(monkeypatch, "rollout_samples=300")  # (smoke.yaml's network and games already)
+    timed = bench_train.train_phases("configs/smoke.yaml", 600, {
         "before": ("precision=fp32", "torch_threads=1"), "now": ()})
     before = timed["before"]
-    assert timed["now"]["samples"] >= 3000
+    assert timed["now"]["samples"] >= 600
     assert before["setting"].startswith("learner on cpu, fp32, 1 torch thread")
-    assert before["samples"] >= 3000 and before["iterations"] >= 2
+    assert before["samples"] >= 600 and before["iterations"] >= 2
     assert before["seconds"] == pytest.approx(before["collect"] + before["update"] +
                                               before["eval"] + before["other"])
     # not a speed bound: the update alone is part of the whole iteration
@@ -52,22 +62,38 @@ def test_the_train_benchmark_times_both_settings(monkeypatch, capsys):
     assert cost["seconds"] > 0 and cost["every"] == 5 and cost["deals"] == 2
 
 
-@sizes("most", 1, 2)
-def test_the_ray_benchmark_prints_each_worker_count(monkeypatch, capsys, most):
-    pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brings Ray")
-    import ray
-    monkeypatch.chdir(os.path.dirname(bench_train.__file__))
-    ray.shutdown()
+def test_the_ray_benchmark_prints_each_worker_count(closing_local_ray, monkeypatch, capsys):
+    """bench_train.py ray with 0 and 1 workers, small batches and a small network, on this
+    process's Ray instance: the benchmark's own start of a local instance (1 CPU) is seen and
+    left out (a start costs more than the rest of the test; the slow size below makes it), its
+    shutdown is not."""
+    ray = closing_local_ray
+    inits = []
+    monkeypatch.setattr(ray, "init", lambda **kwargs: inits.append(kwargs))
     monkeypatch.setattr(bench_train, "GAMES", ("dagong",))
-    # the fast size: one worker and small batches; the slow one: two workers, the config's own
-    results = bench_train.bench_ray(0.01, workers=(0, most),
-                              **({} if most == 2 else dict(rollout_samples=1024,
-                                                           update_samples=1024)))
+    small(monkeypatch)
+    results = bench_train.bench_ray(0.01, workers=(0, 1), rollout_samples=256,
+                                    update_samples=256)
+    assert [(kw["address"], kw["num_cpus"]) for kw in inits] == [("local", 1)]
     out = capsys.readouterr().out
-    assert f"{most} workers" in out and f"{most} vs 0" in out and "PPO update" in out
-    assert results["dagong"][0] > 0 and results["dagong"][most] > 0
+    assert "1 workers" in out and "1 vs 0" in out and "PPO update" in out
+    assert results["dagong"][0] > 0 and results["dagong"][1] > 0
     assert results["dagong"]["update"] > 0
-    assert not ray.is_initialized()
+    assert not ray.is_initialized()  # the benchmark shuts Ray down
+
+
+@pytest.mark.slow
+def test_the_ray_benchmark_at_full_size(own_ray, monkeypatch, capsys):
+    """bench_train.py ray as it runs: its own local instance, 0 and 2 workers, the config's
+    own batches and network."""
+    monkeypatch.chdir(os.path.dirname(bench_train.__file__))
+    monkeypatch.setattr(bench_train, "GAMES", ("dagong",))
+    results = bench_train.bench_ray(0.01, workers=(0, 2))
+    out = capsys.readouterr().out
+    assert "2 workers" in out and "2 vs 0" in out and "PPO update" in out
+    assert results["dagong"][0] > 0 and results["dagong"][2] > 0
+    assert results["dagong"]["update"] > 0
+    assert not own_ray.is_initialized()  # the benchmark's Ray is shut down
 
 
 def test_bench_train_refuses_bad_arguments_in_one_line(capsys):

@@ -82,17 +82,10 @@ def test_records_must_go_to_a_folder(tmp_path, capsys):
     assert "--records " + str(tmp_path / "file") + ": not a folder" in capsys.readouterr().err
 
 
-def test_records_over_ray_are_the_records_of_one_process(tmp_path):
-    ray = pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brings Ray")
-    ray.shutdown()
-    # a new local instance even while an earlier test's cluster is still shutting down
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
-    try:
-        argv = ["dagong", "heuristic", "random", "--deals", "3", "--seed", "5"]
-        one = evaluate(tmp_path, "one", argv)
-        many = evaluate(tmp_path, "many", [*argv, "--workers", "1"])
-    finally:
-        ray.shutdown()
+def test_records_over_ray_are_the_records_of_one_process(local_ray, tmp_path):
+    argv = ["dagong", "heuristic", "random", "--deals", "3", "--seed", "5"]
+    one = evaluate(tmp_path, "one", argv)
+    many = evaluate(tmp_path, "many", [*argv, "--workers", "1"])  # joins the running instance
     assert {k: v for k, v in one.items() if k != "seconds"} == \
         {k: v for k, v in many.items() if k != "seconds"}
     names = sorted(p.name for p in (tmp_path / "one").iterdir())

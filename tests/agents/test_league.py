@@ -290,19 +290,12 @@ def test_bad_input_is_one_line_and_exit_status_2(tmp_path, capsys, args, message
     assert not (tmp_path / "l.json").exists()
 
 
-def test_over_ray_the_league_is_the_one_process_league(tmp_path):
-    pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brings Ray")
-    import ray
-    ray.shutdown()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, logging_level="warning")
-    try:
-        # 3 pairs in chunks of 2: each pairing spans two tasks of unequal size, so the merge of
-        # chunks and of pairings is what is compared (one run: Ray's start-up is most of its time)
-        args = ["dagong", "random", "heuristic", "checkpoints/dagong_ppo.pt", "--pairs", "3",
-                "--chunk", "2"]
-        local, _ = run(tmp_path, *args, name="local.json")
-        spread, _ = run(tmp_path, *args, "--workers", "2", name="ray.json")
-    finally:
-        ray.shutdown()
+def test_over_ray_the_league_is_the_one_process_league(local_ray, tmp_path):
+    # 3 pairs in chunks of 2: each pairing spans two tasks of unequal size, so the merge of
+    # chunks and of pairings is what is compared
+    args = ["dagong", "random", "heuristic", "checkpoints/dagong_ppo.pt", "--pairs", "3",
+            "--chunk", "2"]
+    local, _ = run(tmp_path, *args, name="local.json")
+    spread, _ = run(tmp_path, *args, "--workers", "2", name="ray.json")
     assert comparable(spread) | {"command": None} == comparable(local) | {"command": None}
     assert spread["timings"]["workers"] == 2

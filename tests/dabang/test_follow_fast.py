@@ -19,6 +19,7 @@ import pytest
 from cardenv.dabang import DabangGame, follow
 from cardenv.dabang.catalogue import NUM_ACTIONS, PLAY
 from cardenv.dabang.strength import SUIT_CLASS
+from tests.sizes import sizes
 
 NKINDS = 54
 DECK = np.repeat(np.arange(NKINDS), 4)
@@ -40,10 +41,11 @@ def _both(hand, partial, led, k, trump, level, dead, size):
     return fast, general
 
 
-def test_short_cuts_match_general_rule_on_synthetic_positions():
+@sizes("positions", 5_000, 20_000)
+def test_short_cuts_match_general_rule_on_synthetic_positions(positions):
     rng = np.random.default_rng(7)
     checked = 0
-    for _ in range(20_000):
+    for _ in range(positions):
         size = int(rng.choice([0, 1, 1, 2, 3, 5, 8, 13, 25, 40, 52]))
         hand = _random_hand(rng, size)
         size = sum(hand)
@@ -55,7 +57,7 @@ def test_short_cuts_match_general_rule_on_synthetic_positions():
         fast, general = _both(hand, {}, led, k, trump, level, dead, given_size)
         assert fast == general, (hand, led, k, trump, level, dead, given_size)
         checked += 1
-    assert checked == 20_000
+    assert checked == positions
 
 
 def test_one_card_hand_against_every_lead():
@@ -74,11 +76,12 @@ def test_one_card_hand_against_every_lead():
 
 
 @pytest.mark.parametrize("follow_rule", ["dead", "live"])
-def test_short_cuts_void_and_mask_on_random_games(follow_rule):
+@sizes("matches", 10, 30)
+def test_short_cuts_void_and_mask_on_random_games(follow_rule, matches):
     game = DabangGame(follow=follow_rule, episode="match", max_hands=3)
     rng = np.random.default_rng(11)
     steps = completions = 0
-    for seed in range(30):
+    for seed in range(matches):
         state = game.new_state(seed)
         while not state.is_over:
             mask = state.legal_mask()

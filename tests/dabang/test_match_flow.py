@@ -15,6 +15,7 @@ from cardenv.dabang import catalogue as cat
 from cardenv.dabang.game import DabangGame
 from tests.dabang import scripted as sc
 from tests.dabang.scripted import H, S
+from tests.sizes import sizes
 
 L = cat.declare_level
 SIDE_HEARTS = [sc.kind(r, H) for r in ("4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -192,13 +193,15 @@ def check_result(r):
     assert r.rewards[0] == r.rewards[2] and r.rewards[1] == r.rewards[3]
 
 
-def test_invariants_random_hands():
-    """A1/A5/A6 over 240 random hands (random legal actions, mixed options): the 216 cards are
-    conserved at every step (hands + played + kitty, during the deal and the burial too), the
-    400 points in every hand, rewards are zero-sum, every hand ends; the hand-episode reward is
-    the levels-gained difference plus deal_value for taking the deal (a match win = level 11)."""
+@sizes("hands", 80, 240)
+def test_invariants_random_hands(hands):
+    """A1/A5/A6 over ``hands`` random hands (random legal actions, the eight option sets in
+    turn): the 216 cards are conserved at every step (hands + played + kitty, during the deal
+    and the burial too), the 400 points in every hand, rewards are zero-sum, every hand ends;
+    the hand-episode reward is the levels-gained difference plus deal_value for taking the deal
+    (a match win = level 11)."""
     n = 0
-    for i in range(240):
+    for i in range(hands):
         options = HAND_OPTIONS[i % len(HAND_OPTIONS)]
         st = DabangGame(**options).new_state(1000 + i)
         rng = random.Random(i)
@@ -216,13 +219,14 @@ def test_invariants_random_hands():
         assert r.rewards == [want, -want, want, -want]
         assert st.returns == r.rewards
         n += 1
-    assert n == 240
+    assert n == hands
 
 
-def test_invariants_random_matches():
-    """A6 over 20 random matches: the invariants at every third step, the 400 points each
-    hand, every match ends with a winner, rewards zero-sum."""
-    for i in range(20):
+@sizes("matches", 8, 20)
+def test_invariants_random_matches(matches):
+    """A6 over ``matches`` random matches (four option sets in turn): the invariants at every
+    third step, the 400 points each hand, every match ends with a winner, rewards zero-sum."""
+    for i in range(matches):
         options = [{}, {"bidding": "after_deal"}, {"follow": "live"},
                    {"joker_levels": False}][i % 4]
         st = DabangGame(episode="match", **options).new_state(500 + i)

@@ -103,7 +103,7 @@ def deal_mutations(deal, rng):
     yield "no first_seat", {"deck": deck}
 
 
-@sizes("every", 8, 1)  # every eighth mutation in the default run, all of them under -m slow
+@sizes("every", 16, 1)  # every 16th mutation in the default run, all of them under -m slow
 @pytest.mark.parametrize("index", range(len(STATES)), ids=[name for name, _ in STATES])
 def test_mutated_recipes_are_refused_or_replay(index, every):
     name, state = STATES[index]

@@ -1,9 +1,9 @@
 """cardenv.dabang.vector.DabangBatch equals the reference engine: a batch and a list of reference
 states (``new_state`` + ``apply``) stepped side by side with random legal actions, over option
 variants mixed in one batch, ended games replaced by new seeds (and by states taken over in the
-middle of a hand, a follow half built), every query compared at every step (100 games per
+middle of a hand, a follow half built), every query compared at every step (40 games per
 mid-hand share in the default run, 400 under -m slow); and the same with seeded heuristic
-players choosing the actions (100 games, 400 under -m slow)."""
+players choosing the actions (40 games, 400 under -m slow)."""
 
 import numpy as np
 import pytest
@@ -119,7 +119,7 @@ class SideBySide:
         self.ended += 1
 
 
-@sizes("games", 100, 400)
+@sizes("games", 40, 400)
 @pytest.mark.parametrize("mid_hand", [0.0, 0.5])
 def test_batch_plays_exactly_the_reference_games(mid_hand, games):
     run = SideBySide(num_envs=48, seed=7000 + int(mid_hand * 10), mid_hand=mid_hand)
@@ -128,7 +128,7 @@ def test_batch_plays_exactly_the_reference_games(mid_hand, games):
     assert Phase.PLAY in {ref.phase for ref in run.refs}
 
 
-@sizes("games", 100, 400)
+@sizes("games", 40, 400)
 def test_batch_plays_exactly_the_reference_games_of_heuristic_players(games):
     """The same, with a seeded heuristic choosing every action: the positions training and
     evaluation visit (long follows, buried points, tributes), unlike uniformly random play."""
@@ -137,12 +137,13 @@ def test_batch_plays_exactly_the_reference_games_of_heuristic_players(games):
         run.step()
 
 
-def test_small_batches():
+@sizes("games", 12, 30)
+def test_small_batches(games):
     """A few games, made directly: in numpy all the same (one or two play rows; VectorGame
     would step them state by state, below ``min_batch``: tests/test_vector.py)."""
     run = SideBySide(num_envs=3, seed=321, mid_hand=0.3)
     assert len(run.batch) < DabangBatch.min_batch
-    while run.ended < 30:
+    while run.ended < games:
         run.step()
 
 

@@ -201,7 +201,7 @@ def _check_positions(positions, later: bool = False) -> tuple[int, set]:
 
 @pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(o) or "default")
 @pytest.mark.parametrize("heuristic", [False, True], ids=["random", "heuristic"])
-@sizes("games", 2, 25)
+@sizes("games", 1, 25)
 def test_every_world_shows_the_seat_what_it_saw(options, heuristic, games):
     seed0 = 11 + 7 * OPTION_SETS.index(options) + heuristic
     checked, phases = _check_positions(_positions(options, games, seed0, heuristic, per_game=6))
@@ -210,14 +210,16 @@ def test_every_world_shows_the_seat_what_it_saw(options, heuristic, games):
 
 
 @pytest.mark.parametrize("seat", range(4))
-def test_every_seat_as_viewer_over_a_whole_hand(seat):
-    """Each seat views positions from the deal to the last trick of one heuristic hand."""
+@sizes("every", 27, 9)
+def test_every_seat_as_viewer_over_a_whole_hand(seat, every):
+    """Each seat views positions from the deal to the last trick of one heuristic hand: every
+    position outside the play and every ``every``-th step."""
     game = DabangGame()
     agent = heuristic_for("dabang", 3)
     state = game.new_state(40 + seat)
     phases, step = set(), 0
     while not state.is_over:
-        if step % 9 == 0 or state.phase is not Phase.PLAY:
+        if step % every == 0 or state.phase is not Phase.PLAY:
             seen = _observations(game, state, seat)
             for world in game.sample_worlds(state, seat, 2, np.random.default_rng(step)):
                 _check_world(game, state, seat, world, seen)
@@ -228,7 +230,7 @@ def test_every_seat_as_viewer_over_a_whole_hand(seat):
     assert {"declare", "bury", "play"} <= phases
 
 
-@sizes("positions", 12, 120)
+@sizes("positions", 6, 120)
 def test_worlds_do_not_depend_on_hidden_cards(positions):
     """A world is a position with other hidden cards and the same information for the seat:
     the sampler, given it and the same rng, draws the same worlds as from the real position."""
@@ -460,7 +462,7 @@ def _later_positions(options, games, seed0, heuristic, per_game):
 
 @pytest.mark.parametrize("options", LATER_SETS, ids=lambda o: ",".join(o))
 @pytest.mark.parametrize("heuristic", [False, True], ids=["random", "heuristic"])
-@sizes("games", 2, 25)
+@sizes("games", 1, 25)
 def test_later_hands_every_world_shows_the_seat_what_it_saw(options, heuristic, games):
     seed0 = 61 + 7 * LATER_SETS.index(options) + heuristic
     positions = _later_positions(options, games, seed0, heuristic, per_game=5)
@@ -561,7 +563,7 @@ def test_later_hand_positions(row):
     assert len({world.crc() for world in worlds}) > 1  # the hidden cards vary
 
 
-@sizes("positions", 6, 60)
+@sizes("positions", 4, 60)
 def test_later_hand_worlds_do_not_depend_on_hidden_cards(positions):
     """As for first hands: a world of a later hand, given to the sampler with the same rng,
     gives the same worlds as the real position (its game is the world's own)."""
@@ -680,8 +682,10 @@ def _tv(worlds, proposal, keys, probs) -> float:
     return 0.5 * sum(abs(seen.get(key, 0.0) - p) for key, p in zip(keys, probs))
 
 
-_LATER_ENDS = [  # (options, seed, played by the heuristic, draws); the first in the default run
-    ({"dealer": 0, "blood": 3}, 23, False, 1000),
+# (options, seed, played by the heuristic, draws); the first in the default run, where 500 draws
+# give a bound of 0.169 against the sampler's 0.109 and the programme's 0.213 (measured)
+_LATER_ENDS = [
+    ({"dealer": 0, "blood": 3}, 23, False, 500),
     ({"dealer": 0, "blood": 3}, 23, False, 4000),
     ({"dealer": 0, "blood": 3}, 23, True, 4000),
     ({"dealer": 0, "blood": 3}, 30, False, 4000),

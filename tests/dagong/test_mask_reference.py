@@ -1,6 +1,7 @@
 """``legality.play_mask`` against the slow reference move generator (``reference.py``).
 
-More than 10,000 positions per run, from a fixed seed: positions met in random games (several
+More than 10,000 positions under ``-m slow`` and 2,500 in the default run (the same kinds,
+fewer of each), from a fixed seed: positions met in random games (several
 hands per episode, so later-hand calls -- jokers, a dealer holding both called cards -- occur),
 and synthetic ones: every hand size 1..27, joker-heavy hands, long bombs, long runs and 摇摆
 shapes, point-card-rich hands, every catalogue combination as the standing play, leading
@@ -24,6 +25,7 @@ from cardenv.dagong import catalogue as cat
 from cardenv.dagong.game import DagongGame
 from cardenv.dagong.legality import play_mask
 from cardenv.dagong.selection import select_cards
+from tests.sizes import fast_and_slow, sizes
 
 try:  # tests/dagong as a package or as a plain rootdir-inserted folder
     from . import reference as ref
@@ -31,7 +33,11 @@ except ImportError:  # pragma: no cover
     import reference as ref
 
 SEED = 7_404_2024
-MIN_POSITIONS = 10_000
+# the least number of positions -> how they are made: random games, synthetic hands per hand
+# size and mode, every how many catalogue actions the standing sweep takes, four-joker hands
+# per size (the default run's 2,500 take the kinds of the full 10,000, fewer of each)
+RECIPES = {2_500: dict(games=4, per_shape=4, sweep_every=4, joker_hands=1),
+           10_000: dict(games=20, per_shape=18, sweep_every=1, joker_hands=4)}
 BATCH = 2048
 DECK = np.repeat(np.arange(NUM_KINDS), 2)  # two decks
 JOKER_COPIES = [52, 52, 53, 53]
@@ -180,7 +186,7 @@ def random_standing(rng, hand, called) -> int:
     return cat.FIRST_PLAY + combo + (cat.NUM_COMBOS if rng.random() < 0.5 else 0)
 
 
-def synthetic_positions(rng) -> list[Position]:
+def synthetic_positions(rng, per_shape, sweep_every, joker_hands) -> list[Position]:
     out = []
 
     def add(hand, origin, standing=None):
@@ -192,17 +198,20 @@ def synthetic_positions(rng) -> list[Position]:
     # every hand size 1..27 with every mode
     for size in range(1, 28):
         for mode in MODES:
-            for _ in range(18):
+            for _ in range(per_shape):
                 add(random_hand(rng, size, forced_cards(rng, mode)), f"size {size} {mode}")
-    # every catalogue combination as the standing play, with and without the called flag
-    for action in PLAY_IDS:
+    # every catalogue combination as the standing play, with and without the called flag (every
+    # ``sweep_every``-th combination of each type: all of them when it is 1)
+    sweep = sorted(cat.FIRST_PLAY + combo + called * cat.NUM_COMBOS for called in (0, 1)
+                   for combos in COMBOS_BY_TYPE.values() for combo in combos[::sweep_every])
+    for action in sweep:
         mode = MODES[int(rng.integers(len(MODES)))]
         size = int(rng.integers(8, 28))
         add(random_hand(rng, size, forced_cards(rng, mode)), f"standing sweep {mode}",
             standing=int(action))
     # leading with all four jokers / joker-only hands
     for size in range(1, 28):
-        for _ in range(4):
+        for _ in range(joker_hands):
             add(random_hand(rng, size, JOKER_COPIES), f"size {size} four jokers", standing=-1)
     return out
 
@@ -210,12 +219,14 @@ def synthetic_positions(rng) -> list[Position]:
 # --- the fixture ----------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def positions():
+@pytest.fixture(scope="module", params=fast_and_slow(2_500, 10_000))
+def positions(request):
+    """The positions (at least ``request.param``) and the errors the random games met."""
+    recipe = dict(RECIPES[request.param])
     rng = np.random.default_rng(SEED)
     errors: list[str] = []
     t0 = time.perf_counter()
-    pos = game_positions(rng, 20, errors) + synthetic_positions(rng)
+    pos = game_positions(rng, recipe.pop("games"), errors) + synthetic_positions(rng, **recipe)
     elapsed = time.perf_counter() - t0
     print(f"\n{len(pos)} positions generated in {elapsed:.1f}s")
     return pos, errors
@@ -226,9 +237,9 @@ def test_random_games_run(positions):
     assert not errors, "\n".join(errors[:10])
 
 
-def test_position_coverage(positions):
+def test_position_coverage(positions, request):
     pos, _ = positions
-    assert len(pos) >= MIN_POSITIONS
+    assert len(pos) >= request.node.callspec.params["positions"]
     sizes = {int(p.hand.sum()) for p in pos}
     assert sizes >= set(range(1, 28))
     assert any(p.standing < 0 for p in pos)
@@ -325,7 +336,8 @@ def test_selected_cards_match_action(positions):
         "\n".join(failures[:15])
 
 
-def test_reference_enumeration_is_exhaustive():
+@sizes("hands", 150, 600)
+def test_reference_enumeration_is_exhaustive(hands):
     """The reference's pruned enumeration equals plain enumeration of every sub-multiset.
 
     For small hands every sub-multiset can be listed; classifying each (``reference.classify``,
@@ -334,7 +346,7 @@ def test_reference_enumeration_is_exhaustive():
     """
     rng = np.random.default_rng(SEED + 1)
     failures = []
-    for i in range(600):
+    for i in range(hands):
         size = int(rng.integers(1, 15))
         hand = random_hand(rng, size, forced_cards(rng, MODES[i % len(MODES)]))
         called = random_called(rng, hand)

@@ -94,7 +94,7 @@ def deal_mutations(deal, rng):
         yield f"dealer = {wrong!r}", set_at(deal, ("dealer",), wrong)
 
 
-@sizes("every", 4, 1)  # every fourth mutation in the default run, all of them under -m slow
+@sizes("every", 8, 1)  # every eighth mutation in the default run, all of them under -m slow
 @pytest.mark.parametrize("index", range(len(STATES)), ids=[name for name, _ in STATES])
 def test_mutated_recipes_are_refused_or_replay(index, every):
     name, state = STATES[index]

@@ -58,7 +58,8 @@ def _selection_cases(seed):
     return np.array(hands), np.array(actions), np.array(called)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+# (a second seed's cases under -m slow)
+@pytest.mark.parametrize("seed", [0, pytest.param(1, marks=pytest.mark.slow)])
 def test_select_batch_equals_select_cards(seed):
     hands, actions, called = _selection_cases(seed)
     assert np.isin((actions - cat.FIRST_PLAY) % cat.NUM_COMBOS,
@@ -137,14 +138,15 @@ def _side_by_side(target, choose, num_envs=48):
     return seen
 
 
-def test_batch_equals_reference_states():
+@sizes("games", 100, 220)  # (100: the first size to meet a forced solo)
+def test_batch_equals_reference_states(games):
     """Random play side by side with per-state apply, four variants mixed in one batch."""
-    seen = _side_by_side(220, _random_actions)
+    seen = _side_by_side(games, _random_actions)
     assert {"reveal", "jiefeng_partner", "jiefeng_next", "yaobai", "k510", "solo_declared",
             "forced_solo", "reason:bang", "reason:score", "reason:solo"} <= seen, seen
 
 
-@sizes("games", 100, 400)
+@sizes("games", 40, 400)
 def test_batch_equals_reference_states_in_heuristic_games(games):
     """The same, with seeded heuristic players choosing every action (the positions training
     and evaluation visit, unlike uniformly random play)."""
@@ -192,13 +194,14 @@ def _small_deal(game, rng, seed):
                                          seed=seed)
 
 
-def test_batch_adopts_mid_game_states():
+@sizes("games", 12, 24)
+def test_batch_adopts_mid_game_states(games):
     """States handed over mid-hand (any phase), clones and custom deals keep playing
-    identically."""
+    identically (``games`` custom deals and as many seeds played part-way)."""
     rng = np.random.default_rng(3)
     refs = [_small_deal(DagongGame(**VARIANTS[seed % len(VARIANTS)]), rng, seed)
-            for seed in range(24)]
-    for seed in range(24):
+            for seed in range(games)]
+    for seed in range(games):
         state = DagongGame(**VARIANTS[seed % len(VARIANTS)]).new_state(seed)
         for _ in range(int(rng.integers(0, 120))):
             if state.is_over:

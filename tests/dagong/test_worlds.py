@@ -61,18 +61,25 @@ def assert_consistent(game, state, seat, world, actions, views, recipe=True):
     assert np.array_equal(world.v["played"], state.v["played"])
 
 
-def positions(options, seed, every, heuristic):
+def positions(options, seed, every, heuristic, views=False):
     """Copies of the positions of one game (random or heuristic play), every ``every`` steps
-    from an offset, each with a viewing seat that cycles over the four."""
+    from an offset, each with a viewing seat that cycles over the four. With ``views``, each
+    also with the current hand's actions and the seat's observation after each of its steps,
+    as the game went (what ``seat_views`` replays, without a replay per position)."""
     game = DagongGame(**options)
     state = game.new_state(seed)
     rng = np.random.default_rng(seed)
     player = heuristic_for("dagong", seed) if heuristic else None
     step = int(rng.integers(every))
-    k = 0
+    k = start = 0
+    seen = [[state.observation(s)] for s in range(4)] if views else None
     while not state.is_over:
         if k == step:
-            yield game, state.clone(), (seed + k) % 4
+            seat = (seed + k) % 4
+            if views:
+                yield game, state.clone(), seat, state.history[start:], list(seen[seat])
+            else:
+                yield game, state.clone(), seat
             step += every
         if player is None:
             action = int(rng.choice(np.flatnonzero(state.legal_mask())))
@@ -80,11 +87,18 @@ def positions(options, seed, every, heuristic):
             seat = state.current_player
             action = int(player.act_batch(state.observation(seat)[None],
                                           state.legal_mask()[None])[0])
+        hand = state.hand_index
         state.apply(action)
         k += 1
+        if views and state.hand_index != hand:  # a new hand dealt: its views start here
+            start, seen = k, [[] for _ in range(4)]
+        if views:
+            for s in range(4):
+                seen[s].append(state.observation(s))
 
 
-@sizes("count", 240, 2_500)  # 10,000 measured once: see docs/engine.md
+# the default run's 100 positions come from five games, one per option set
+@sizes("count", 100, 2_500)  # 10,000 measured once: see docs/engine.md
 def test_every_world_shows_the_seat_what_it_saw(count):
     """[D-B3] [D-B4]: the call, 硬牌 and later hands' call rule are reproduced; every play
     takes the same cards in the world as in the position."""
@@ -93,8 +107,8 @@ def test_every_world_shows_the_seat_what_it_saw(count):
     seed = 0
     while checked < count:
         options = OPTION_SETS[seed % len(OPTION_SETS)]
-        for game, state, seat in positions(options, seed, every=11, heuristic=seed % 2 == 1):
-            actions, views = seat_views(game, state, seat)
+        for game, state, seat, actions, views in positions(
+                options, seed, every=11, heuristic=seed % 2 == 1, views=True):
             worlds = game.sample_worlds(state, seat, 2, np.random.default_rng(checked))
             assert len(worlds) == 2
             for k, world in enumerate(worlds):
@@ -133,7 +147,7 @@ def assert_same_state(world, replayed):
         assert (np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b), name
 
 
-@sizes("count", 60, 600)
+@sizes("count", 24, 600)
 def test_each_world_is_the_state_its_recipe_replays_to(count):
     """The sampler builds one world by replaying its deal and the others as copies of it with
     their own hidden cards: each must be the very state its recipe (seed, deal, actions)
@@ -155,6 +169,8 @@ def test_each_world_is_the_state_its_recipe_replays_to(count):
                     replayed.apply(action)
                 assert world.crc() == replayed.crc() and world.returns == replayed.returns
             checked += 1
+            if checked == count:  # (the default run's 24: three games, three option sets)
+                break
         seed += 1
 
 # --- hidden cards do not move the worlds ---------------------------------------------------
@@ -196,7 +212,7 @@ def swapped_twin(game, state, seat, rng):
     return None
 
 
-@sizes("count", 30, 300)
+@sizes("count", 15, 300)
 def test_hidden_cards_do_not_move_the_worlds(count):
     rng = np.random.default_rng(0)
     tested = 0
@@ -219,6 +235,31 @@ def test_hidden_cards_do_not_move_the_worlds(count):
 # --- uniform over the consistent deals ---------------------------------------------------
 
 
+def _splits(unseen, sizes_):
+    """Every way to share the unseen cards (``unseen``: counts by kind) among hands of
+    ``sizes_`` cards, kind by kind: ``(parts, shuffles)``, each part a sorted list of kinds and
+    ``shuffles`` the number of orders of the unseen cards that deal those parts."""
+    kinds = [k for k in range(NUM_KINDS) if unseen[k]]
+
+    def share(i, left, parts, shuffles):
+        if i == len(kinds):
+            if not any(left):
+                yield [sorted(p) for p in parts], shuffles
+            return
+        k, c = kinds[i], int(unseen[kinds[i]])
+        for a in range(min(c, left[0]) + 1):
+            for b in range(min(c - a, left[1]) + 1):
+                split = (a, b, c - a - b)
+                if split[2] > left[2]:
+                    continue
+                yield from share(i + 1, [x - y for x, y in zip(left, split)],
+                                 [p + [k] * y for p, y in zip(parts, split)],
+                                 shuffles * math.factorial(c) // math.prod(
+                                     math.factorial(y) for y in split))
+
+    yield from share(0, list(sizes_), [[], [], []], 1)
+
+
 def consistent_deals(game, state, seat):
     """Every deal of the cards ``seat`` has not seen to the other seats (hand sizes as dealt)
     that replays to the same views, with its number of shuffles: the exact distribution."""
@@ -228,15 +269,11 @@ def consistent_deals(game, state, seat):
     pool = np.bincount([k for h in state.given_deal["hands"] for k in h], minlength=NUM_KINDS)
     mine = state.hands[seat] + played[seat]
     unseen = pool - mine - played[others].sum(axis=0)
-    cards = np.repeat(np.arange(NUM_KINDS), unseen).tolist()
     sizes_ = [state.cards_left[s] for s in others]
+    assert sum(sizes_) == unseen.sum()
     out = {}
-    for perm in set(itertools.permutations(cards)):
-        parts = [sorted(perm[:sizes_[0]]), sorted(perm[sizes_[0]:sizes_[0] + sizes_[1]]),
-                 sorted(perm[sizes_[0] + sizes_[1]:])]
+    for parts, shuffles in _splits(unseen, sizes_):
         key = tuple(tuple(p) for p in parts)
-        if key in out:
-            continue
         hands = [None] * 4
         hands[seat] = list(state.deal_order[seat])
         for s, part in zip(others, parts):
@@ -256,24 +293,19 @@ def consistent_deals(game, state, seat):
                 break
             ok = np.array_equal(world.observation(seat), views[t + 1])
         if ok:
-            shuffles = 1
-            for k in set(cards):
-                split = [part.count(k) for part in parts]
-                shuffles *= math.factorial(sum(split)) // math.prod(
-                    math.factorial(c) for c in split)
             out[key] = shuffles
     return out, others
 
 
-def small_positions():
-    """End-of-hand positions with few unseen cards: small hands dealt by hand, played a few
-    steps at random."""
+def small_positions(count, hand_sizes, most):
+    """``count`` positions with 3 .. ``most`` unseen cards, from small hands (``hand_sizes``:
+    the range of cards a seat is dealt) dealt by hand and played a few steps at random."""
     rng = np.random.default_rng(12)
     game = DagongGame(allow_solo=False)
     found = []
-    while len(found) < 6:
+    while len(found) < count:
         deck = rng.permutation(np.repeat(np.arange(NUM_KINDS), 2))
-        size = int(rng.integers(5, 8))
+        size = int(rng.integers(*hand_sizes))
         hands = [sorted(deck[i * size:(i + 1) * size].tolist()) for i in range(4)]
         dealer = int(rng.integers(4))
         singles = [k for k in set(hands[dealer]) if hands[dealer].count(k) == 1
@@ -289,9 +321,14 @@ def small_positions():
             continue
         seat = int(rng.integers(4))
         unseen = sum(state.cards_left[s] for s in range(4) if s != seat)
-        if 3 <= unseen <= 8:
+        if 3 <= unseen <= most:
             found.append((game, state, seat))
     return found
+
+
+# n worlds per position -> (positions, the cards a seat is dealt, most unseen cards): the
+# default run's positions are smaller (30 .. 150 consistent deals), -m slow's larger (16 .. 260)
+SMALL_POSITIONS = {1000: (6, (3, 6), 7), 10_000: (6, (5, 8), 8)}
 
 
 @sizes("n", 1000, 10_000)
@@ -301,7 +338,7 @@ def test_worlds_are_uniform_over_the_consistent_deals(n):
     their 99.5th percentile, and near their median on average."""
     figures = []
     noise_rng = np.random.default_rng(0)
-    for game, state, seat in small_positions():
+    for game, state, seat in small_positions(*SMALL_POSITIONS[n]):
         exact, others = consistent_deals(game, state, seat)
         keys = list(exact)
         p = np.array([exact[k] for k in keys], dtype=float)
