@@ -111,15 +111,9 @@ class CardGame:
         buffers = np.stack([s.buffer for s in states])
         if seats is None:
             seats = [max(s.current_player, 0) for s in states]
-        seats = np.asarray(seats, dtype=np.int64)
-        out = np.empty((len(states), self.observation_size), dtype=np.float32)
         # one gather per seat with a shared column index: 4x faster at batch 1024 than one
-        # take_along_axis with a (B, D) index
-        for seat, index in enumerate(self.layout.observation_index):
-            rows = np.flatnonzero(seats == seat)
-            if rows.size:
-                out[rows] = buffers[rows][:, index]
-        return out
+        # take_along_axis with a (B, D) index; then the derived pieces (core.layout)
+        return self.layout.observe(buffers, np.asarray(seats, dtype=np.int64))
 
     def global_states(self, states) -> np.ndarray:
         """``(B, state_size)`` float32 global states."""
@@ -206,7 +200,9 @@ class CardState:
     def observation(self, seat: int) -> np.ndarray:
         """What ``seat`` may know, as float32 (layout: the game's ``layout``)."""
         seat = check_int(seat, "seat", 0, self.game.num_players - 1, error=ValueError)
-        return self.buffer[self.game.layout.observation_index[seat]].astype(np.float32)
+        layout = self.game.layout
+        gathered = self.buffer[layout.observation_index[seat]].astype(np.float32)
+        return layout.complete(gathered[None])[0] if layout.derived else gathered
 
     def global_state(self) -> np.ndarray:
         """The full state (every hidden card included) as float32, for centralised critics."""

@@ -446,6 +446,7 @@ class ObservationGather:
     1,024)."""
 
     def __init__(self, layout):
+        self.layout = layout
         self.index = np.asarray(layout.observation_index)  # (4, D): each seat's columns
         self.size = self.index.shape[1]
 
@@ -455,7 +456,7 @@ class ObservationGather:
             rows = np.flatnonzero(seats == seat)
             if rows.size:
                 out[rows] = buffers.take(rows, axis=0).take(index, axis=1)
-        return out
+        return self.layout.complete(out)  # the derived pieces (core.layout)
 
 
 _OBSERVE = ObservationGather(LAYOUT)

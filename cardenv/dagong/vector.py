@@ -420,13 +420,13 @@ class DagongBatch:
         if seats is None:
             seats = np.where(self.phase == _OVER, 0, self.cur)
         seats = np.asarray(seats, dtype=np.int64)
-        out = np.empty((len(self.states), LAYOUT.observation_size), dtype=np.float32)
+        out = np.empty((len(self.states), LAYOUT.stored_columns.size), dtype=np.float32)
         # per seat: its rows, then its columns -- two plain takes beat one 2-D fancy gather
         for seat, index in enumerate(LAYOUT.observation_index):
             rows = np.flatnonzero(seats == seat)
             if rows.size:
                 out[rows] = self.buffer.take(rows, axis=0).take(index, axis=1)
-        return out
+        return LAYOUT.complete(out)  # the derived pieces (core.layout)
 
     def global_states(self) -> np.ndarray:
         """``(B, S)`` float32: every slot's whole buffer."""
