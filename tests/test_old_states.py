@@ -40,7 +40,8 @@ def test_format_3_loads_to_the_position_its_replay_gives(game, name):
     data, deal = old(game, name), DATA[game][name]["deal"]
     assert data["format"] == f"cardenv.{game}.state/3"
     state = state_class.from_dict(data)
-    assert np.array_equal(state.buffer, data["buffer"])
+    # the saved buffer is a prefix of today's (pieces appended since: Dabang's counting pieces)
+    assert np.array_equal(state.buffer[:len(data["buffer"])], data["buffer"])
     assert state.rng.bit_generator.state == data["rng"]
     assert json.loads(json.dumps([r.to_dict() for r in state.results])) == data["results"]
     replayed = game_class(**data["options"]).replay(data["seed"], data["history"], deal)

@@ -39,7 +39,7 @@ from cardenv.core.errors import ConfigError
 from cardenv.core.options import (Option, boolean, either, int_in, int_pair,
                                   non_negative_number, one_of, optional_seat, resolve)
 from cardenv.core.state import CardGame, CardState
-from cardenv.dabang import batch, reasons, worlds
+from cardenv.dabang import batch, counting, reasons, worlds
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import Phase, enter
@@ -246,6 +246,7 @@ class DabangState(CardState):
             self.given_deal = {"deck": deck, "first_seat": first_seat}
         self._new_hand(first_seat, deck)
         self._advance(_DECLARE)
+        counting.refresh(self)
 
     def _first_blood(self) -> int:
         """The blood owed to the episode's first dealer (option ``blood``, or its draw)."""
@@ -327,6 +328,8 @@ class DabangState(CardState):
         phase = self.phase
         RULES[phase].apply(self, action)
         self._advance(phase)
+        if phase is not _PLAY or self.phase is not _PLAY:  # (trick play keeps its own)
+            counting.refresh(self)
 
     # --- the automatic flow ----------------------------------------------------------------
 
@@ -403,6 +406,11 @@ class DabangState(CardState):
         v["level"][self.level - 3] = 1
         v["first_hand"][0] = self.first_hand
         v["tribute"][0] = 0
+        v["blood_owed"][0] = self.blood_due  # public: the previous hand's result
+        v["tribute_hand"][0] = self.blood_due > 0
+        # [DB-8]: a dealer keeping its tribute plays the last tricks alone
+        v["defenders_take_last"][0] = self.blood_due > 0 and \
+            self.game.options["tribute_return"] == "none"
         if self.dealer is not None:
             v["dealer"][self.dealer] = 1
         v["kitty"][:] = np.bincount(self.kitty.cards, minlength=NUM_KINDS)
@@ -450,8 +458,9 @@ class DabangState(CardState):
                    "'cardenv.dabang.state/4'); rebuild the state by replaying its seed and "
                    "history with DabangGame.replay"}
     # formats 2 and 3 saved the buffer (format 2 without the pieces declared_cards ..
-    # taken_back at its end), the results and the generator: read by replaying
-    REPLAYED_FORMATS = {"cardenv.dabang.state/3": None, "cardenv.dabang.state/2": 1687}
+    # taken_back at its end, format 3 without the counting pieces voids .. points_out), the
+    # results and the generator: read by replaying, the saved buffer a prefix of the new one
+    REPLAYED_FORMATS = {"cardenv.dabang.state/3": 1937, "cardenv.dabang.state/2": 1687}
     # never changed in place (replaced when they change), so a clone shares them
     SHARED = ("_legal", "phase", "current", "returns", "last_rewards", "truncated", "levels",
                "match_hand", "next_dealer", "next_blood", "first_hand", "start_seat", "dealer",

@@ -1,5 +1,8 @@
 """The Dabang tensor state and observation layout, declared once (see ``core.layout``).
 
+The pieces from ``voids`` on are what a card player counts (issue 35), kept by the engine
+(``cardenv.dabang.counting`` has their rules).
+
 Seats in ``seats``-rule pieces are relative: 0 = the observer, 1 = its 下家 (next player, an
 opponent), 2 = its partner, 3 = its 上家 (previous player, an opponent). Card kinds as in
 ``core.cards`` (rank * 4 + suit, ranks 3..2 = 0..12, suits ♦♣♥♠ = 0..3, 52 = SJ, 53 = BJ).
@@ -13,6 +16,7 @@ from cardenv.dabang.phase import DECISIONS
 PHASES = tuple(phase.value for phase in DECISIONS)  # the decision phases, in one-hot order
 DECLARATIONS = ("grab", "level_1", "level_2", "level_3", "level_4", "small_jokers", "big_jokers")
 # the columns of ``declared_cards``: the level card of each suit, the small and the big joker
+CLASSES = ("diamonds", "clubs", "hearts", "spades", "trump")  # suit classes (strength.TRUMP = 4)
 SHOWN = ("level_diamonds", "level_clubs", "level_hearts", "level_spades", "small_jokers",
          "big_jokers")
 
@@ -70,6 +74,40 @@ PIECES = [
           "small and big jokers each seat has buried by 扣王 this hand", 4),
     Piece("taken_back", (4, 54), "seats",
           "cards each seat has taken back from the shown kitty after 扣王 this hand", 4),
+    # What a card player counts (issue 35), appended so that older observations stay a prefix;
+    # the engine keeps them (cardenv.dabang.counting)
+    Piece("voids", (4, len(CLASSES)), "seats",
+          "1 where public play shows a seat void in a suit: it followed a lead of that suit "
+          "(columns ♦♣♥♠ side suits, then trump) with none of it (A5)"),
+    Piece("blood_owed", (1,), "public",
+          "blood (喝血) the dealer is owed this hand, known from the deal's start (the tribute "
+          "it brings is paid after the deal)", 60),
+    Piece("tribute_hand", (1,), "public", "1 when the dealer is owed blood this hand"),
+    Piece("defenders_take_last", (1,), "public",
+          "1 in a hand whose dealer is owed tribute and keeps it (option tribute_return "
+          "'none'): the dealer holds more cards than anyone and plays the last tricks alone, "
+          "so the defenders win the last trick (保底) [DB-8]"),
+    Piece("unseen", (4, 54), "own",
+          "copies of each kind this seat has not seen: 4 minus its hand, everything played "
+          "and the kitty cards it knows (they are in the other hands or the kitty)", 4),
+    Piece("kitty_points", (4, 1), "own",
+          "points in the kitty cards this seat knows to lie in the kitty (doubled for the "
+          "attackers if they win the last trick, A6)", 200),
+    Piece("trick_winner", (4,), "seats",
+          "one-hot: the seat whose play wins the current trick as played so far (A5; zeros "
+          "before the lead)"),
+    Piece("trick_points", (1,), "public",
+          "points in the plays completed in the current trick", 160),
+    Piece("still_to_play", (4,), "seats",
+          "1 for each seat yet to complete its play in the current trick (the one to act "
+          "included; zeros outside play)"),
+    Piece("attack_points", (1,), "public",
+          "points the attackers (the non-dealer team) have won in tricks this hand", 400),
+    Piece("thresholds", (3,), "public",
+          "1 for each of the attackers' score bands 120, 160 (taking the deal), 200 that "
+          "their trick points have reached (A6)"),
+    Piece("points_out", (1,), "public",
+          "points not yet won in a trick: in the hands, on the table or in the kitty", 400),
 ]
 
 LAYOUT = Layout(PIECES)

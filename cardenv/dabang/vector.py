@@ -41,8 +41,9 @@ import numpy as np
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
 from cardenv.dabang import catalogue as cat
+from cardenv.dabang import counting
 from cardenv.dabang.follow import groups, play_mask_groups, trick_winner
-from cardenv.dabang.observation import LAYOUT
+from cardenv.dabang.observation import CLASSES, LAYOUT
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.deal import DEALT
 from cardenv.dabang.phases.trick import Trick
@@ -54,6 +55,11 @@ _OFF = LAYOUT.offsets
 _HAND, _SELECTION, _PLAYED, _TRICK = (_OFF[n] for n in ("hand", "selection", "played", "trick"))
 _TO_PLAY, _LEADER, _LED_COUNT = _OFF["to_play"], _OFF["leader"], _OFF["led_count"]
 _POINTS, _CARDS_LEFT = _OFF["points"], _OFF["cards_left"]
+_VOIDS, _CLASSES = _OFF["voids"], len(CLASSES)
+_UNSEEN, _DEALER = _OFF["unseen"], _OFF["dealer"]
+_TRICK_WINNER, _TRICK_POINTS = _OFF["trick_winner"], _OFF["trick_points"]
+_STILL_TO_PLAY, _ATTACK_POINTS = _OFF["still_to_play"], _OFF["attack_points"]
+_THRESHOLDS, _POINTS_OUT = _OFF["thresholds"], _OFF["points_out"]
 _GROUPS = np.arange(4)  # a play holds at most 4 groups of identical cards
 _PLAY = cat.PLAY
 _KIND_POINTS = KIND_POINTS.astype(np.int64)
@@ -291,7 +297,10 @@ class DabangBatch:
         counts[leading, 0] = count[leading]
         ident = np.where((counts[:, 1] == 0) & (counts[:, 0] == self.k[rows]), kinds[:, 0], -1)
         at = self.num_plays[rows]
-        void = self._void(rows, kinds, counts) & (at > 0)
+        void, led_class = self._void(rows, kinds, counts)
+        void &= at > 0
+        # public: the follow held none of the led suit (trick._complete)
+        self.buffer[rows[void], _VOIDS + seat[void] * _CLASSES + led_class[void]] = 1
         # the cards: hand -> played and trick; the selection is cleared (it held the follow)
         used = counts > 0
         base = (rows * _L + seat * _K)[:, None] + kinds
@@ -300,6 +309,14 @@ class DabangBatch:
         self._flat[which + _PLAYED] += moved
         self._flat[which + _TRICK] += moved
         self._flat[which + _SELECTION] = 0  # (a lead's entry is 0 already)
+        # the counting pieces (trick._complete): the others have now seen the cards
+        seen = ((rows * _L)[:, None] + kinds)[used] + _UNSEEN
+        for other in range(4):
+            self._flat[seen + other * _K] -= moved
+        self._flat[which + _UNSEEN] += moved
+        self.buffer[rows, _TRICK_POINTS] += (_KIND_POINTS[kinds] * counts).sum(axis=1) \
+            .astype(np.int16)
+        self.buffer[rows, _STILL_TO_PLAY + seat] = 0
         self.cards_left[rows, seat] -= size
         self.buffer[rows, _CARDS_LEFT + seat] = self.cards_left[rows, seat]
         self.play_seat[rows, at] = seat
@@ -308,6 +325,9 @@ class DabangBatch:
         self.play_kind[rows, at] = kinds
         self.play_count[rows, at] = counts
         self.num_plays[rows] = at + 1
+        best = self._best(rows)
+        self.buffer[rows, _TRICK_WINNER:_TRICK_WINNER + 4] = 0
+        self.buffer[rows, _TRICK_WINNER + self.play_seat[rows, best]] = 1
         self.part_count[rows] = 0
         self.part_kind[rows] = 0
         self.part_n[rows] = 0
@@ -316,14 +336,23 @@ class DabangBatch:
         self.cur[going] = self.order[going, self.num_plays[going]]
         self._end_trick(rows[ended])
 
-    def _void(self, rows, kinds, counts) -> np.ndarray:
+    def _void(self, rows, kinds, counts) -> tuple[np.ndarray, np.ndarray]:
         """Whether each follower held no card of the led suit before its play (``kinds``,
         ``counts``: its groups): exactly when the play holds none of them, as the follow duty
-        makes a seat holding led-suit cards play at least one (the actions are legal)."""
+        makes a seat holding led-suit cards play at least one (the actions are legal); and the
+        led suit class of each row."""
         table = self.trump[rows] * NUM_LEVELS + self.level[rows] - 3
         led_class = _CLASS_ROWS[table, self.led[rows]]
-        return ~((_CLASS_ROWS[table[:, None], kinds] == led_class[:, None]) & (counts > 0)) \
+        void = ~((_CLASS_ROWS[table[:, None], kinds] == led_class[:, None]) & (counts > 0)) \
             .any(axis=1)
+        return void, led_class
+
+    def _best(self, rows) -> np.ndarray:
+        """The position in the trick of the play winning so far (``trick._winner``)."""
+        ident = self.play_ident[rows]
+        made = _GROUPS < self.num_plays[rows][:, None]
+        return trick_winner(ident, made & (ident >= 0), self.play_void[rows], self.trump[rows],
+                            self.level[rows])
 
     def _end_trick(self, rows) -> None:
         """``trick._end`` and ``trick.start``: the winner takes the points and leads the next
@@ -331,11 +360,7 @@ class DabangBatch:
         if not rows.size:
             return
         n = rows.size
-        plays = self.num_plays[rows]
-        ident = self.play_ident[rows]
-        made = _GROUPS < plays[:, None]
-        best = trick_winner(ident, made & (ident >= 0), self.play_void[rows], self.trump[rows],
-                            self.level[rows])
+        best = self._best(rows)
         winner = self.play_seat[rows, best]
         won = (_KIND_POINTS[self.play_kind[rows]] * self.play_count[rows]).sum(axis=(1, 2))
         self.points[rows, winner] += won
@@ -367,6 +392,24 @@ class DabangBatch:
         self.buffer[rows, _LEADER + leader] = 1
         self.buffer[rows, _LED_COUNT] = 0
         self.cur[rows] = leader
+        self._count_at_trick_start(rows)
+
+    def _count_at_trick_start(self, rows) -> None:
+        """``counting.at_trick_start`` for ``rows``: the trick's pieces start over,
+        the score pieces follow the points."""
+        n = rows.size
+        buf = self.buffer
+        buf[rows, _TRICK_WINNER:_TRICK_WINNER + 4] = 0
+        buf[rows, _TRICK_POINTS] = 0
+        to_play = np.zeros((n, 4), dtype=np.int16)
+        turn = _GROUPS < self.order_n[rows][:, None]
+        to_play[np.nonzero(turn)[0], self.order[rows][turn]] = 1
+        buf[rows, _STILL_TO_PLAY:_STILL_TO_PLAY + 4] = to_play
+        dealer = buf[rows, _DEALER:_DEALER + 4].argmax(axis=1)
+        attack, reached, out = counting.score(self.points[rows], dealer)
+        buf[rows, _ATTACK_POINTS] = attack
+        buf[rows, _THRESHOLDS:_THRESHOLDS + 3] = reached
+        buf[rows, _POINTS_OUT] = out
 
     # --- the objects and the arrays --------------------------------------------------------
 
@@ -422,9 +465,10 @@ class DabangBatch:
                           _play_dict(self.play_kind[i, at], self.play_count[i, at]),
                           int(self.play_ident[i, at]), bool(self.play_void[i, at])])
         seats = self.order[i, :self.order_n[i]].tolist()
+        best = int(self._best(np.array([i]))[0]) if plays else -1
         state.trick = Trick(int(self.leader[i]), int(self.led[i]), int(self.k[i]),
                             _play_dict(self.part_kind[i], self.part_count[i]), plays,
-                            seats[len(plays):])
+                            seats[len(plays):], best)
         state.current = int(self.cur[i])
         state.cards_left = self.cards_left[i].tolist()
         state.points = self.points[i].tolist()

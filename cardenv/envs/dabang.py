@@ -10,8 +10,8 @@
 | Teams              | player_0 + player_2, player_1 + player_3                                     |
 | Action Shape       | Discrete(404)                                                                |
 | Action Values      | [0, 403]                                                                     |
-| Observation Shape  | `observation`: (1073,) float32, `action_mask`: (404,) int8                   |
-| State Shape        | (1937,) float32                                                             |
+| Observation Shape  | `observation`: (1165,) float32, `action_mask`: (404,) int8                   |
+| State Shape        | (2194,) float32                                                             |
 
 A 4-deck trick-taking "upgrade" game: trump is declared during the deal, the dealer's 上家 pays
 tribute (喝血), the dealer buries a new kitty and the others may bury jokers into it (扣王);
@@ -41,7 +41,9 @@ observations, masks, seeds and saved states are the same in both languages, and
 
 A dict: ``observation`` (what the seat may know, below) and ``action_mask``. Seats in the table
 are relative to the observer: 0 = itself, 1 = the next player (an opponent), 2 = its partner,
-3 = the previous player (an opponent). Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and
+3 = the previous player (an opponent). The pieces from ``voids`` on are what a card player
+counts: cards not yet seen, voids shown by play, sure winners, the trick's winner so far, the
+score against the thresholds, the tribute and the last-trick rule. Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and
 suits ♦♣♥♠ = 0..3; 52 = small joker, 53 = big joker.
 
 | Index | Piece | Shape | Max | Description |
@@ -77,6 +79,18 @@ suits ♦♣♥♠ = 0..3; 52 = small joker, 53 = big joker.
 | 847..848 | `flip_jokers` | 2 | 4 | small and big jokers turned over and passed, after the first hand's four kitty flips, while looking for the suited card that names the trump (a joker won the flips) |
 | 849..856 | `koujoker_kinds` | 4x2 | 4 | small and big jokers each seat has buried by 扣王 this hand |
 | 857..1072 | `taken_back` | 4x54 | 4 | cards each seat has taken back from the shown kitty after 扣王 this hand |
+| 1073..1092 | `voids` | 4x5 | 1 | 1 where public play shows a seat void in a suit: it followed a lead of that suit (columns ♦♣♥♠ side suits, then trump) with none of it (A5) |
+| 1093..1093 | `blood_owed` | 1 | 60 | blood (喝血) the dealer is owed this hand, known from the deal's start (the tribute it brings is paid after the deal) |
+| 1094..1094 | `tribute_hand` | 1 | 1 | 1 when the dealer is owed blood this hand |
+| 1095..1095 | `defenders_take_last` | 1 | 1 | 1 in a hand whose dealer is owed tribute and keeps it (option tribute_return 'none'): the dealer holds more cards than anyone and plays the last tricks alone, so the defenders win the last trick (保底) [DB-8] |
+| 1096..1149 | `unseen` | 54 | 4 | copies of each kind this seat has not seen: 4 minus its hand, everything played and the kitty cards it knows (they are in the other hands or the kitty) |
+| 1150..1150 | `kitty_points` | 1 | 200 | points in the kitty cards this seat knows to lie in the kitty (doubled for the attackers if they win the last trick, A6) |
+| 1151..1154 | `trick_winner` | 4 | 1 | one-hot: the seat whose play wins the current trick as played so far (A5; zeros before the lead) |
+| 1155..1155 | `trick_points` | 1 | 160 | points in the plays completed in the current trick |
+| 1156..1159 | `still_to_play` | 4 | 1 | 1 for each seat yet to complete its play in the current trick (the one to act included; zeros outside play) |
+| 1160..1160 | `attack_points` | 1 | 400 | points the attackers (the non-dealer team) have won in tricks this hand |
+| 1161..1163 | `thresholds` | 3 | 1 | 1 for each of the attackers' score bands 120, 160 (taking the deal), 200 that their trick points have reached (A6) |
+| 1164..1164 | `points_out` | 1 | 400 | points not yet won in a trick: in the hands, on the table or in the kitty |
 
 Nothing hidden is in it: other hands, the kitty (unless shown, or the dealer's own burial), and
 tribute cards the seat did not give or receive are absent. ``env.state()`` returns the full state
@@ -116,7 +130,9 @@ On the step that ends a hand, every agent's ``info`` is ``{"hand_over": True, "h
 
 ### Version History
 
-* v0: initial release (cardenv 0.1.0)
+* v0: initial release (cardenv 0.1.0); later appended pieces (``declared_cards`` ..
+  ``taken_back``; the counting pieces ``voids`` .. ``points_out``, issue 35) keep every older
+  observation a prefix of the new one
 """
 
 from __future__ import annotations

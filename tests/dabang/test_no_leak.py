@@ -99,7 +99,44 @@ class Observer:
     # --- building the observation -------------------------------------------------------------
 
     def observation(self, seat: int) -> np.ndarray:
-        return (self.pub + self.own[seat])[LAYOUT.observation_index[seat]].astype(np.float32)
+        full = self.pub + self.own[seat]
+        self.count(seat, LAYOUT.views(full))
+        return full[LAYOUT.observation_index[seat]].astype(np.float32)
+
+    # --- what a card player counts (issue 35), from the seat's own pieces ----------------------
+
+    def unseen(self, seat: int, v) -> list[int]:
+        return [4 - v["hand"][seat, c] - sum(v["played"][s, c] for s in range(4))
+                - v["kitty_known"][seat, c] for c in range(NUM_KINDS)]
+
+    def count(self, seat: int, v) -> None:
+        v["unseen"][seat] = self.unseen(seat, v)
+        v["kitty_points"][seat, 0] = sum(POINTS[c] * v["kitty_known"][seat, c]
+                                         for c in range(NUM_KINDS))
+        points = v["points"]
+        v["points_out"][0] = 400 - sum(points)
+        if self.dealer is not None:
+            attack = points[(self.dealer + 1) % 4] + points[(self.dealer + 3) % 4]
+            v["attack_points"][0] = attack
+            v["thresholds"][:] = [attack >= 120, attack >= 160, attack >= 200]
+        if self.playing and self.plays:
+            v["trick_winner"][self.winning()] = 1
+            v["trick_points"][0] = sum(POINTS[k] * n for _, p, _, _ in self.plays
+                                       for k, n in p.items())
+        if self.playing:
+            for s in self.to_play:
+                v["still_to_play"][s] = 1
+
+    def winning(self) -> int:
+        """The seat whose play wins the trick so far (A5; the first of equals)."""
+        cls = SUIT_CLASS[self.trump, self.level - 3]
+        strength = STRENGTH[self.trump, self.level - 3]
+        best, value = 0, -1
+        for i, (s, _, kind, v) in enumerate(self.plays):
+            if kind >= 0 and (i == 0 or cls[kind] == cls[self.led] or (v and cls[kind] == TRUMP)) \
+                    and strength[kind] > value:
+                best, value = i, strength[kind]
+        return self.plays[best][0]
 
     def set_all_known(self, cards) -> None:  # every seat knows what lies in the kitty
         for s in range(4):
@@ -129,6 +166,11 @@ class Observer:
         P["first_hand"][0] = self.first
         if self.dealer is not None:
             P["dealer"][self.dealer] = 1
+        # public: the blood the previous hand's result owes this dealer
+        P["blood_owed"][0] = st.blood_due
+        P["tribute_hand"][0] = st.blood_due > 0
+        P["defenders_take_last"][0] = st.blood_due > 0 and self.opts["tribute_return"] == "none"
+        self.to_play, self.plays = [], []
         self.events["shuffles"] += 1
 
     # --- events ----------------------------------------------------------------------------------
@@ -333,6 +375,8 @@ class Observer:
     def complete(self, seat: int, play: dict) -> None:
         cls = SUIT_CLASS[self.trump, self.level - 3]
         void = bool(self.plays) and all(cls[k] != cls[self.led] for k in play)
+        if void:  # everyone saw the follow hold none of the led suit
+            self.P["voids"][seat, cls[self.led]] = 1
         same = next(iter(play)) if len(play) == 1 and sum(play.values()) == self.k else -1
         for kind, n in play.items():
             self.P["played"][seat, kind] += n
@@ -399,6 +443,7 @@ class Observer:
         if phase is not Phase.OVER:  # public: whose decision, and of which kind
             P["phase"][PHASES.index(phase.value)] = 1
             P["to_play"][st.current] = 1
+
 
 
 # --- driving episodes ----------------------------------------------------------------------------

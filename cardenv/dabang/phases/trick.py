@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from cardenv.core.cards import KIND_POINTS
 from cardenv.dabang import catalogue as cat
+from cardenv.dabang import counting
 from cardenv.dabang.follow import play_steps_one
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
 
@@ -33,11 +34,12 @@ class Trick:
     # led suit (a follower's trump can then win)]
     plays: list[list] = field(default_factory=list)
     to_play: list[int] = field(default_factory=list)  # seats still to play, the next first
+    best: int = -1  # the index in ``plays`` of the play winning so far (-1 before the lead)
 
     def copy(self) -> "Trick":
         return Trick(self.leader, self.led_kind, self.k, dict(self.partial),
                      [[s, dict(p), kind, void] for s, p, kind, void in self.plays],
-                     list(self.to_play))
+                     list(self.to_play), self.best)
 
 
 def start(state, leader: int) -> None:
@@ -49,7 +51,9 @@ def start(state, leader: int) -> None:
     t.leader, t.led_kind, t.k = leader, -1, 0
     t.partial = {}
     t.plays = []
+    t.best = -1
     t.to_play = [s for s in ((leader + i) % 4 for i in range(4)) if cards_left[s]]
+    counting.at_trick_start(state)
     v = state.v
     v["trick"][:] = 0
     v["leader"][:] = 0
@@ -93,14 +97,27 @@ def _complete(state, t: Trick, seat: int, play: dict) -> None:
         cls = _SUIT_CLASS[state.trump][state.level - 3]
         led_cls = cls[t.led_kind]
         void = not any(cls[kind] == led_cls for kind in play)
+        if void:  # public: everyone saw the follow hold none of the led suit
+            v["voids"][seat, led_cls] = 1
     else:
         void = False
     identical = next(iter(play)) if len(play) == 1 and next(iter(play.values())) == t.k else -1
-    hands, played, trick = v["hand"], v["played"], v["trick"]
+    hands, played, trick, unseen = v["hand"], v["played"], v["trick"], v["unseen"]
+    seen = counting.SEEN_BY_OTHERS[seat]
+    points = 0
     for kind, count in play.items():  # (the seat's row of trick is still zero: it plays once)
         hands[seat, kind] -= count
         played[seat, kind] += count
         trick[seat, kind] = count
+        unseen[:, kind] -= seen[count]  # the others have now seen them
+        points += _POINTS[kind] * count
+    v["trick_points"][0] += points
+    v["still_to_play"][seat] = 0
+    if identical >= 0 and _takes_lead(state, t, identical, void):
+        t.best = len(t.plays)
+        winner = v["trick_winner"]
+        winner[:] = 0
+        winner[seat] = 1
     cards_left = state.cards_left
     cards_left[seat] -= sum(play.values())
     v["cards_left"][seat] = cards_left[seat]
@@ -110,6 +127,19 @@ def _complete(state, t: Trick, seat: int, play: dict) -> None:
         state.current = t.to_play[0]
     else:
         _end(state, t)
+
+
+def _takes_lead(state, t: Trick, kind: int, void: bool) -> bool:
+    """Whether a play of k identical ``kind`` cards, about to join ``t.plays``, wins the trick
+    so far (as in ``_winner``: the lead, or the led suit or a void seat's trump, strictly
+    stronger than the best so far: the first of equals keeps the trick)."""
+    if not t.plays:
+        return True
+    cls = _SUIT_CLASS[state.trump][state.level - 3]
+    if not (cls[kind] == cls[t.led_kind] or (void and cls[kind] == TRUMP)):
+        return False
+    strength = _STRENGTH[state.trump][state.level - 3]
+    return strength[kind] > strength[t.plays[t.best][2]]
 
 
 def _end(state, t: Trick) -> None:
