@@ -32,7 +32,8 @@ def test_beaten_from_is_the_most_unseen_copies_of_a_strictly_stronger_kind_of_it
     for r, row in enumerate(rows):
         strength, cls = STRENGTH_ROWS[row], CLASS_ROWS[row]
         for kind in range(54):
-            stronger = [d for d in range(54) if cls[d] == cls[kind] and strength[d] > strength[kind]]
+            stronger = [d for d in range(54)
+                        if cls[d] == cls[kind] and strength[d] > strength[kind]]
             want = unseen[r][:, stronger].max(axis=1) if stronger else np.zeros(4)
             assert got[r, :, kind].tolist() == list(want), (row, kind)
 
