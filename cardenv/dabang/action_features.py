@@ -106,35 +106,47 @@ def _strength_ranks() -> np.ndarray:
 
 STRENGTH_RANK = _strength_ranks()
 _PHASE = {phase: i for i, phase in enumerate(DECISIONS)}
+# the type column of [catalogue block, in the 扣王 phase, after the lead]
+_TYPE_OF = np.zeros((6, 2, 2), dtype=np.int64)
+for _base, _name in ((_PASS, "declare_pass"), (_DECLARE, "declare"), (_RETURN, "return"),
+                     (_BURY, "bury"), (_TAKE, "takeback"), (_PLAY, "lead")):
+    _TYPE_OF[_base] = TYPES.index(_name)
+_TYPE_OF[_PASS, 1], _TYPE_OF[_BURY, 1] = TYPES.index("koujoker_stop"), TYPES.index("koujoker")
+_TYPE_OF[_PLAY, :, 1] = TYPES.index("follow")
 
 
-def trick_winner(views: dict) -> tuple[np.ndarray, np.ndarray]:
-    """``(B,)`` relative seat whose play takes the trick so far (-1 before a lead) and the
-    strength of its kind (-1), from the ``trick``, ``leader``, ``led_count``, ``trump`` and
-    ``level`` pieces (phases.trick._winner on the observation).
+def trick_winner(views: dict, strength: np.ndarray, cls: np.ndarray) -> tuple[np.ndarray, ...]:
+    """``(B,)`` each: the relative seat whose play takes the trick so far (-1 before a lead),
+    the strength of its kind (-1) and the led suit class (-1), from the ``trick``, ``leader``
+    and ``led_count`` pieces and the rows' ``(B, 54)`` strength and suit-class tables
+    (phases.trick._winner on the observation).
 
     TODO(issue 35): replace by the observation's derived ``trick_winner`` piece once it lands."""
-    trick = views["trick"]  # (B, 4 relative seats, 54)
-    b = trick.shape[0]
-    k = views["led_count"][:, 0]
-    strength, cls = _tables(views)
-    leader = views["leader"].argmax(1)
-    rows = np.arange(b)
-    led_kind = trick[rows, leader].argmax(1)
-    led_cls = cls[rows, led_kind]
+    b = strength.shape[0]
+    seat, best, led = np.full(b, -1), np.full(b, -1), np.full(b, -1)
+    rows = np.flatnonzero(views["led_count"][:, 0] > 0)  # only the tricks under way
+    if not rows.size:
+        return seat, best, led
+    trick, strength, cls = views["trick"][rows], strength[rows], cls[rows]  # (n, 4 seats, 54)
+    n = np.arange(rows.size)
+    k = views["led_count"][rows, 0]
+    leader = views["leader"][rows].argmax(1)
+    led_cls = cls[n, trick[n, leader].argmax(1)]
     held = trick > 0
-    kind = trick.argmax(2)  # (B, 4): the kind of a one-kind play
-    identical = (held.sum(2) == 1) & (trick.max(2) == k[:, None]) & (k[:, None] > 0)
+    kind = trick.argmax(2)  # (n, 4): the kind of a one-kind play
+    identical = (held.sum(2) == 1) & (trick.max(2) == k[:, None])
     kind_cls = np.take_along_axis(cls, kind, 1)
-    void = ~(held & (cls[:, None, :] == led_cls[:, None, None])).any(2)
+    void = ~(held & (cls == led_cls[:, None])[:, None, :]).any(2)
     eligible = identical & ((kind_cls == led_cls[:, None]) | (void & (kind_cls == TRUMP)))
     position = (np.arange(4)[None, :] - leader[:, None]) % 4
-    kind_strength = np.take_along_axis(strength, kind, 1)
+    kind_strength = np.take_along_axis(strength, kind, 1).astype(np.int64)
     score = np.where(eligible, kind_strength * 4 + 3 - position, -1)
-    winner = score.argmax(1)
-    found = score[rows, winner] >= 0
-    return (np.where(found, winner, -1),
-            np.where(found, kind_strength[rows, winner], -1))
+    winner = score.argmax(1)  # the strongest eligible play, the first played among equals
+    found = score[n, winner] >= 0
+    seat[rows] = np.where(found, winner, -1)
+    best[rows] = np.where(found, kind_strength[n, winner], -1)
+    led[rows] = led_cls
+    return seat, best, led
 
 
 def unseen(views: dict) -> np.ndarray:
@@ -142,16 +154,7 @@ def unseen(views: dict) -> np.ndarray:
     seat's played cards and the kitty cards it knows.
 
     TODO(issue 35): replace by the observation's derived ``unseen`` piece once it lands."""
-    seen = views["hand"] + views["played"].sum(1) + views["kitty_known"]
-    return np.maximum(4 - seen, 0)
-
-
-def _tables(views: dict) -> tuple[np.ndarray, np.ndarray]:
-    """``(B, 54)`` strength and suit class of each kind under each row's trump and level
-    (trump ♦ where it is not known yet: the card features are masked there)."""
-    trump = views["trump"].argmax(1)
-    level = views["level"].argmax(1)
-    return (STRENGTH[trump, level].astype(np.int64), SUIT_CLASS[trump, level].astype(np.int64))
+    return 4 - (views["hand"] + views["played"].sum(1) + views["kitty_known"])
 
 
 def action_features(observations: np.ndarray, rows: np.ndarray,
@@ -165,17 +168,11 @@ def action_features(observations: np.ndarray, rows: np.ndarray,
     if not actions.size:
         return out
     f = FEATURES.views(out)
-    phase = views["phase"].argmax(1)[rows]
     led = views["led_count"][rows, 0] > 0
+    koujoker = views["phase"][rows, _PHASE[Phase.KOUJOKER]] > 0
     base = _BASE[actions]
-    in_phase = phase == _PHASE[Phase.KOUJOKER]
-    kinds = np.select(
-        [(base == _PASS) & ~in_phase, base == _DECLARE, base == _RETURN,
-         (base == _BURY) & ~in_phase, (base == _BURY) & in_phase, (base == _PASS) & in_phase,
-         base == _TAKE, (base == _PLAY) & ~led, (base == _PLAY) & led],
-        np.arange(len(TYPES)), -1)
-    out[np.flatnonzero(kinds >= 0), kinds[kinds >= 0]] = 1.0
-    hands = views["hand"]
+    column = _TYPE_OF[base, koujoker.astype(np.int64), led.astype(np.int64)]
+    out[np.arange(actions.size), column] = 1.0
 
     declare = np.flatnonzero(DECLARE_COUNT[actions] > 0)
     if declare.size:
@@ -184,25 +181,29 @@ def action_features(observations: np.ndarray, rows: np.ndarray,
         f["declare_suit"][declare[named], suit[named]] = 1.0
         f["declare_cards"][declare, 0] = DECLARE_COUNT[actions[declare]] / 4
         f["declare_jokers"][declare, 0] = DECLARE_JOKERS[actions[declare]]
-        held = hands[rows[declare]][:, _NATURAL] * (
+        held = views["hand"][rows[declare]][:, _NATURAL] * (
             _SUITS[None, _NATURAL] == suit[:, None])
         f["declare_held"][declare, 0] = np.where(named, held.sum(1), 0) / HELD_SCALE
 
     card = np.flatnonzero(KIND[actions] >= 0)
     if card.size:
-        _card_features(f, views, rows[card], actions[card], card)
-    play = card[base[card] == _PLAY]
-    if play.size:
-        _play_features(f, views, rows[play], actions[play], play, led[play])
+        # each row's trump and level once (trump ♦ where it is not known yet: cards move only
+        # once it is, and the card features are masked there)
+        trump = views["trump"].argmax(1)
+        level = views["level"].argmax(1)
+        known = views["trump"].any(1)
+        _card_features(f, views, rows[card], actions[card], card, trump, level, known)
+        play = card[base[card] == _PLAY]
+        if play.size:
+            tables = STRENGTH[trump, level], SUIT_CLASS[trump, level]
+            _play_features(f, views, rows[play], actions[play], play, led[play], *tables)
     return out
 
 
-def _card_features(f, views, rows, actions, at) -> None:
+def _card_features(f, views, rows, actions, at, trump, level, known) -> None:
     """The features of actions that move cards of one kind (bury, take back, return, play)."""
     kind, count = KIND[actions], COUNT[actions]
-    known = views["trump"][rows].any(1)  # trump decided (always, once cards move)
-    trump = views["trump"][rows].argmax(1)
-    level = views["level"][rows].argmax(1)
+    trump, level, known = trump[rows], level[rows], known[rows]
     cls = SUIT_CLASS[trump, level, kind]
     f["suit_class"][at[known], cls[known]] = 1.0
     f["strength"][at, 0] = np.where(known, STRENGTH_RANK[trump, level, kind], 0)
@@ -215,37 +216,44 @@ def _card_features(f, views, rows, actions, at) -> None:
     f["breaks_group"][at, 0] = count < held
 
 
-def _play_features(f, views, rows, actions, at, led) -> None:
-    """The trick features of play actions: leads (``led`` False) and follow steps."""
+def _play_features(f, views, rows, actions, at, led, strength, cls) -> None:
+    """The trick features of play actions: leads (``led`` False) and follow steps;
+    ``strength`` and ``cls`` are each observation's ``(B, 54)`` tables."""
     kind, count = KIND[actions], COUNT[actions]
-    strength, cls = _tables(views)
-    winner, best = trick_winner(views)
-    trick_points = views["trick"].sum(1) @ _POINTS + views["selection"] @ _POINTS
+    chosen = views["selection"].sum(1)
+    trick_points = (views["trick"].sum(1) + views["selection"]) @ _POINTS
     f["trick_points"][at, 0] = (trick_points[rows] + _POINTS[kind] * count) / MAX_TRICK_POINTS
 
-    lead = ~led
-    f["completes"][at[lead], 0] = 1.0
-    f["wins"][at[lead], 0] = 1.0
-    if lead.any():
-        r, k, c = rows[lead], kind[lead], count[lead]
-        stronger = (cls[r] == cls[r, k][:, None]) & (strength[r] > strength[r, k][:, None])
-        f["top"][at[lead], 0] = ~(stronger & (unseen(views)[r] >= c[:, None])).any(1)
+    lead = np.flatnonzero(~led)
+    if lead.size:
+        r, k, a = rows[lead], kind[lead], at[lead]
+        f["completes"][a, 0] = 1.0
+        f["wins"][a, 0] = 1.0
+        # top: no kind of the class, stronger, with as many copies unseen. Per leading row
+        # and count, the strongest kind of each class with that many unseen (class * 64 +
+        # strength orders the kinds of a class and keeps the classes apart), then one look-up
+        # per action
+        rows_led, which = np.unique(r, return_inverse=True)
+        key = (cls * 64 + strength)[rows_led]
+        many = unseen(views)[rows_led][None] >= np.arange(1, 5)[:, None, None]  # (4, n, 54)
+        masked = np.where(many, key, -1)
+        top = np.stack([np.where(key // 64 == c, masked, -1).max(2) for c in range(TRUMP + 1)],
+                       2)  # (4 counts, n rows, 5 classes)
+        own = key[which, k]
+        f["top"][a, 0] = top[count[lead] - 1, which, own // 64] <= own
 
     follow = np.flatnonzero(led)
     if follow.size:
+        winner, best, led_cls = trick_winner(views, strength, cls)
         r, k, c, a = rows[follow], kind[follow], count[follow], at[follow]
-        chosen = views["selection"][r].sum(1)
-        need = np.minimum(views["led_count"][r, 0], views["cards_left"][r, 0])
-        f["completes"][a, 0] = chosen + c == need
-        # the led kind: the leader's (relative seat) one kind in the trick
-        leader = views["leader"][r].argmax(1)
-        led_kind = views["trick"][r, leader].argmax(1)
-        led_cls, own_cls = cls[r, led_kind], cls[r, k]
+        k_led = views["led_count"][r, 0]
+        f["completes"][a, 0] = chosen[r] + c == np.minimum(k_led, views["cards_left"][r, 0])
         # a winning follow is k identical cards in one step, of the led class or trump when
         # void (one group in the follow, so void is "this kind is not of the led class")
-        whole = (chosen == 0) & (c == views["led_count"][r, 0])
-        eligible = whole & ((own_cls == led_cls) | (own_cls == TRUMP))
-        own = strength[r, k]
-        f["wins"][a, 0] = eligible & (own > best[r])
-        f["margin"][a, 0] = np.where(eligible, (own - best[r]) / MAX_STRENGTH, 0)
+        own_cls = cls[r, k]
+        whole = (chosen[r] == 0) & (c == k_led)
+        eligible = whole & ((own_cls == led_cls[r]) | (own_cls == TRUMP))
+        margin = strength[r, k].astype(np.int64) - best[r]
+        f["wins"][a, 0] = eligible & (margin > 0)
+        f["margin"][a, 0] = np.where(eligible, margin / MAX_STRENGTH, 0)
         f["partner_winning"][a, 0] = winner[r] == 2
