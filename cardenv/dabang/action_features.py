@@ -121,7 +121,9 @@ def trick_winner(views: dict, strength: np.ndarray, cls: np.ndarray) -> tuple[np
     and ``led_count`` pieces and the rows' ``(B, 54)`` strength and suit-class tables
     (phases.trick._winner on the observation).
 
-    TODO(issue 35): replace by the observation's derived ``trick_winner`` piece once it lands."""
+    The observation's derived ``trick_winner`` piece (relative seats, one-hot) is read where
+    the layout has it; the computation below is the stand-in until it lands on main (TODO(issue
+    35): drop the stand-in then)."""
     b = strength.shape[0]
     seat, best, led = np.full(b, -1), np.full(b, -1), np.full(b, -1)
     rows = np.flatnonzero(views["led_count"][:, 0] > 0)  # only the tricks under way
@@ -132,6 +134,14 @@ def trick_winner(views: dict, strength: np.ndarray, cls: np.ndarray) -> tuple[np
     k = views["led_count"][rows, 0]
     leader = views["leader"][rows].argmax(1)
     led_cls = cls[n, trick[n, leader].argmax(1)]
+    led[rows] = led_cls
+    if "trick_winner" in views:
+        piece = views["trick_winner"][rows]
+        winner = piece.argmax(1)
+        found = piece.any(1)
+        seat[rows] = np.where(found, winner, -1)
+        best[rows] = np.where(found, strength[n, trick[n, winner].argmax(1)], -1)
+        return seat, best, led
     held = trick > 0
     kind = trick.argmax(2)  # (n, 4): the kind of a one-kind play
     identical = (held.sum(2) == 1) & (trick.max(2) == k[:, None])
@@ -145,15 +155,16 @@ def trick_winner(views: dict, strength: np.ndarray, cls: np.ndarray) -> tuple[np
     found = score[n, winner] >= 0
     seat[rows] = np.where(found, winner, -1)
     best[rows] = np.where(found, kind_strength[n, winner], -1)
-    led[rows] = led_cls
     return seat, best, led
 
 
 def unseen(views: dict) -> np.ndarray:
     """``(B, 54)`` copies of each kind the observer has not seen: 4 decks less its hand, every
-    seat's played cards and the kitty cards it knows.
-
-    TODO(issue 35): replace by the observation's derived ``unseen`` piece once it lands."""
+    seat's played cards and the kitty cards it knows. The observation's derived ``unseen``
+    piece where the layout has it; this stand-in until it lands on main (TODO(issue 35): drop
+    the stand-in then)."""
+    if "unseen" in views:
+        return views["unseen"]
     return 4 - (views["hand"] + views["played"].sum(1) + views["kitty_known"])
 
 

@@ -44,6 +44,8 @@ def observation(phase="play", trump=SPADES, level=5, hand="", leader=None, led=N
     for seat, cards in (played or {}).items():
         for k in parse_cards(cards):
             v["played"][seat, k] += 1
+    if LAYOUT.derived:  # the derived pieces follow from the rest, as the engines' gathers do
+        LAYOUT.derive(LAYOUT.observation_views(obs))
     return obs
 
 
@@ -175,7 +177,8 @@ def top_reference(obs, action) -> bool:
     count += 1
     strength, cls = STRENGTH[trump, level], SUIT_CLASS[trump, level]
     for j in range(54):
-        unseen = 4 - v["hand"][j] - v["played"][:, j].sum() - v["kitty_known"][j]
+        unseen = v["unseen"][j] if "unseen" in v else \
+            4 - v["hand"][j] - v["played"][:, j].sum() - v["kitty_known"][j]
         if cls[j] == cls[k_kind] and strength[j] > strength[k_kind] and unseen >= count:
             return False
     return True

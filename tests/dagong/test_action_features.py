@@ -41,6 +41,8 @@ def observation(hand="", called="♦3", cards_left=None, standing=None, points=0
         if key is not None:
             v["standing_rank"][rank(key)] = 1
         v["standing_length"][0] = len(parse_cards(cards))
+    if LAYOUT.derived:  # the derived pieces follow from the rest, as the engines' gathers do
+        LAYOUT.derive(LAYOUT.observation_views(obs))
     return obs
 
 
