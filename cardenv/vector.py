@@ -10,6 +10,7 @@ batch: the public batched engine (numpy only; no PettingZoo).
     games.observations()   # (B, D) float32: the acting seats' observations (the env's layout)
     games.masks()          # (B, N) bool: their legal actions
     games.states()         # (B, S) float32: global states (the env's state()), for critics
+    index, feats = games.action_features()  # what each legal action does: (M,), (M, F)
     rewards, ended = games.step(actions)   # (B, 4) float rewards of this step, (B,) bool
     games.finished         # records of ended games (Finished: slot, seed, returns, results)
 
@@ -46,6 +47,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from cardenv.core.action_features import features_of
 from cardenv.core.checks import check_bool, check_int, is_int
 from cardenv.core.state import MAX_SEED
 from cardenv.core.protocol import Game
@@ -301,6 +303,17 @@ class VectorGame:
     def states(self) -> np.ndarray:
         """``(B, S)`` float32: each slot's global state (every hand included)."""
         return self.engine.global_states()
+
+    def action_features(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(index, features)``: ``index`` the flat legal indices of ``masks()`` as
+        ``legal_indices`` gives them (slot ``i``'s action is ``index - i * N``), ``features``
+        ``(M, F)`` float32, row ``j`` what that action does (the game's ``action_features`` of
+        ``observations()``, ``cardenv.core.action_features``); each slot's rows equal the
+        single env's ``action_features()``. ``ValueError`` if the game declares none."""
+        function = features_of(self.game)
+        index = legal_indices(self.masks())
+        rows, actions = np.divmod(index, self.num_actions)
+        return index, function(self.observations(), rows, actions)
 
     # --- stepping -------------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ class ToyGame:
     num_actions = CARDS
     observation_size = 2 * CARDS + 4 * CARDS  # own hand, cards played by each seat (relative)
     state_size = 4 * CARDS + 4 * CARDS
+    action_features = None  # no per-action features (core.action_features): callers say so
 
     def __init__(self, **options):
         if options:

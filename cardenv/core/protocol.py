@@ -80,7 +80,12 @@ class Game(Protocol):
     """A game with fixed options: makes states and answers batched questions about them.
 
     Optional: ``batch_engine``, a ``BatchEngine`` class that steps many of its states in numpy
-    (``cardenv.vector.VectorGame`` uses it when present)."""
+    (``cardenv.vector.VectorGame`` uses it when present); ``action_features``, a function
+    ``(observations (B, D), rows (M,), actions (M,)) -> (M, F)`` float32 giving what each move
+    does from the observation alone, with ``action_feature_pieces`` declaring its ``F``
+    columns (``cardenv.core.action_features``). A game without them has neither attribute or
+    ``action_features = None``; ``env.action_features`` and ``VectorGame.action_features``
+    then raise a ``ValueError`` saying that the game declares none."""
 
     name: str  # the registry name
     options: dict

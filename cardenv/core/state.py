@@ -74,6 +74,10 @@ class CardGame:
     # a class stepping many states of this game in numpy (cardenv.vector's SlotBatch interface);
     # None: cardenv.vector.VectorGame steps each state by its own apply
     batch_engine = None
+    # per-action features from the observation (core.action_features): a function
+    # (observations, rows, actions) -> (M, F) and its declared pieces; None: the game has none
+    action_features = None
+    action_feature_pieces: tuple = ()
 
     @property
     def num_actions(self) -> int:

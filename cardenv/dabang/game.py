@@ -39,6 +39,7 @@ from cardenv.core.errors import ConfigError
 from cardenv.core.options import (Option, boolean, either, int_in, int_pair,
                                   non_negative_number, one_of, optional_seat, resolve)
 from cardenv.core.state import CardGame, CardState
+from cardenv.dabang import action_features as features
 from cardenv.dabang import batch, counting, reasons, worlds
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
@@ -141,6 +142,9 @@ class DabangGame(CardGame):
     name = "dabang"
     actions = cat.ACTIONS
     layout = LAYOUT
+    # what each legal move does, from the observation alone (core.action_features)
+    action_features = staticmethod(features.action_features)
+    action_feature_pieces = features.PIECES
     # the batched queries of the engine contract (core.protocol): follow steps in one call
     legal_masks = staticmethod(batch.legal_masks)
     sides = staticmethod(batch.sides)

@@ -24,6 +24,7 @@ from cardenv.core.checks import check_seat, is_int
 from cardenv.core.options import Option, boolean, int_in, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
+from cardenv.dagong import action_features as features
 from cardenv.dagong import batch, legality, reasons, worlds
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_calls
 from cardenv.dagong.observation import LAYOUT
@@ -72,6 +73,9 @@ class DagongGame(CardGame):
     name = "dagong"
     actions = cat.ACTIONS
     layout = LAYOUT
+    # what each legal move does, from the observation alone (core.action_features)
+    action_features = staticmethod(features.action_features)
+    action_feature_pieces = features.PIECES
     # the batched queries of the engine contract (core.protocol): one vectorized mask call
     legal_masks = staticmethod(batch.legal_masks)
     sides = staticmethod(batch.sides)

@@ -27,6 +27,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from cardenv.core.action_features import features_of
 from cardenv.core.errors import ConfigError
 from cardenv.core.lang import check_lang, translate
 
@@ -117,6 +118,19 @@ class CardGameEnv(AECEnv):
         else:
             mask = self._zero_mask.copy()
         return {"observation": state.observation(seat), "action_mask": mask}
+
+    def action_features(self, agent: str | None = None) -> np.ndarray:
+        """``(L, F)`` float32: what each legal action of ``agent`` (default: the agent to act)
+        does, in the order of ``np.flatnonzero(observe(agent)["action_mask"])`` (``L = 0`` for
+        an agent not to act). The game's ``action_features`` of the agent's observation
+        (``cardenv.core.action_features``; the columns are the env docstring's feature table):
+        a function of the observation alone. ``ValueError`` if the game declares none."""
+        function = features_of(self.game)
+        if agent is None:
+            agent = self.agent_selection
+        seen = self.observe(agent)
+        legal = np.flatnonzero(seen["action_mask"])
+        return function(seen["observation"][None], np.zeros(legal.size, np.int64), legal)
 
     def describe_action(self, action: int) -> str:
         """Human string of an action id in the env's ``lang``, e.g. ``"bomb 6x9 with 2 jokers"``;

@@ -114,6 +114,37 @@ is built one group of identical cards per step, and the mask at each step allows
 steps that can still end in a legal follow (the choice so far is the ``selection`` piece).
 ``cardenv.dabang.ACTIONS[a]`` describes action ``a`` (``text`` such as ``"pair ♠9"``).
 
+#### Action Features
+
+What each legal action does in the position, for policies that score moves one by one:
+``env.action_features(agent=None)`` is an ``(L, 34)`` float32 array, one row per legal action
+of the agent in the order of ``np.flatnonzero(observe(agent)["action_mask"])``;
+``cardenv.vector.VectorGame.action_features()`` gives the same rows for a batch. They are a
+function of the observation and the action id alone (``cardenv.dabang.action_features``), so
+they hold nothing hidden. Mostly in 0..1:
+
+| Index | Feature | Size | Description |
+|---|---|---|---|
+| 0..8 | `type` | 9 | one-hot: declare_pass, declare, return, bury, koujoker, koujoker_stop, takeback, lead, follow (declare: the grab or a declaration; koujoker_stop: pass while burying jokers; lead / follow: a play before / after the lead, a follow step being one group of identical cards) |
+| 9..12 | `declare_suit` | 4 | one-hot suit ♦♣♥♠ a declaration names (zeros for the grab) |
+| 13..13 | `declare_cards` | 1 | level cards or jokers a declaration shows / 4 (grab: 1/4) |
+| 14..14 | `declare_jokers` | 1 | 1 for the big-joker grab and the four-joker declarations |
+| 15..15 | `declare_held` | 1 | cards of the declared suit in hand / 26 |
+| 16..20 | `suit_class` | 5 | one-hot suit class of the card kind under the trump and level: side ♦♣♥♠, trump (zeros for actions without a card, or before trump is known) |
+| 21..21 | `strength` | 1 | strength rank of the kind within its suit class, 0 (lowest) .. 1 (highest: the side A, the big joker) |
+| 22..22 | `count` | 1 | cards the action moves / 4 (a play step's copies; 1 for bury, take back, return) |
+| 23..23 | `points` | 1 | points of those cards / 40 |
+| 24..24 | `point_card` | 1 | 1 if the kind is a 5, 10 or K |
+| 25..25 | `joker` | 1 | 1 if the kind is a joker |
+| 26..26 | `held` | 1 | copies of the kind in hand / 4 |
+| 27..27 | `breaks_group` | 1 | 1 if the action moves fewer copies than the hand holds (splits a 棒 / 滚子 / 四联) |
+| 28..28 | `completes` | 1 | play: 1 if this step ends the play (a lead; a follow step that brings the selection to min(k, cards left)) |
+| 29..29 | `wins` | 1 | play: 1 if the completed play would take the trick as it stands (a lead; k identical cards of the led suit class, or trump when void in it, stronger than the winner so far) [A5] |
+| 30..30 | `margin` | 1 | play: (strength - the winning play's strength) / 45 for a follow that could win (k identical cards of the led class, or trump when void); else 0 |
+| 31..31 | `trick_points` | 1 | play: points in the trick once this step is played (the plays so far, the selection, these cards) / 160 |
+| 32..32 | `partner_winning` | 1 | follow: 1 if the partner's play takes the trick so far |
+| 33..33 | `top` | 1 | lead: 1 if no stronger kind of its suit class has as many copies unseen (not in hand, played, or known in the kitty): no one can beat it in class |
+
 ### Rewards
 
 Team rewards (both partners get the same; zero-sum between the teams), when a hand ends:

@@ -82,6 +82,33 @@ called kind. ``cardenv.dagong.ACTIONS[a]`` describes action ``a`` (type, length,
 ranks, jokers, suit, ``called``, ``text`` such as ``"bomb 6x9 with 2 jokers"``);
 ``cardenv.dagong.action_id(...)`` is the inverse. See ``cardenv/dagong/catalogue.py``.
 
+#### Action Features
+
+What each legal action does in the position, for policies that score moves one by one:
+``env.action_features(agent=None)`` is an ``(L, 28)`` float32 array, one row per legal action
+of the agent in the order of ``np.flatnonzero(observe(agent)["action_mask"])``;
+``cardenv.vector.VectorGame.action_features()`` gives the same rows for a batch. They are a
+function of the observation and the action id alone (``cardenv.dagong.action_features``), so
+they hold nothing hidden. Mostly in 0..1:
+
+| Index | Feature | Size | Description |
+|---|---|---|---|
+| 0..13 | `type` | 14 | one-hot: pass, solo_decline, solo_declare, single, pair, triple, pair_run, triple_run, bomb, 510k, tianzha, 7xi, 8xi, yaobai [B2] |
+| 14..14 | `length` | 1 | cards played / 27 |
+| 15..15 | `key_rank` | 1 | key rank (a run's top rank) / 12, 3 = 0 .. 2 = 1 (0 for 510K, 天炸 and non-plays) |
+| 16..16 | `jokers` | 1 | jokers (wildcards) it spends / 4 |
+| 17..17 | `bomb` | 1 | 1 for a bomb (beats every non-bomb) [B2] |
+| 18..18 | `bomb_strength` | 1 | rank of the bomb in the bomb order / the strongest (天炸 = 1; 0 for non-bombs) [D-B2] |
+| 19..19 | `zheng` | 1 | 1 for a 正510K (one suit), 0 for a 杂510K and the rest |
+| 20..20 | `points` | 1 | points of the natural cards it takes from this hand / 100 |
+| 21..21 | `called` | 1 | 1 if it plays a card of the called kind (the partner's play of it reveals the partnership, 明鸡) [B3] |
+| 22..22 | `cards_after` | 1 | cards left in hand after it / 27 |
+| 23..23 | `empties` | 1 | 1 if it plays the last cards of the hand (goes out) [B3] |
+| 24..24 | `lead` | 1 | 1 for a play with nothing standing (a lead) |
+| 25..25 | `rank_margin` | 1 | a non-bomb on a standing play of its type and length: (key rank - the standing key rank) / 12; else 0 |
+| 26..26 | `bomb_margin` | 1 | a bomb on a standing play: (its bomb rank - the standing one's, 0 for a non-bomb) / the strongest; else 0 |
+| 27..27 | `trick_points` | 1 | points of the current trick with this play's / 200 (what its side takes if the play stands) |
+
 ### Rewards
 
 When a hand ends, each seat receives its payoff for the hand (B4): ±1 for a find-a-friend win
