@@ -107,7 +107,8 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.run_path = run_path(cfg)
         os.makedirs(self.run_path, exist_ok=True)
-        self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic)
+        self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic, head=cfg.head,
+                                         obs_size=cfg.observation_size)
         self.net = self.make_net().to(self.compute.device)
         # the network collection acts with, on the CPU: the learner itself when it is there too,
         # else a copy refreshed after every update

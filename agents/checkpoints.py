@@ -28,7 +28,8 @@ def save_training(path: str, config: dict, net, optimizer, pool: list, rng, *, i
     Every tensor goes to the CPU: a checkpoint loads anywhere, float32 in any precision."""
     torch.save(on_cpu({
         "game": config["game"], "options": config["options"],
-        "net": {"hidden": list(config["hidden"]), "critic": config["critic"]},
+        "net": {"hidden": list(config["hidden"]), "critic": config["critic"],
+                "head": config.get("head", "fixed")},
         "model": net.state_dict(), "optimizer": optimizer.state_dict(), "config": config,
         "iteration": iteration, "samples": samples, "pool": pool,
         "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),

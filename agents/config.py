@@ -63,6 +63,14 @@ class Config:
     """value function: "local" (a head on the policy's trunk, reading the seat's observation) or
     "global" (a critic MLP of its own reading the global state, every hand included, as in
     PerfectDou; the policy still reads only the observation)."""
+    observation_size: int | None = None
+    """read only the first N entries of the observation (null: all of it): an ablation of the
+    pieces appended later, e.g. 1073, Dabang's observation before the counting pieces (issue
+    35). A features head still computes its action features from the whole observation."""
+    head: str = "fixed"
+    """policy head: "fixed" (one logit per action id) or "features" (that, plus a score of
+    what each legal action does in the position, from the game's per-action features; see
+    ``agents.ppo.PolicyNet``)."""
     lr: float = 3e-4
     """Adam learning rate (the peak of each stage's schedule)."""
     lr_schedule: str = "linear"
@@ -359,6 +367,10 @@ def _check(cfg: Config) -> Config:
             raise ConfigError(f"config: reward: match: {exc}") from None
     need(cfg.critic in CRITICS if torch is not None else isinstance(cfg.critic, str),
          f"critic must be one of local, global, got {cfg.critic!r}")
+    need(cfg.head in ("fixed", "features"), f"head must be fixed or features, got {cfg.head!r}")
+    need(cfg.observation_size is None or (is_int(cfg.observation_size)
+                                          and cfg.observation_size >= 1),
+         f"observation_size must be null or an int >= 1, got {cfg.observation_size!r}")
     need(isinstance(cfg.hidden, list) and 1 <= len(cfg.hidden) <= MAX_LAYERS and
          all(is_int(h) and 1 <= h <= MAX_HIDDEN for h in cfg.hidden),
          f"hidden must be a list of ints (1..{MAX_LAYERS} of them, each 1..{MAX_HIDDEN}), got "
@@ -426,7 +438,8 @@ def collector_settings(cfg: Config, precision: str = "fp32") -> dict:
     """What a ``Collector`` needs of a (stage's) config, as a plain mapping; ``precision``: the
     resolved one the learner acts in."""
     return {**{k: getattr(cfg, k) for k in ("game", "num_envs", "options", "opponents", "gamma",
-                                            "gae_lambda", "score_shaping", "critic", "reward")},
+                                            "gae_lambda", "score_shaping", "critic", "head",
+                                            "observation_size", "reward")},
             "precision": precision}
 
 

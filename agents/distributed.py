@@ -157,7 +157,8 @@ class RolloutWorker:
             first = saved["next_seed"]
 
         def new_net():
-            return make_net(game, hidden, settings["critic"])
+            return make_net(game, hidden, settings["critic"], head=settings.get("head", "fixed"),
+                            obs_size=settings.get("observation_size"))
 
         self.collector = Collector(game, seed, new_net(), new_net, rng, generator,
                                    {"heuristic": heuristic, "random": RandomAgent(game, own)})

@@ -9,7 +9,7 @@ engine's ``state()``), which only training needs; the policy, and so every agent
 checkpoint, reads the seat's observation alone.
 
 Checkpoints are plain ``torch.save`` dicts of tensors and plain data: ``{"game", "options",
-"net": {"hidden", "critic"}, "model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the
+"net": {"hidden", "critic", "head"}, "model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the
 agent, reading the file with ``torch.load(weights_only=True)`` (``read_checkpoint``), so that a
 file passed around cannot run code as it loads, and checking every entry (``CheckpointError``).
 ``slim(src, dst)`` keeps only what playing needs (training checkpoints also hold the optimizer
@@ -34,6 +34,8 @@ COLUMN_STEP = 64  # the policy head's columns are taken in multiples of this (_l
 
 
 CRITICS = ("local", "global")
+HEADS = ("fixed", "features")
+FEATURE_WIDTH = 64  # the features head's context and hidden width
 MAX_HIDDEN, MAX_LAYERS = 16384, 16  # a checkpoint's hidden sizes (train.py's bounds)
 
 
@@ -44,16 +46,23 @@ def game_sizes(game: str) -> tuple[int, int, np.ndarray]:
 
 
 def make_net(game: str, hidden, critic: str = "local", obs_size: int | None = None,
-             state_size: int | None = None) -> "PolicyNet":
+             state_size: int | None = None, head: str = "fixed") -> "PolicyNet":
     """A fresh ``PolicyNet`` for ``game``: MLP sizes ``hidden``; ``critic`` "local" (value
-    head on the policy's trunk) or "global" (a critic MLP over the global state). ``obs_size`` /
-    ``state_size``: the input sizes of a network trained before pieces were added at the end of
-    the game's layout (it reads the leading entries; see ``PPOAgent``)."""
+    head on the policy's trunk) or "global" (a critic MLP over the global state); ``head``
+    "fixed" (one logit per action id) or "features" (that, plus a score of what each legal
+    action does: the game's ``action_features``). ``obs_size`` / ``state_size``: the input
+    sizes of a network trained before pieces were added at the end of the game's layout (it
+    reads the leading entries; see ``PPOAgent``)."""
     if critic not in CRITICS:
         raise ValueError(f"critic must be one of {CRITICS}, got {critic!r}")
+    if head not in HEADS:
+        raise ValueError(f"head must be one of {HEADS}, got {head!r}")
     made = make_game(check_game(game))
+    if head == "features" and made.action_features is None:
+        raise ValueError(f"head 'features' needs a game with action features; {game} has none")
     return PolicyNet(made.observation_high[:obs_size], made.num_actions, tuple(hidden),
-                     state_high=made.state_high[:state_size] if critic == "global" else None)
+                     state_high=made.state_high[:state_size] if critic == "global" else None,
+                     features=made if head == "features" else None)
 
 
 def _mlp(width: int, hidden) -> tuple[nn.Sequential, int]:
@@ -67,14 +76,33 @@ def _mlp(width: int, hidden) -> tuple[nn.Sequential, int]:
 class PolicyNet(nn.Module):
     """MLP trunk with a masked policy head and a value head; with ``state_high`` (the global
     state's per-entry maxima) the value head sits on a critic MLP of its own over the global
-    state instead (``critic == "global"``)."""
+    state instead (``critic == "global"``).
 
-    def __init__(self, obs_high, num_actions: int, hidden=(256, 256), state_high=None):
+    With ``features`` (a made game with ``action_features``; ``head == "features"``) each legal
+    action's logit also gets a score from what the action does in this position: a small MLP
+    over the trunk's context and the action's features (the game's ``action_features`` of the
+    raw observation, as DouZero and DanZero+ feed their networks each legal action). The
+    fixed head still gives each action id its own logit; the score starts near zero, so a
+    fresh features network plays like a fixed one."""
+
+    def __init__(self, obs_high, num_actions: int, hidden=(256, 256), state_high=None,
+                 features=None):
         super().__init__()
         high = torch.as_tensor(np.asarray(obs_high, dtype=np.float32))
         self.register_buffer("scale", 1.0 / torch.clamp(high, min=1.0))
+        self.obs_size = high.numel()
         self.trunk, width = _mlp(high.numel(), hidden)
         self.policy = nn.Linear(width, num_actions)
+        self.head = "fixed" if features is None else "features"
+        if features is not None:
+            self._action_features = features.action_features
+            self._features_width = features.observation_size
+            size = sum(piece[1] for piece in features.action_feature_pieces)
+            self.context = nn.Linear(width, FEATURE_WIDTH)
+            self.action_score = nn.Sequential(nn.Linear(FEATURE_WIDTH + size, FEATURE_WIDTH),
+                                              nn.Tanh(), nn.Linear(FEATURE_WIDTH, 1))
+            nn.init.orthogonal_(self.action_score[2].weight, gain=0.01)
+            nn.init.zeros_(self.action_score[2].bias)
         self.critic = "local" if state_high is None else "global"
         if state_high is not None:
             state_high = torch.as_tensor(np.asarray(state_high, dtype=np.float32))
@@ -90,10 +118,15 @@ class PolicyNet(nn.Module):
                 ) -> tuple[torch.Tensor, torch.Tensor | None]:
         """``(masked logits, value)`` for ``(B, D)`` observations and ``(B, N)`` bool masks; a
         global critic needs ``(B, S)`` global states for the value (``None`` without them)."""
-        features = self.trunk(obs * self.scale)
+        features = self._trunk(obs)
         # float32 out whatever the precision inside (bf16 autocast): the softmax, the sampling
         # and the losses work on float32
-        logits = self.policy(features).float().masked_fill(~mask, MASKED)
+        logits = self.policy(features).float()
+        if self.head == "features":
+            rows, cols = mask.nonzero(as_tuple=True)
+            logits = logits.index_put((rows, cols), self._scores(obs, features, rows, cols),
+                                      accumulate=True)
+        logits = logits.masked_fill(~mask, MASKED)
         if self.critic == "global":
             if state is None:
                 return logits, None
@@ -123,8 +156,8 @@ class PolicyNet(nn.Module):
         product for Dagong, which was half the update's arithmetic. It stays a matrix
         product, which bf16 speeds up (a gather of each legal pair's row, the way before, did
         not: 124 against 61 ms per Dagong minibatch in bf16, 161 against 107 ms in fp32)."""
-        features = self.trunk(obs * self.scale)
-        rows, cols, logits = self._legal_logits(features, mask)
+        features = self._trunk(obs)
+        rows, cols, logits = self._legal_logits(features, mask, obs)
         logp = segment_log_softmax(rows, logits, len(obs))
         if self.critic == "global":
             if state is None:
@@ -132,10 +165,30 @@ class PolicyNet(nn.Module):
             features = self.critic_trunk(state * self.state_scale)
         return rows, cols, logp, self.value(features).squeeze(-1).float()
 
-    def _legal_logits(self, features: torch.Tensor, mask: torch.Tensor) -> tuple:
+    def _trunk(self, obs: torch.Tensor) -> torch.Tensor:
+        """The trunk's output; it reads the observation's first ``obs_size`` entries (a
+        features network is given whole observations: the action features read them)."""
+        if obs.shape[-1] != self.obs_size:
+            obs = obs[..., :self.obs_size]
+        return self.trunk(obs * self.scale)
+
+    def _scores(self, obs: torch.Tensor, features: torch.Tensor, rows: torch.Tensor,
+                cols: torch.Tensor) -> torch.Tensor:
+        """The features head's float32 score of each legal pair ``(rows[j], cols[j])``."""
+        if obs.shape[-1] != self._features_width:
+            raise ValueError(f"a features head reads whole observations ({self._features_width} "
+                             f"entries), got {obs.shape[-1]}")
+        table = self._action_features(obs.detach().float().cpu().numpy(), rows.cpu().numpy(),
+                                      cols.cpu().numpy())
+        table = torch.from_numpy(table).to(device=features.device, dtype=features.dtype)
+        context = torch.tanh(self.context(features))[rows]
+        return self.action_score(torch.cat([context, table], dim=1)).squeeze(-1).float()
+
+    def _legal_logits(self, features: torch.Tensor, mask: torch.Tensor,
+                      obs: torch.Tensor | None = None) -> tuple:
         """``(rows, cols, logits)`` of every legal pair of ``mask``, row-major, the logits in
         float32: the policy head multiplied by the columns legal somewhere in the batch only
-        (see ``legal_log_probs``)."""
+        (see ``legal_log_probs``); a features head adds each pair's score (it needs ``obs``)."""
         if not bool(mask.any(-1).all()):
             raise ValueError("a row of the mask has no legal action")
         rows, cols = mask.nonzero(as_tuple=True)
@@ -148,6 +201,8 @@ class PolicyNet(nn.Module):
         used = torch.cat([used, used.new_zeros(-len(used) % COLUMN_STEP)])
         logits = nn.functional.linear(features, self.policy.weight.index_select(0, used),
                                       self.policy.bias.index_select(0, used)).float()[rows, at]
+        if self.head == "features":
+            logits = logits + self._scores(obs, features, rows, cols)
         return rows, cols, logits
 
     def act(self, obs, mask, greedy: bool = False, generator: torch.Generator | None = None,
@@ -158,8 +213,8 @@ class PolicyNet(nn.Module):
         ``legal_log_probs``): for Dagong's 2,419 actions, a few hundred columns of the policy
         head per batch."""
         with torch.no_grad():
-            features = self.trunk(obs * self.scale)
-            rows, cols, logits = self._legal_logits(features, mask)
+            features = self._trunk(obs)
+            rows, cols, logits = self._legal_logits(features, mask, obs)
             if not bool(torch.isfinite(logits).all()):
                 raise RuntimeError("the policy's logits are not finite (a diverged network?)")
             logp = segment_log_softmax(rows, logits, len(obs))
@@ -394,10 +449,7 @@ class PPOAgent(Agent):
                              f"than {self.game}'s {current}: it comes from a newer cardenv")
 
     def act_batch(self, observations, masks) -> np.ndarray:
-        observations = np.asarray(observations, dtype=np.float32)
-        if observations.shape[-1] != self.obs_size:
-            observations = observations[..., :self.obs_size]  # an earlier layout's prefix
-        obs = torch.as_tensor(observations)
+        obs = torch.as_tensor(self._observations(observations))
         mask = torch.as_tensor(np.asarray(masks).astype(bool, copy=False))
         with autocast(self.precision):
             action, _, _ = self.net.act(obs, mask, greedy=self.greedy, generator=self.generator)
@@ -406,13 +458,19 @@ class PPOAgent(Agent):
     def action_probabilities(self, observations, masks) -> np.ndarray:
         """``(B, N)`` float32: the policy's probability of each action (0 where illegal); a
         search agent's prior (``agents.search``, ``top_k``)."""
-        observations = np.asarray(observations, dtype=np.float32)
-        if observations.shape[-1] != self.obs_size:
-            observations = observations[..., :self.obs_size]
+        observations = self._observations(observations)
         mask = torch.as_tensor(np.asarray(masks).astype(bool, copy=False))
         with torch.no_grad(), autocast(self.precision):
             logits, _ = self.net(torch.as_tensor(observations), mask)
         return torch.softmax(logits.float(), dim=-1).numpy()
+
+    def _observations(self, observations) -> np.ndarray:
+        """float32 observations as the network reads them: an earlier layout's prefix for a
+        fixed head; whole for a features head (its action features read today's layout)."""
+        observations = np.asarray(observations, dtype=np.float32)
+        if observations.shape[-1] != self.obs_size and self.net.head == "fixed":
+            observations = observations[..., :self.obs_size]
+        return observations
 
     def reseed(self, seed: int) -> None:
         seed = check_int(seed, "seed", 0, 2 ** 63 - 1, error=ValueError)
@@ -451,6 +509,9 @@ class PPOAgent(Agent):
         critic = net_spec.get("critic", "local")
         if critic not in CRITICS:
             raise bad(f"its critic is {critic!r}, not one of {', '.join(CRITICS)}")
+        head = net_spec.get("head", "fixed")  # (checkpoints before issue 35 have no head)
+        if head not in HEADS:
+            raise bad(f"its head is {head!r}, not one of {', '.join(HEADS)}")
         if not isinstance(model, dict) or not all(
                 isinstance(k, str) and torch.is_tensor(v) for k, v in model.items()):
             raise bad("its 'model' entry is not a mapping of names to tensors")
@@ -469,8 +530,11 @@ class PPOAgent(Agent):
         if obs_size > current:
             raise bad(f"the network reads {obs_size} observation entries, more than {game}'s "
                       f"{current}: it comes from a newer cardenv, or from another game")
+        if head == "features" and obs_size != current:
+            raise bad(f"its features head reads {obs_size} observation entries where {game}'s "
+                      f"observation has {current}")
         net = make_net(game, tuple(hidden), critic, obs_size=obs_size,
-                       state_size=None if state is None else state.numel())
+                       state_size=None if state is None else state.numel(), head=head)
         expected = net.state_dict()
         missing = sorted(set(expected) - set(model))
         unexpected = sorted(set(model) - set(expected))

@@ -32,7 +32,7 @@ def test_shipped_agent_example_runs(capsys):
 def test_registry_example_runs():
     namespace = {}
     exec(compile(python_blocks()[2], "README registry example", "exec"), namespace)
-    assert namespace["masks"].shape == (64, 404) and namespace["obs"].shape == (64, 1073)
+    assert namespace["masks"].shape == (64, 404) and namespace["obs"].shape == (64, 1165)
 
 
 def test_engine_example_runs():

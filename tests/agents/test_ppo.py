@@ -255,3 +255,76 @@ def test_the_loss_on_legal_actions_equals_the_full_masked_softmax(critic, densit
         bad[1] = int((~masks[1]).nonzero()[0])
         ppo_loss(net, obs, masks, bad, old_logp, adv, ret, clip=0.2, vf_coef=0.5,
                  ent_coef=0.01, states=state)
+
+
+def _played_batch(game: str, n: int = 48, steps: int = 40):
+    """Observations and masks of ``n`` games of ``game`` after ``steps`` random moves."""
+    from cardenv.vector import VectorGame
+
+    games = VectorGame(game, n, seed=5)
+    rng = np.random.default_rng(5)
+    for _ in range(steps):
+        masks = games.masks()
+        games.step(np.array([rng.choice(np.flatnonzero(row)) for row in masks]))
+    return torch.as_tensor(games.observations()), torch.as_tensor(games.masks())
+
+
+@pytest.mark.parametrize("game", ["dabang", "dagong"])
+def test_a_features_head_scores_what_each_legal_action_does(game):
+    """head "features" (issue 35): each legal pair's logit is the fixed head's plus a score of
+    the game's action features; the legal-only log-probabilities equal the full masked
+    softmax, and the score changes the policy only through the features (rows with equal
+    observations and masks get equal logits, features that differ change them)."""
+    from agents.ppo import make_net
+    from cardenv.games import make_game
+
+    torch.manual_seed(1)
+    net = make_net(game, [32], head="features")
+    torch.nn.init.normal_(net.action_score[2].weight, std=1.0)  # a score that matters
+    obs, mask = _played_batch(game)
+    logits, _ = net(obs, mask)
+    rows, cols, logp, _ = net.legal_log_probs(obs, mask)
+    assert torch.allclose(torch.log_softmax(logits, -1)[rows, cols], logp, atol=1e-5)
+    fixed = net.policy(net._trunk(obs)).float()
+    score = logits[rows, cols] - fixed[rows, cols]
+    table = make_game(game).action_features(obs.numpy(), rows.numpy(), cols.numpy())
+    context = torch.tanh(net.context(net._trunk(obs)))[rows]
+    want = net.action_score(torch.cat([context, torch.from_numpy(table)], 1)).squeeze(-1)
+    assert torch.allclose(score, want, atol=1e-5) and score.abs().max() > 0.01
+    action, _, _ = net.act(obs, mask, greedy=True)
+    assert mask[torch.arange(len(obs)), action].all()
+    # a fresh features head starts close to the fixed head it extends
+    fresh = make_net(game, [32], head="features")
+    gap = fresh(obs, mask)[0][rows, cols] - fresh.policy(fresh._trunk(obs)).float()[rows, cols]
+    assert gap.abs().max() < 0.1
+
+
+def test_a_features_checkpoint_round_trips_and_old_checkpoints_keep_the_fixed_head(tmp_path):
+    from agents.ppo import make_net
+
+    torch.manual_seed(2)
+    net = make_net("dabang", [16], "global", head="features")
+    path = tmp_path / "f.pt"
+    torch.save({"game": "dabang", "net": {"hidden": [16], "critic": "global",
+                                          "head": "features"}, "model": net.state_dict()}, path)
+    agent = PPOAgent.load(str(path))
+    assert agent.net.head == "features"
+    obs, mask = _played_batch("dabang", 16, 30)
+    want = net.act(obs, mask, greedy=True)[0]
+    assert agent.act_batch(obs.numpy(), mask.numpy()).tolist() == want.tolist()
+    # a checkpoint without "head" (before issue 35) is a fixed head
+    torch.save({"game": "dabang", "net": {"hidden": [16], "critic": "global"},
+                "model": make_net("dabang", [16], "global").state_dict()}, path)
+    assert PPOAgent.load(str(path)).net.head == "fixed"
+    # a features checkpoint whose weights are a fixed head's, or a bad head name, is refused
+    torch.save({"game": "dabang", "net": {"hidden": [16], "critic": "global",
+                                          "head": "features"},
+                "model": make_net("dabang", [16], "global").state_dict()}, path)
+    with pytest.raises(ValueError, match="do not match"):
+        PPOAgent.load(str(path))
+    torch.save({"game": "dabang", "net": {"hidden": [16], "head": "oracle"},
+                "model": make_net("dabang", [16]).state_dict()}, path)
+    with pytest.raises(ValueError, match="its head is 'oracle'"):
+        PPOAgent.load(str(path))
+    with pytest.raises(ValueError, match="head must be one of"):
+        make_net("dabang", [16], head="oracle")
