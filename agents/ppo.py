@@ -9,9 +9,10 @@ engine's ``state()``), which only training needs; the policy, and so every agent
 checkpoint, reads the seat's observation alone.
 
 Checkpoints are plain ``torch.save`` dicts of tensors and plain data: ``{"game", "options",
-"net": {"hidden", "critic", "head"}, "model": state_dict, ...}``; ``PPOAgent.load(path)`` rebuilds the
-agent, reading the file with ``torch.load(weights_only=True)`` (``read_checkpoint``), so that a
-file passed around cannot run code as it loads, and checking every entry (``CheckpointError``).
+"net": {"hidden", "critic", "head"}, "model": state_dict, ...}``; ``PPOAgent.load(path)``
+rebuilds the agent, reading the file with ``torch.load(weights_only=True)``
+(``read_checkpoint``), so that a file passed around cannot run code as it loads, and checking
+every entry (``CheckpointError``).
 ``slim(src, dst)`` keeps only what playing needs (training checkpoints also hold the optimizer
 and the frozen pool).
 """
