@@ -40,7 +40,7 @@ def test_format_3_loads_to_the_position_its_replay_gives(game, name):
     data, deal = old(game, name), DATA[game][name]["deal"]
     assert data["format"] == f"cardenv.{game}.state/3"
     state = state_class.from_dict(data)
-    # the saved buffer is a prefix of today's (pieces appended since: Dabang's counting pieces)
+    # the saved buffer is a prefix of today's (pieces appended since: the counting pieces)
     assert np.array_equal(state.buffer[:len(data["buffer"])], data["buffer"])
     assert state.rng.bit_generator.state == data["rng"]
     assert json.loads(json.dumps([r.to_dict() for r in state.results])) == data["results"]
@@ -122,3 +122,22 @@ def test_the_fixtures_cover_both_games_and_custom_deals():
     for game in GAMES:
         assert sum(DATA[game][n]["deal"] is not None for n in DATA[game]) >= 2
         assert any(DATA[game][n]["state"]["results"] for n in DATA[game])
+
+
+# format 4 as written before Dagong's counting pieces (commit 3290c60): its crc is of the
+# 688-entry buffer before them (DagongState.CRC_PREFIXES)
+DAGONG_4_BEFORE_COUNTING = {
+    "format": "cardenv.dagong.state/4",
+    "options": {"hands": 1, "solo_multiplier": 2, "allow_solo": True, "xiqian": True},
+    "seed": 5, "deal": None, "history": [2, 556, 537, 0, 90, 0, 0, 0, 166, 486, 334, 0, 0, 0],
+    "results": [], "crc": 2018250356}
+
+
+def test_format_4_written_before_the_counting_pieces_loads():
+    data = copy.deepcopy(DAGONG_4_BEFORE_COUNTING)
+    state = DagongState.from_dict(data)
+    assert state.history == data["history"] and state.crc(688) == data["crc"]
+    assert state.to_dict()["crc"] == state.crc() != data["crc"]  # saved again: today's crc
+    data["crc"] += 1
+    with pytest.raises(StateError, match="its recipe replays to another position"):
+        DagongState.from_dict(data)

@@ -282,6 +282,9 @@ class CardState:
     # history and comparing the whole buffer; an int: only that many first buffer entries)
     REPLAYED_FORMATS: dict[str, int | None] = {}
     OLD_FORMATS: dict[str, str] = {}  # formats no longer read -> why
+    # buffer sizes of this format's earlier layouts (pieces appended since): a saved crc of
+    # that many first entries is accepted too (``crc``)
+    CRC_PREFIXES: tuple[int, ...] = ()
     SHARED: tuple[str, ...] = ()  # attributes never changed in place: a clone shares them
     given_deal: dict | None = None  # the custom deal the episode started from (None: seeded)
 
@@ -327,10 +330,10 @@ class CardState:
         self._copy_fields(new)
         return new
 
-    def crc(self) -> int:
-        """CRC-32 of the tensor buffer (little-endian int16): a saved state's check that its
-        recipe replays to the same position."""
-        return zlib.crc32(self.buffer.astype("<i2", copy=False).tobytes())
+    def crc(self, size: int | None = None) -> int:
+        """CRC-32 of the tensor buffer (little-endian int16), or of its first ``size``
+        entries: a saved state's check that its recipe replays to the same position."""
+        return zlib.crc32(self.buffer[:size].astype("<i2", copy=False).tobytes())
 
     def to_dict(self) -> dict:
         """The state as its recipe, a JSON-compatible dict: the options, the seed, the custom
@@ -391,7 +394,8 @@ class CardState:
             crc = data["crc"]
             if not is_int(crc) or isinstance(crc, bool):
                 raise StateError(f"{what}: crc must be an int, got {crc!r}"[:300])
-            if int(crc) != state.crc():
+            if int(crc) != state.crc() and all(int(crc) != state.crc(size)
+                                               for size in cls.CRC_PREFIXES):
                 raise StateError(
                     f"{what}: its recipe replays to another position (crc {state.crc()}, "
                     f"saved {crc}): the seed, deal or history was changed after it was saved")

@@ -25,7 +25,7 @@ from cardenv.core.options import Option, boolean, int_in, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import action_features as features
-from cardenv.dagong import batch, legality, reasons, worlds
+from cardenv.dagong import batch, counting, legality, reasons, worlds
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_calls
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.phase import Phase
@@ -56,6 +56,23 @@ _NO_MASK = np.zeros(cat.NUM_ACTIONS, dtype=bool)
 _SOLO, _PLAY, _OVER = Phase.SOLO, Phase.PLAY, Phase.OVER
 _POINTS = KIND_POINTS.tolist()
 _TYPE_INDEX = {name: i for i, name in enumerate(cat.PLAY_TYPES)}
+
+
+def _card_deltas() -> list[list[np.ndarray]]:
+    """``[seat][kind]``: what one card of ``kind`` played by ``seat`` adds to the buffer: one
+    copy out of its hand, into its played cards and the standing play; the counting pieces
+    (``counting.card_deltas``)."""
+    deltas = counting.card_deltas(LAYOUT)
+    for seat, row in enumerate(deltas):
+        for kind, delta in enumerate(row):
+            v = LAYOUT.views(delta)
+            v["hand"][seat, kind] = -1
+            v["played"][seat, kind] = 1
+            v["standing_cards"][kind] = 1
+    return deltas
+
+
+_CARD_DELTAS = _card_deltas()
 
 
 class DagongGame(CardGame):
@@ -282,15 +299,14 @@ class DagongState(CardState):
         seat = self.current
         info = cat.ACTIONS[action]
         v = self.v
-        hand = v["hand"][seat]
-        cards = select_cards(hand.tolist(), action, self.called)
-        # a play is a handful of cards: per-card updates beat whole-vector numpy calls here
-        played, standing_cards = v["played"][seat], v["standing_cards"]
-        standing_cards[:] = 0
+        cards = select_cards(v["hand"][seat].tolist(), action, self.called)
+        # a play is a handful of cards: one precomputed whole-buffer delta per card (out of
+        # the hand into the seat's played cards and the standing play, and the counting
+        # pieces) beats the numpy calls of per-piece updates
+        v["standing_cards"][:] = 0
+        buffer, deltas = self.buffer, _CARD_DELTAS[seat]
         for kind in cards:
-            hand[kind] -= 1
-            played[kind] += 1
-            standing_cards[kind] += 1
+            buffer += deltas[kind]
         self._feasible[seat] = None
         self.standing, self.standing_seat = action, seat
         self.trick_points += sum(_POINTS[kind] for kind in cards)
@@ -306,6 +322,8 @@ class DagongState(CardState):
             v["partner"][:, self.partner] = 1
         self.cards_left[seat] -= len(cards)
         v["cards_left"][seat] = self.cards_left[seat]
+        if self.cards_left[seat] == 0 or self.called in cards:  # the twin may have moved
+            counting.refresh_twin(self)
         if self.cards_left[seat] == 0:
             v["place"][seat, len(self.out)] = 1
             self.out.append(seat)
@@ -416,6 +434,7 @@ class DagongState(CardState):
         if forced_solo:
             v["solo"][dealer] = 1
             v["forced_solo"][0] = 1
+        counting.refresh(self)
         self.current = dealer
         if self.game.options["allow_solo"] and not forced_solo:
             self.phase = _SOLO
@@ -470,9 +489,12 @@ class DagongState(CardState):
     # --- copies and saved states (CardState's skeleton calls these hooks) --------------------
 
     FORMAT = "cardenv.dagong.state/4"
-    # formats 2 and 3 saved the buffer (format 2 without the superseded_calls piece at its end),
-    # the results and the generator: read by replaying their seed and history
-    REPLAYED_FORMATS = {"cardenv.dagong.state/3": None, "cardenv.dagong.state/2": 634}
+    # formats 2 and 3 saved the buffer (format 2 without the superseded_calls piece at its end,
+    # format 3 without the counting pieces unseen .. twin), the results and the generator: read
+    # by replaying their seed and history, the saved buffer a prefix of the new one
+    REPLAYED_FORMATS = {"cardenv.dagong.state/3": 688, "cardenv.dagong.state/2": 634}
+    # format 4 written before the counting pieces: its crc is of the 688 entries before them
+    CRC_PREFIXES = (688,)
     OLD_FORMATS = {
         "cardenv.dagong.state/1": (
             "format 1 stored the derived fields (phase, seat to act, roles, cards left, points "
@@ -496,7 +518,10 @@ class DagongState(CardState):
         the buffer."""
         if data["format"] != "cardenv.dagong.state/3" or data["results"]:
             return None
-        v = game.layout.views(np.asarray(data["buffer"], dtype=np.int16))
+        buffer = np.zeros(game.layout.size, dtype=np.int16)  # (pieces appended since)
+        saved = np.asarray(data["buffer"], dtype=np.int16)
+        buffer[:saved.size] = saved
+        v = game.layout.views(buffer)
         return {"hands": data["deal_order"], "dealer": int(np.argmax(v["dealer"])),
                 "called": int(np.argmax(v["called"]))}
 

@@ -1,7 +1,9 @@
 """The Dagong tensor state and observation layout, declared once (see ``core.layout``).
 
 The rules engine writes these pieces as the game goes; ``state()`` is the whole buffer and a
-seat's observation is its gather. Seats in ``seats``-rule pieces are relative: index 0 is the
+seat's observation is its gather. The last pieces are what a card player counts (unseen cards,
+points still out, where the called card's twin may be), kept by the engine by the rules of
+``cardenv.dagong.counting``. Seats in ``seats``-rule pieces are relative: index 0 is the
 observing seat, 1 the next player (its 下家), 2 its opposite, 3 the player before it (上家).
 Ranks are 3..2 as 0..12; card kinds as in ``core.cards`` (rank * 4 + suit, 52 = SJ, 53 = BJ).
 """
@@ -47,6 +49,24 @@ PIECES = [
     Piece("superseded_calls", (54,), "public",
           "1 for each kind called during a later hand's deal and then superseded because the "
           "dealer came to hold both copies (the dealer showed them)"),
+    # What a card player counts (issue 35), appended so that older observations stay a prefix;
+    # the engine keeps them (cardenv.dagong.counting). Counts assume the full 108-card deal (a
+    # hand dealt by hand with fewer cards counts the undealt ones as unseen)
+    Piece("unseen", (4, 54), "own",
+          "copies of each card kind this seat has not seen: 2 minus its own hand minus every "
+          "card played this hand (they are in the other hands)", 2),
+    Piece("unseen_ranks", (4, 14), "own",
+          "unseen natural cards of each rank 3..2 (0..8), then unseen jokers (0..4): the most "
+          "of each rank the other three hands hold together, wildcards apart", 8),
+    Piece("points_out", (1,), "public",
+          "points not yet played this hand: 200 (two decks) minus the points played", 200),
+    Piece("hand_points", (4, 1), "own", "points in own hand", 200),
+    Piece("twin", (4, 4), "own_seats",
+          "1 for each seat that may still hold the called card's twin (the copy the dealer did "
+          "not show, held by the hidden partner), as far as this seat can tell: its own row "
+          "alone when it holds it, the dealer alone when the dealer holds both, else every "
+          "other seat but the dealer still holding cards (a seat out without playing it never "
+          "had it); zeros once it is played"),
 ]
 
 LAYOUT = Layout(PIECES)

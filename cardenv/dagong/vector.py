@@ -17,10 +17,11 @@ Design (struct of arrays):
   itself (the reference keeps them equal).
 - ``step`` applies every play-phase action at once: passes and trick ends (接风 leader choice),
   plays (the cards taken by ``select_batch``, the batched twin of ``selection.select_cards``),
-  going out, 明鸡, 摇摆 seats, trick points. Rows in the 硬牌 phase, and rows whose play decides
-  the hand (settlement, the next deal from the state's rng), run the reference ``DagongState``
-  code one game at a time: the object's Python fields are synced from the arrays first and read
-  back after.
+  going out, 明鸡, 摇摆 seats, trick points, the counting pieces (``_count_play``, the numpy
+  twin of the single engine's updates by the rules of ``counting``). Rows in the 硬牌 phase,
+  and rows whose play decides the hand (settlement, the next deal from the state's rng), run
+  the reference ``DagongState`` code one game at a time: the object's Python fields are synced
+  from the arrays first and read back after.
 - Masks: each (slot, seat)'s feasible plays (``legality.feasible`` on the batch's hands) are
   cached bit-packed until that seat's hand changes, so a step recomputes only the seats that
   played since their last turn; a mask is the cached row and the packed ``catalogue.BEATS`` row
@@ -37,7 +38,7 @@ import numpy as np
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, NUM_NATURAL, SMALL_JOKER
 from cardenv.dagong import catalogue as cat
-from cardenv.dagong import legality
+from cardenv.dagong import counting, legality
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.phase import Phase
 
@@ -279,6 +280,9 @@ _STANDING_LENGTH, _PASSED, _TRICK_POINTS = (_OFF["standing_length"], _OFF["passe
                                             _OFF["trick_points"])
 _POINTS, _PLACE, _TO_PLAY, _YAOBAI = _OFF["points"], _OFF["place"], _OFF["to_play"], _OFF["yaobai"]
 _REVEALED, _PARTNER = _OFF["revealed"], _OFF["partner"]
+_FORCED_SOLO = _OFF["forced_solo"]
+_UNSEEN, _UNSEEN_RANKS, _POINTS_OUT = _OFF["unseen"], _OFF["unseen_ranks"], _OFF["points_out"]
+_HAND_POINTS, _TWIN = _OFF["hand_points"], _OFF["twin"]
 # the trick's pieces, standing_cards .. trick_points, are contiguous: one slice clears them
 assert _STANDING_CARDS < _STANDING_SEAT < _STANDING_TYPE < _STANDING_RANK < _STANDING_LENGTH \
     < _PASSED < _TRICK_POINTS < _POINTS == _TRICK_POINTS + 1
@@ -329,6 +333,9 @@ class DagongBatch:
         # (B, 4, 54) views of the hands and played cards: (row, seat) fancy indexing
         self.hands = self.buffer[:, _HAND:_HAND + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
         self.played = self.buffer[:, _PLAYED:_PLAYED + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
+        self.unseen = self.buffer[:, _UNSEEN:_UNSEEN + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
+        self.unseen_ranks = self.buffer[:, _UNSEEN_RANKS:_UNSEEN_RANKS + 4 * counting.NUM_GROUPS] \
+            .reshape(b, 4, counting.NUM_GROUPS)
         for i, state in enumerate(self.states):
             self._adopt(i, state)
 
@@ -557,7 +564,8 @@ class DagongBatch:
         self.feas_ok[rows, seats] = False
         self.standing[rows] = actions
         self.standing_seat[rows] = seats
-        self.trick_points[rows] += cards @ _KIND_POINTS
+        points = cards @ _KIND_POINTS
+        self.trick_points[rows] += points
         buf[rows, _STANDING_CARDS:_POINTS] = 0  # also clears passed
         buf[rows, _STANDING_CARDS:_STANDING_CARDS + NUM_KINDS] = cards16
         buf[rows, _STANDING_SEAT + seats] = 1
@@ -583,10 +591,34 @@ class DagongBatch:
         buf[out_rows, _PLACE + out_seats * 4 + place] = 1
         self.out[out_rows, place] = out_seats
         self.n_out[out_rows] += 1
+        self._count_play(rows, seats, cards16, points, gone)
         decided = np.zeros(rows.size, dtype=bool)
         decided[gone] = self._decided(out_rows)
         self._set_current(rows[~decided], self._next_active(rows[~decided], seats[~decided]))
         return rows[decided]
+
+    def _count_play(self, rows, seats, cards, points, gone) -> None:
+        """The counting pieces after plays (``cardenv.dagong.counting``; ``DagongState.
+        _apply_play``'s updates): the other seats have now seen the ``cards`` (``(b, 54)``
+        int16), ``points`` left the hands, and the twin is counted again where it may have
+        moved (a play of the called kind, or the player ``gone`` out)."""
+        self.unseen[rows] -= cards[:, None, :]
+        self.unseen[rows, seats] += cards
+        groups = counting.unseen_ranks(cards)
+        self.unseen_ranks[rows] -= groups[:, None, :]
+        self.unseen_ranks[rows, seats] += groups
+        buf = self.buffer
+        points = points.astype(np.int16)
+        buf[rows, _POINTS_OUT] -= points
+        buf[rows, _HAND_POINTS + seats] -= points
+        called = self.called[rows]
+        moved = rows[gone | (cards[np.arange(rows.size), called] > 0)]
+        if moved.size:
+            called = self.called[moved]
+            twin = counting.twin(self.hands[moved, :, called], self.played[moved, :, called],
+                                 self.dealer[moved], buf[moved, _FORCED_SOLO] > 0,
+                                 buf[moved, _CARDS_LEFT:_CARDS_LEFT + 4])
+            buf[moved, _TWIN:_TWIN + 16] = twin.reshape(moved.size, 16)
 
     def _decided(self, rows) -> np.ndarray:
         """DagongState._hand_is_decided for rows where someone just went out."""

@@ -73,6 +73,7 @@ import numpy as np
 from cardenv.core.cards import BIG_JOKER, NUM_KINDS, SMALL_JOKER
 from cardenv.core.worlds import check_sample_args
 from cardenv.dagong import catalogue as cat
+from cardenv.dagong import counting
 from cardenv.dagong.vector import select_batch
 
 # rejection: give up (RuntimeError) after this many drawn deals per world asked for, plus a base
@@ -599,6 +600,7 @@ def _copy_with(template, view: Seen, others, partner, hidden, seed):
         v["partner"][:] = 0
         if partner is not None:
             v["partner"][partner, partner] = 1
+    counting.refresh(world)  # the other seats' counts follow their new hands
     world._feasible = [None] * 4
     world._given = None
     return world

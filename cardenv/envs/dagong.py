@@ -9,8 +9,8 @@
 | Agents             | `agents = ['player_0', 'player_1', 'player_2', 'player_3']` (play order)     |
 | Action Shape       | Discrete(2419)                                                               |
 | Action Values      | [0, 2418]                                                                    |
-| Observation Shape  | `observation`: (514,) float32, `action_mask`: (2419,) int8                   |
-| State Shape        | (688,) float32                                                               |
+| Observation Shape  | `observation`: (588,) float32, `action_mask`: (2419,) int8                   |
+| State Shape        | (981,) float32                                                               |
 
 A 2-deck climbing game for four players: jokers are wildcards, bombs run from 4 to 12 cards,
 510K and 摇摆 are bombs too, the dealer calls a card and whoever holds its twin is the hidden
@@ -62,10 +62,17 @@ previous player. Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and suit
 | 455..458 | `yaobai` | 4 | 1 | 1 for each seat that has played a 摇摆 this hand |
 | 459..459 | `more_hands` | 1 | 1 | 1 if another hand follows this one in the episode |
 | 460..513 | `superseded_calls` | 54 | 1 | 1 for each kind called during a later hand's deal and then superseded because the dealer came to hold both copies (the dealer showed them) |
+| 514..567 | `unseen` | 54 | 2 | copies of each card kind this seat has not seen: 2 minus its own hand minus every card played this hand (they are in the other hands) |
+| 568..581 | `unseen_ranks` | 14 | 8 | unseen natural cards of each rank 3..2 (0..8), then unseen jokers (0..4): the most of each rank the other three hands hold together, wildcards apart |
+| 582..582 | `points_out` | 1 | 200 | points not yet played this hand: 200 (two decks) minus the points played |
+| 583..583 | `hand_points` | 1 | 200 | points in own hand |
+| 584..587 | `twin` | 4 | 1 | 1 for each seat that may still hold the called card's twin (the copy the dealer did not show, held by the hidden partner), as far as this seat can tell: its own row alone when it holds it, the dealer alone when the dealer holds both, else every other seat but the dealer still holding cards (a seat out without playing it never had it); zeros once it is played |
 
-Nothing hidden is in it: other hands, and who the partner is before 明鸡 (except for the
-partner itself), are absent. ``env.state()`` returns the full state (all four hands, the same
-pieces in absolute seat order) for centralised critics.
+The last pieces, ``unseen`` .. ``twin``, are what a card player counts, kept by the engine
+(``cardenv.dagong.counting``) from what the seat has seen. Nothing hidden is in it: other
+hands, and who the partner is before 明鸡 (except for the partner itself), are absent.
+``env.state()`` returns the full state (all four hands, the same pieces in absolute seat order,
+every seat's counts) for centralised critics.
 
 #### Legal Actions Mask
 
@@ -121,7 +128,10 @@ under ``env()`` gives the offender -1 and the others 0, PettingZoo's convention 
 
 ### Version History
 
-* v0: initial release (cardenv 0.1.0)
+* v0: initial release (cardenv 0.1.0); later appended at the end (an older observation is a
+  prefix of the new one, which networks trained on it read): `superseded_calls`, then the
+  counting pieces `unseen`, `unseen_ranks`, `points_out`, `hand_points` and `twin` (issue 35;
+  observation 514 -> 588, state 688 -> 981)
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ Two parties, kept apart:
   of the called card is the partner, which it reads off its own hand. From these alone it
   follows the game by the rules (turns, tricks, 接风, going out, 明鸡) and writes the
   observation with the layout's offsets (``LAYOUT``: which piece is where, not what is in it).
+  The counting pieces (what a card player counts: unseen cards, points out, the called card's
+  twin) it counts itself from the cards it saw leave the hands, by absolute seat, in plain
+  Python (``Observer.counted``).
 
 Equality at every step of at least 100 hands proves that the observation holds nothing a seat
 cannot know; the pieces the observer fills prove what it does hold. Coverage is asserted: 明鸡,
@@ -38,6 +41,11 @@ from cardenv.dagong.deal import later_hand_calls
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.selection import select_cards
 from tests.sizes import sizes
+
+# the counting pieces, unseen .. twin: the last of the observation
+_AT = {name: (start, stop) for name, start, stop, _, _ in LAYOUT.observation_pieces()}
+COUNTED = slice(_AT["unseen"][0], _AT["twin"][1])
+assert COUNTED.stop == LAYOUT.observation_size
 
 _TYPE_INDEX = {name: i for i, name in enumerate(cat.PLAY_TYPES)}
 
@@ -85,6 +93,8 @@ class Observer:
         self.v = v = LAYOUT.views(self.buf)
         me = self.seat
         v["hand"][me] = own_cards  # only this seat's row is ever filled
+        self.shown = [0] * NUM_KINDS  # copies of each kind seen played this hand
+        self.called_shown = [0] * 4  # copies of the called kind each seat has played
         self.dealer, self.called = event["dealer"], event["calls"][-1]
         self.forced_solo = event["forced_solo"]
         v["called"][self.called] = 1
@@ -142,6 +152,9 @@ class Observer:
         shown = np.bincount(e["shown"], minlength=NUM_KINDS)
         if seat == self.seat:
             v["hand"][seat] -= shown
+        for kind in e["shown"]:
+            self.shown[kind] += 1
+            self.called_shown[seat] += kind == self.called
         v["played"][seat] += shown
         v["standing_cards"][:] = shown
         for name in ("standing_seat", "standing_type", "standing_rank", "passed"):
@@ -210,7 +223,31 @@ class Observer:
         self.turn(None)  # over; a following hand is a new deal
 
     def observation(self) -> np.ndarray:
-        return self.buf[LAYOUT.observation_index[self.seat]].astype(np.float32)
+        obs = self.buf[LAYOUT.observation_index[self.seat]].astype(np.float32)
+        obs[COUNTED] = self.counted()  # the observer's own counts, written where they go
+        return obs
+
+    def counted(self) -> list[float]:
+        """The counting pieces, in observation order, from what this seat saw leave the
+        hands."""
+        me, own = self.seat, self.v["hand"][self.seat].tolist()
+        unseen = [2 - own[k] - self.shown[k] for k in range(NUM_KINDS)]
+        ranks = [sum(unseen[4 * r:4 * r + 4]) for r in range(13)] + [unseen[52] + unseen[53]]
+        points = KIND_POINTS.tolist()
+        points_out = 200 - sum(points[k] * self.shown[k] for k in range(NUM_KINDS))
+        hand_points = sum(points[k] * own[k] for k in range(NUM_KINDS))
+        # who may hold the twin, by absolute seat
+        if self.forced_solo:  # the dealer holds both copies until it has played both
+            holders = {self.dealer} if self.called_shown[self.dealer] < 2 else set()
+        elif any(self.called_shown[s] for s in range(4) if s != self.dealer):
+            holders = set()  # a non-dealer played a copy: the dealer had only one
+        elif me != self.dealer and own[self.called] > 0:
+            holders = {me}
+        else:
+            holders = {s for s in range(4)
+                       if s not in (me, self.dealer) and self.cards_left[s] > 0}
+        twin = [float((me + i) % 4 in holders) for i in range(4)]
+        return unseen + ranks + [points_out, hand_points] + twin
 
 
 def _choose(state, rng, solo_rate):
@@ -240,12 +277,15 @@ def _follow(options: dict, seed: int, solo_rate: float, seen: dict) -> int:
         seen["later_hands"] += state.hand_index > 0
 
     def compare():
+        # the single observations, and the four as one batch
+        batch = game.observations([state] * 4, [0, 1, 2, 3])
         for obs in observers:
             mine, env = obs.observation(), state.observation(obs.seat)
-            if not np.array_equal(mine, env):  # (the cheap check first: the report on failure)
-                np.testing.assert_array_equal(
-                    mine, env,
-                    err_msg=f"seed {seed} {options} step {len(state.history)} seat {obs.seat}")
+            for got in (env, batch[obs.seat]):
+                if not np.array_equal(mine, got):  # (the cheap check first: the report)
+                    np.testing.assert_array_equal(
+                        mine, got, err_msg=f"seed {seed} {options} step "
+                                           f"{len(state.history)} seat {obs.seat}")
 
     deal()
     compare()
