@@ -107,8 +107,13 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.run_path = run_path(cfg)
         os.makedirs(self.run_path, exist_ok=True)
+        # a run from an init checkpoint of an earlier layout reads the observation and state
+        # prefixes that checkpoint was trained on (layouts only grow at their end)
+        obs_size, state_size = cfg.observation_size, None
+        if cfg.init:
+            obs_size, state_size = self.init_sizes(cfg.init)
         self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic, head=cfg.head,
-                                         obs_size=cfg.observation_size)
+                                         obs_size=obs_size, state_size=state_size)
         self.net = self.make_net().to(self.compute.device)
         # the network collection acts with, on the CPU: the learner itself when it is there too,
         # else a copy refreshed after every update
@@ -310,6 +315,18 @@ class Trainer:
         return out
 
     # --- distillation from search (agents.distill) ---------------------------------------------
+
+    def init_sizes(self, path: str) -> tuple[int | None, int | None]:
+        """The observation and global-state sizes the checkpoint ``path`` reads (``None``:
+        today's), as long as it plays the config's game (else ``load_init`` says what is
+        wrong)."""
+        from agents.ppo import CheckpointError, PPOAgent
+        try:
+            net = PPOAgent.load(path).net
+        except CheckpointError:
+            return self.cfg.observation_size, None
+        state = getattr(net, "state_scale", None)
+        return net.scale.numel(), None if state is None else state.numel()
 
     def load_init(self, path: str) -> None:
         """Start from the weights of the PPO checkpoint ``path`` (``init``); its network must

@@ -160,9 +160,10 @@ class Leaf:
     def seat_values(self, states) -> np.ndarray:
         """``(k, 4)``: the hand's worth for each seat."""
         x = np.asarray(states, dtype=np.float32)
-        if x.ndim != 2 or x.shape[1] != self.state_size:
+        if x.ndim != 2 or x.shape[1] < self.state_size:
             raise ValueError(f"the {self.game} leaf reads (k, {self.state_size}) global states, "
                              f"got shape {x.shape}")
+        x = x[:, :self.state_size]  # a later layout's global state: its prefix, as fitted
         x = x * self.scale
         for k, (w, b) in enumerate(zip(self.weights, self.biases)):
             x = x @ w + b
@@ -225,7 +226,7 @@ def load_leaf(path: str, game: str) -> Leaf:
     """``Leaf.load(path, game)``, also checking its state size against ``game``'s."""
     leaf = Leaf.load(path, game)
     size = make_game(game).state_size
-    if leaf.state_size != size:
+    if leaf.state_size > size:  # (layouts only grow: a smaller one reads the prefix)
         raise ValueError(f"leaf {path} reads {leaf.state_size} state entries; {game}'s global "
                          f"state has {size}")
     return leaf

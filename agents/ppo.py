@@ -531,9 +531,6 @@ class PPOAgent(Agent):
         if obs_size > current:
             raise bad(f"the network reads {obs_size} observation entries, more than {game}'s "
                       f"{current}: it comes from a newer cardenv, or from another game")
-        if head == "features" and obs_size != current:
-            raise bad(f"its features head reads {obs_size} observation entries where {game}'s "
-                      f"observation has {current}")
         net = make_net(game, tuple(hidden), critic, obs_size=obs_size,
                        state_size=None if state is None else state.numel(), head=head)
         expected = net.state_dict()

@@ -141,3 +141,43 @@ def test_format_4_written_before_the_counting_pieces_loads():
     data["crc"] += 1
     with pytest.raises(StateError, match="its recipe replays to another position"):
         DagongState.from_dict(data)
+
+
+# format 4 as written before Dabang's counting pieces (commit bd2d45c): its crc is of the
+# 1937-entry buffer before them (DabangState.CRC_PREFIXES)
+DABANG_4_BEFORE_COUNTING = {'crc': 934216554,
+ 'deal': None,
+ 'format': 'cardenv.dabang.state/4',
+ 'history': [14, 3, 16, 0, 0, 27, 29, 26, 40, 71, 63, 75, 54, 78, 81, 79, 79, 259, 331, 291,
+             163, 306, 322, 146, 210, 330, 322, 146, 322, 290, 334, 154, 158, 294, 134, 246,
+             134, 198, 198, 230, 230, 150, 158, 154, 150, 282, 250, 250, 186, 275, 339, 227,
+             243, 218, 314, 282, 298, 215, 295, 311, 183, 334, 306, 306, 210, 342, 178, 274,
+             326, 306, 194, 194, 178, 218, 234, 250, 298, 162, 346, 194, 258, 258, 194, 146,
+             226, 278, 262, 246, 166, 278, 230, 166, 278, 198, 166, 278, 182, 138, 170, 202,
+             298, 234, 266, 186, 186, 286, 318, 142, 142, 266, 202, 266, 186, 326, 210, 326,
+             326, 262, 198, 310, 134, 263, 246, 310, 134, 182, 215, 315, 171, 254, 202, 242,
+             234, 303, 143, 239, 287, 298, 202, 318],
+ 'options': {'bidding': 'during_deal',
+             'blood': 3,
+             'deal_value': 0.5,
+             'dealer': 2,
+             'episode': 'hand',
+             'follow': 'dead',
+             'four_joker_win': 'big_or_small',
+             'joker_levels': True,
+             'keep_dealer': 'partner',
+             'levels': [4, 6],
+             'max_hands': None,
+             'tribute_return': 'none'},
+ 'results': [],
+ 'seed': 11}
+
+
+def test_dabang_format_4_written_before_the_counting_pieces_loads():
+    data = copy.deepcopy(DABANG_4_BEFORE_COUNTING)
+    state = DabangState.from_dict(data)
+    assert state.history == data["history"] and state.crc(1937) == data["crc"]
+    assert state.to_dict()["crc"] == state.crc() != data["crc"]
+    data["crc"] += 1
+    with pytest.raises(StateError, match="its recipe replays to another position"):
+        DabangState.from_dict(data)

@@ -465,6 +465,8 @@ class DabangState(CardState):
     # taken_back at its end, format 3 without the counting pieces voids .. points_out), the
     # results and the generator: read by replaying, the saved buffer a prefix of the new one
     REPLAYED_FORMATS = {"cardenv.dabang.state/3": 1937, "cardenv.dabang.state/2": 1687}
+    # format 4 written before the counting pieces: its crc is of the 1937 entries before them
+    CRC_PREFIXES = (1937,)
     # never changed in place (replaced when they change), so a clone shares them
     SHARED = ("_legal", "phase", "current", "returns", "last_rewards", "truncated", "levels",
                "match_hand", "next_dealer", "next_blood", "first_hand", "start_seat", "dealer",

@@ -92,16 +92,28 @@ def test_bad_files_and_sizes_are_clear_errors(tmp_path, data):
             Leaf.load(path)
     with pytest.raises(ValueError, match="values dagong states, not dabang"):
         load_leaf(good, "dabang")
-    with pytest.raises(ValueError, match=r"reads \(k, 688\) global states, got shape \(3, 5\)"):
+    size = make_game("dagong").state_size
+    with pytest.raises(ValueError, match=rf"reads \(k, {size}\) global states, got shape \(3, 5\)"):
         leaf(np.zeros((3, 5)))
+    # a leaf of an earlier layout (pieces appended since) reads the prefix of today's states
     short = random_leaf()
     short.scale = short.scale[:10]
     short.weights[0] = short.weights[0][:10]
     short.state_size = 10
     short.columns = np.arange(4)
     short.save(str(tmp_path / "short.npz"))
-    with pytest.raises(ValueError, match="reads 10 state entries; dagong's global state has 688"):
-        load_leaf(str(tmp_path / "short.npz"), "dagong")
+    old = load_leaf(str(tmp_path / "short.npz"), "dagong")
+    states = np.random.default_rng(1).random((3, size))
+    assert np.allclose(old.seat_values(states), old.seat_values(states[:, :10]))
+    # one of a later layout (more entries than today's state) is refused
+    long = random_leaf()
+    long.scale = np.concatenate([long.scale, np.ones(5)])
+    long.weights[0] = np.concatenate([long.weights[0], np.zeros((5, 8))])
+    long.state_size = size + 5
+    long.save(str(tmp_path / "long.npz"))
+    with pytest.raises(ValueError, match=f"reads {size + 5} state entries; dagong's global "
+                                         f"state has {size}"):
+        load_leaf(str(tmp_path / "long.npz"), "dagong")
 
 
 def test_training_is_deterministic_for_a_seed(data):
