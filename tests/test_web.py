@@ -7,6 +7,7 @@ browser: ``tests/test_web_browser.py``."""
 import json
 import os
 import re
+import shutil
 import threading
 import urllib.error
 import urllib.request
@@ -19,6 +20,7 @@ from cardenv.core.cards import card_str
 from cardenv.dagong.hand_moves import actions_for_cards
 from cardenv.core.lang import translate
 from cardenv.games import make_game
+from cardenv.players import load_player
 from cardenv.text import move_label, move_text, phase_label, seat_view, why_illegal
 from cardenv.web import App, make_server
 from cardenv.web.sessions import translate_all, translator
@@ -459,6 +461,70 @@ def test_checkpoints_are_offered_and_one_for_the_other_game_is_refused(tmp_path)
         str(tmp_path / "elsewhere.pt"), "random", "random"]})
     assert got == 400 and "unknown player" in answer["error"]  # only offered checkpoints load
 
+
+
+# --- the search player ---------------------------------------------------------------------------
+
+def search_available():
+    try:
+        load_player("pimc:time=1", "dagong", 0)
+    except ValueError as exc:  # the agents package (its cardenv.players entry point) is missing
+        pytest.skip(f"no search player: {exc}")
+
+
+def test_each_game_offers_a_search_player_with_its_budget_named(tmp_path):
+    """/api/info lists each game's search player (``SEARCH_PLAYERS``) with the budget in its
+    menu label; Dabang's stops its rollouts at a leaf value from the checkpoints folder, and
+    without one there falls back to full rollouts."""
+    search_available()
+    root = os.path.join(os.path.dirname(__file__), "..", "checkpoints")
+    leaf = os.path.join(root, "dabang_leaf.npz")
+    if os.path.exists(leaf):
+        shutil.copy(leaf, tmp_path / "dabang_leaf.npz")
+    for folder in (None, str(tmp_path)):
+        info = call(App(checkpoint_dir=folder), "GET", "/api/info")[1]
+        search = {entry["game"]: entry for entry in info["search"]}
+        assert set(search) == set(info["games"]) == {"dagong", "dabang"}
+        for entry in search.values():
+            seconds = float(re.search(r"time=([0-9.]+)", entry["spec"]).group(1))
+            assert entry["label"] == f"search (PIMC, {seconds:g} s a decision)"
+        leafed = folder is not None and os.path.exists(leaf)
+        assert ("critic=" in search["dabang"]["spec"]) == leafed
+        assert search["dagong"]["spec"] == "pimc:time=1"
+
+
+def test_a_game_seated_with_the_search_player_plays_legal_moves_through_the_api():
+    """The search player is handed the state (``needs_state``), each game gets its own (no
+    generator or time limit shared between games), its moves are legal, and a search spec
+    that is not the one offered for the game is refused like any unknown player."""
+    search_available()
+    app = App(checkpoint_dir=None)
+    specs = {e["game"]: e["spec"] for e in call(app, "GET", "/api/info")[1]["search"]}
+    rng = np.random.default_rng(0)
+    for game, seed in (("dagong", 3), ("dabang", 4)):
+        message = new_game(app, game, 0, opponents=[specs[game], "random", "random"], seed=seed)
+        other = new_game(app, game, 0, opponents=[specs[game], "random", "random"], seed=seed)
+        session = session_of(app, message)
+        searcher = session.players[1]
+        assert message["players"][1] == specs[game] and searcher.needs_state
+        assert searcher is not session_of(app, other).players[1]
+        while searcher.searched < 2 and not message["over"]:
+            check_message(app, message)
+            choices = [m["id"] for g in message["moves"] for m in g["moves"]]
+            status, message = call(app, "POST", f"/api/games/{message['id']}/move",
+                                   {"action": int(rng.choice(choices)),
+                                    "version": message["version"]})
+            assert status == 200, message
+        assert searcher.searched >= 2
+        state = session.game.new_state(seed)
+        for action in session.state.history:  # each move legal where it was played
+            assert action in state.legal_actions()
+            state.apply(action)
+    for game, spec in (("dagong", "pimc"), ("dagong", "pimc:worlds=4096"),
+                       ("dabang", "pimc:time=100")):
+        got, answer = call(app, "POST", "/api/games", {"game": game, "seat": 0,
+                                                       "opponents": [spec] * 3})
+        assert got == 400 and f"unknown player {spec!r}" in answer["error"], answer
 
 # --- the record viewer ---------------------------------------------------------------------------
 

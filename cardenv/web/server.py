@@ -25,8 +25,8 @@ login), yet it holds up against a client that misbehaves (``tests/test_web_harde
 
 API (JSON bodies; ``lang`` is ``zh`` or ``en`` on every request that returns texts)::
 
-    GET  /api/info                    games and their rules options, players, checkpoints,
-                                      languages, records folder
+    GET  /api/info                    games and their rules options, players, search players,
+                                      checkpoints, languages, records folder
     POST /api/games                   {"game", "seat", "opponents": [3 specs], "options", "seed"}
     GET  /api/games/ID?lang=          the game as the person's seat may know it
     POST /api/games/ID/move           {"action": id, "version": n}
@@ -41,9 +41,11 @@ API (JSON bodies; ``lang`` is ``zh`` or ``en`` on every request that returns tex
 
 A game's message is ``GameSession.message`` (see ``cardenv.web.sessions``): only what the
 person's seat may know. Players act server-side: ``random``, ``heuristic`` (through
-``cardenv.players``, so the ``agents`` package is never imported here) and the checkpoints found
-in the checkpoints folder or named on the command line that load (a file that does not is
-skipped with a one-line warning).
+``cardenv.players``, so the ``agents`` package is never imported here), a search player for each
+game (``SEARCH_PLAYERS``: the agents' PIMC at a budget named in the menu, offered where its spec
+loads: not without the ``agents`` package) and the checkpoints found in the checkpoints folder
+or named on the command line that load (a file that does not is skipped with a one-line
+warning).
 """
 
 from __future__ import annotations
@@ -74,6 +76,18 @@ from cardenv.web.sessions import (GameSession, ReplaySession, Store, WebError, l
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 BUILT_IN_PLAYERS = ("random", "heuristic")
+# The search player offered for each game (agents.search's PIMC, named through cardenv.players):
+# game -> [(spec, menu label)], the first that loads offered, then those of "" (any game; a game
+# without a sampler of hidden cards gets none). ``{checkpoints}`` is the checkpoints folder. The
+# budget answers within about a second a decision on a 2-core machine (``time=``: seconds a
+# searched decision, whatever the position; measured in docs/web.md); a Dabang follow of several
+# cards is a decision a card. Dabang's rollouts stop after 8 steps, valued by the shipped leaf
+# value (stronger there than rollouts to the end of the hand: docs/results.md).
+SEARCH_PLAYERS = {
+    "dabang": [("pimc:depth=8,critic={checkpoints}/dabang_leaf.npz,time=1",
+                "search (PIMC, 1 s a decision)")],
+    "": [("pimc:time=1", "search (PIMC, 1 s a decision)")],
+}
 MAX_BODY = 8 * 1024 * 1024  # bytes: a request body larger than this is refused (413)
 MAX_RECORDS_LISTED = 500
 # Rules options a game on the page may ask for, at most: stricter than the games' own
@@ -134,6 +148,7 @@ class App:
         # version of each file is loaded once
         self._checked: dict[str, tuple] = {}
         self._load_lock = threading.Lock()
+        self._searchers: dict[str, dict | None] = {}  # game -> its search entry (None: none)
 
     # --- players -------------------------------------------------------------------------------
 
@@ -170,19 +185,55 @@ class App:
                     self.warn(f"checkpoint {path} is not offered: {reason}")
             return known[1], known[3]
 
+    def searchers(self) -> list[dict]:
+        """The search players offered: ``[{"spec", "game", "label"}]``, one for each game shown
+        whose ``SEARCH_PLAYERS`` entry loads (tried once per game; one that does not, as without
+        the ``agents`` package, is left out without a word)."""
+        out = []
+        for game in _shown_games():
+            with self._load_lock:
+                if game not in self._searchers:
+                    self._searchers[game] = self._searcher(game)
+                entry = self._searchers[game]
+            if entry is not None:
+                out.append(entry)
+        return out
+
+    def _searcher(self, game: str) -> dict | None:
+        folder = self.checkpoint_dir
+        for spec, label in [*SEARCH_PLAYERS.get(game, []), *SEARCH_PLAYERS[""]]:
+            if "{checkpoints}" in spec:
+                if not folder:
+                    continue
+                spec = spec.format(checkpoints=pathlib.Path(folder).as_posix())
+            try:
+                load_player(spec, game, 0)
+            except Exception:  # noqa: BLE001 -- not offered: no agents package, no leaf file
+                continue
+            return {"spec": spec, "game": game, "label": label}
+        return None
+
     def player(self, spec, game: str, seed: int):
-        """The player ``spec`` names for ``game``: a built-in one, new for each game, or one of
-        the checkpoints offered, loaded once (``WebError`` 400 with the reason otherwise)."""
-        if spec in BUILT_IN_PLAYERS:
+        """The player ``spec`` names for ``game``: a built-in one or the game's search player,
+        new for each game (a search player has its own generators and time limit in each), or
+        one of the checkpoints offered, loaded once (``WebError`` 400 with the reason
+        otherwise)."""
+        searchers = [(s["spec"], s["game"]) for s in self.searchers()]
+        if spec in BUILT_IN_PLAYERS or (spec, game) in searchers:
             try:
                 return load_player(spec, game, seed)
             except ValueError as exc:
                 raise WebError(400, f"player {spec!r}: {exc}") from None
+        if any(spec == other for other, _ in searchers):
+            games = ", ".join(g for other, g in searchers if other == spec)
+            raise WebError(400, f"player {spec!r} cannot play {game}: it is the search player "
+                                f"offered for {games}")
         offered = {c["path"]: c["game"] for c in self.checkpoints()}
         if not isinstance(spec, str) or spec not in offered:
-            raise WebError(400, f"unknown player {spec!r}: choose {', '.join(BUILT_IN_PLAYERS)} "
-                                f"or one of the checkpoints offered "
-                                f"({', '.join(offered) or 'none'})")
+            ours = [s["spec"] for s in self.searchers() if s["game"] == game]
+            raise WebError(400, f"unknown player {spec!r}: choose "
+                                f"{', '.join([*BUILT_IN_PLAYERS, *ours])} or one of the "
+                                f"checkpoints offered ({', '.join(offered) or 'none'})")
         if offered[spec] != game:
             raise WebError(400, f"player {spec!r} cannot play {game}: checkpoint {spec} plays "
                                 f"{offered[spec]}, not {game}")
@@ -267,7 +318,8 @@ class App:
             TERMS = {}
         shown = translate_all(_shown_games(), translator(lang))  # the docs name terms
         return {"games": list(shown), "options": shown, "players": list(BUILT_IN_PLAYERS),
-                "checkpoints": self.checkpoints(), "langs": languages(),
+                "search": self.searchers(), "checkpoints": self.checkpoints(),
+                "langs": languages(),
                 "terms": dict(TERMS), "records_dir": self.records_dir}
 
     def new_game(self, data: dict, lang: str) -> dict:

@@ -200,6 +200,11 @@ function fillSetup() {
     if (s === Number(seat.value)) continue;
     const select = el("select", { id: `opp-${k}`, dataset: { seat: s } });
     for (const name of info.players) select.append(el("option", { value: name, text: name }));
+    for (const entry of info.search || []) {
+      if (entry.game === game.value) {
+        select.append(el("option", { value: entry.spec, text: entry.label }));
+      }
+    }
     for (const c of info.checkpoints) {
       if (c.game === null || c.game === game.value) {
         select.append(el("option", { value: c.path, text: c.path }));
