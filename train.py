@@ -89,6 +89,8 @@ if torch is not None:  # (any other import error is a real one, and shows as suc
 __all__ = ["Config", "QUICK", "Trainer", "learning_rate", "load_config", "main"]
 
 # the config of ``python train.py`` without --config (and without --resume)
+# the parameters a features head (agents.ppo.PolicyNet) has beyond a fixed one
+FEATURE_KEYS = ("context.", "action_score.")
 QUICK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs", "quick.yaml")
 
 
@@ -331,7 +333,8 @@ class Trainer:
     def load_init(self, path: str) -> None:
         """Start from the weights of the PPO checkpoint ``path`` (``init``); its network must
         be the config's (game, hidden sizes, critic, observation): else one ``ConfigError``
-        line."""
+        line. A fixed-head checkpoint may start a ``head: features`` run (its scorer added at
+        zero: the same policy to begin with)."""
         from agents.ppo import CheckpointError, PPOAgent
         try:
             agent = PPOAgent.load(path)
@@ -341,6 +344,17 @@ class Trainer:
             raise ConfigError(f"config: init {path}: it plays {agent.game}, not {self.cfg.game}")
         weights = agent.net.state_dict()
         mine = self.net.state_dict()
+        # a fixed-head checkpoint may start a features head: its weights fill everything but
+        # the action scorer, whose last layer starts at zero so that the new network plays
+        # exactly as the checkpoint did until PPO moves it
+        grown = (agent.net.head == "fixed" and self.net.head == "features"
+                 and set(mine) - set(weights) == {k for k in mine if k.startswith(FEATURE_KEYS)})
+        if grown:
+            weights = {**{k: v for k, v in mine.items() if k.startswith(FEATURE_KEYS)},
+                       **weights}
+            last = f"action_score.{len(self.net.action_score) - 1}."
+            weights = {k: torch.zeros_like(v) if k.startswith(last) else v
+                       for k, v in weights.items()}
         if set(weights) != set(mine) or any(weights[k].shape != mine[k].shape for k in mine):
             sizes = [m.out_features for m in agent.net.trunk if isinstance(m, torch.nn.Linear)]
             raise ConfigError(f"config: init {path}: a network with hidden {sizes} and a "
@@ -348,7 +362,9 @@ class Trainer:
                               f"other sizes than the config's (hidden {list(self.cfg.hidden)}, "
                               f"critic {self.cfg.critic})")
         self.net.load_state_dict({k: v.to(self.compute.device) for k, v in weights.items()})
-        print(f"starting from the weights of {path}", flush=True)
+        print(f"starting from the weights of {path}"
+              + (" (its fixed head; the action scorer starts at zero)" if grown else ""),
+              flush=True)
 
     def distill_labels(self) -> dict:
         """A distillation iteration's labels: ``distill_labels`` states from the learner's own

@@ -10,7 +10,9 @@ products (``torch.baddbmm``, rows padded per snapshot): one pass whatever the po
 Each row acts exactly as its snapshot's ``PolicyNet.act`` would in float32 (the same legal
 logits, the same sampling by an exponential race); a test holds the two equal. The snapshots
 act in float32 whatever the learner's precision: they only choose moves (no log-probabilities
-are learnt from), and at a few rows a step bf16 saves nothing.
+are learnt from), and at a few rows a step bf16 saves nothing. A features head's scorer (a small
+MLP per legal pair) runs snapshot by snapshot on the pairs of its rows, over features computed
+once for the batch.
 """
 
 from __future__ import annotations
@@ -35,6 +37,11 @@ class FrozenPool:
         if not nets:
             raise ValueError("a pool needs at least one snapshot")
         self.scale = nets[0].scale
+        # the trunks read the observation's first obs_size entries (a network of an earlier
+        # layout); a features head scores each legal pair with the whole observation's
+        # features (PolicyNet._scores), snapshot by snapshot
+        self.obs_size = nets[0].obs_size
+        self.nets = nets if nets[0].head == "features" else None
         layers = [[m for m in net.trunk if isinstance(m, nn.Linear)] for net in nets]
         with torch.no_grad():
             # layer by layer: (K, in, out) weights and (K, 1, out) biases
@@ -58,7 +65,8 @@ class FrozenPool:
         n, k = len(which), len(self)
         # the learner's autocast region (collection) does not reach in here: float32 throughout
         with torch.no_grad(), torch.autocast("cpu", enabled=False):
-            x = torch.as_tensor(np.asarray(observations, dtype=np.float32)) * self.scale
+            whole = torch.as_tensor(np.asarray(observations, dtype=np.float32))
+            x = whole[:, :self.obs_size] * self.scale
             counts = torch.bincount(which, minlength=k)
             order = torch.argsort(which, stable=True)
             # each row's place in its snapshot's block of the padded (K, m, D) batch
@@ -74,8 +82,21 @@ class FrozenPool:
             logits = torch.baddbmm(self.head_bias.index_select(1, used).unsqueeze(1), h,
                                    self.head_weight.index_select(1, used).transpose(1, 2))
             logits = logits[which[rows], slot[rows], at]
+            if self.nets is not None:
+                logits = logits + self._scores(whole, h[which, slot], which, rows, cols)
             if not bool(torch.isfinite(logits).all()):
                 raise RuntimeError("a snapshot's logits are not finite (a diverged network?)")
             logp = segment_log_softmax(rows, logits, n)
             score = logp.double() + exponential_race(len(rows), self.generator)
             return cols[segment_first_max(rows, score, n)].numpy()
+
+    def _scores(self, obs, features, which, rows, cols) -> torch.Tensor:
+        """Each legal pair's features-head score by its row's snapshot: the game's features
+        once for all pairs, each snapshot's scorer on its own rows' pairs."""
+        table = self.nets[0].feature_table(obs, rows, cols)
+        scores = torch.zeros(len(rows))
+        owner = which[rows]
+        for k in torch.unique(owner).tolist():
+            pairs = (owner == k).nonzero(as_tuple=True)[0]
+            scores[pairs] = self.nets[k].score_pairs(features, rows[pairs], table[pairs])
+        return scores

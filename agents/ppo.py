@@ -131,7 +131,7 @@ class PolicyNet(nn.Module):
         if self.critic == "global":
             if state is None:
                 return logits, None
-            features = self.critic_trunk(state * self.state_scale)
+            features = self._critic(state)
         return logits, self.value(features).squeeze(-1).float()
 
     def values(self, states: torch.Tensor, chunk: int = 4096) -> torch.Tensor:
@@ -139,8 +139,7 @@ class PolicyNet(nn.Module):
         gradients (float32; the caller's autocast applies)."""
         with torch.no_grad():
             return torch.cat([
-                self.value(self.critic_trunk(states[i:i + chunk] * self.state_scale))
-                .squeeze(-1).float() for i in range(0, len(states), chunk)]) \
+                self.value(self._critic(states[i:i + chunk])).squeeze(-1).float() for i in range(0, len(states), chunk)]) \
                 if len(states) else torch.zeros(0)
 
     def legal_log_probs(self, obs: torch.Tensor, mask: torch.Tensor,
@@ -163,8 +162,16 @@ class PolicyNet(nn.Module):
         if self.critic == "global":
             if state is None:
                 return rows, cols, logp, None
-            features = self.critic_trunk(state * self.state_scale)
+            features = self._critic(state)
         return rows, cols, logp, self.value(features).squeeze(-1).float()
+
+    def _critic(self, state: torch.Tensor) -> torch.Tensor:
+        """The critic trunk's output; like the policy's trunk it reads the global state's first
+        entries, as many as it was made for (a network of an earlier layout)."""
+        size = self.state_scale.numel()
+        if state.shape[-1] != size:
+            state = state[..., :size]
+        return self.critic_trunk(state * self.state_scale)
 
     def _trunk(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output; it reads the observation's first ``obs_size`` entries (a
@@ -176,12 +183,24 @@ class PolicyNet(nn.Module):
     def _scores(self, obs: torch.Tensor, features: torch.Tensor, rows: torch.Tensor,
                 cols: torch.Tensor) -> torch.Tensor:
         """The features head's float32 score of each legal pair ``(rows[j], cols[j])``."""
+        table = self.feature_table(obs, rows, cols).to(device=features.device,
+                                                      dtype=features.dtype)
+        return self.score_pairs(features, rows, table)
+
+    def feature_table(self, obs: torch.Tensor, rows: torch.Tensor,
+                      cols: torch.Tensor) -> torch.Tensor:
+        """``(P, F)`` float32 on the CPU: the game's features of each legal pair (a features
+        head reads whole observations)."""
         if obs.shape[-1] != self._features_width:
             raise ValueError(f"a features head reads whole observations ({self._features_width} "
                              f"entries), got {obs.shape[-1]}")
-        table = self._action_features(obs.detach().float().cpu().numpy(), rows.cpu().numpy(),
-                                      cols.cpu().numpy())
-        table = torch.from_numpy(table).to(device=features.device, dtype=features.dtype)
+        return torch.from_numpy(self._action_features(
+            obs.detach().float().cpu().numpy(), rows.cpu().numpy(), cols.cpu().numpy()))
+
+    def score_pairs(self, features: torch.Tensor, rows: torch.Tensor,
+                    table: torch.Tensor) -> torch.Tensor:
+        """The scorer on pairs whose rows' trunk outputs are ``features[rows]`` and whose
+        action features are ``table``."""
         context = torch.tanh(self.context(features))[rows]
         return self.action_score(torch.cat([context, table], dim=1)).squeeze(-1).float()
 
@@ -226,8 +245,8 @@ class PolicyNet(nn.Module):
             pick = segment_first_max(rows, score, len(obs))
             action, logp = cols[pick], logp[pick]
             if self.critic == "global":
-                value = None if state is None else self.value(
-                    self.critic_trunk(state * self.state_scale)).squeeze(-1).float()
+                value = None if state is None else \
+                    self.value(self._critic(state)).squeeze(-1).float()
             else:
                 value = self.value(features).squeeze(-1).float()
         return action, logp, value

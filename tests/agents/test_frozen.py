@@ -13,13 +13,15 @@ from agents.random_agent import RandomAgent
 from cardenv.vector import VectorGame
 
 
-def snapshots(game, k, critic="global"):
+def snapshots(game, k, critic="global", head="fixed", obs_size=None):
     nets = []
     for i in range(k):
         torch.manual_seed(100 + i)
-        net = make_net(game, (32, 16), critic)
+        net = make_net(game, (32, 16), critic, head=head, obs_size=obs_size)
         with torch.no_grad():  # peaked policies: a wrong row's logits would show in the moves
             net.policy.weight.mul_(300.0 * (i + 1))
+            if head == "features":  # and scores that matter as much as the fixed logits
+                net.action_score[2].weight.normal_(0.0, 30.0 * (i + 1))
         nets.append(net)
     return nets
 
@@ -39,9 +41,16 @@ def reference(nets, obs, masks, which, seed):
     return cols[segment_first_max(rows, score, len(obs))].numpy()
 
 
+# each kind of network a run may snapshot: the fixed head, the features head, and a trunk that
+# reads an earlier layout's observation prefix (a run from an init checkpoint, train.py)
+KINDS = {"fixed": {}, "features": {"head": "features"},
+         "prefix": {"obs_size": {"dagong": 514, "dabang": 1073}}}
+
+
 @pytest.mark.parametrize("game", ["dagong", "dabang"])
-@pytest.mark.parametrize("seed", range(6))
-def test_the_pool_plays_each_row_as_its_snapshot(game, seed):
+@pytest.mark.parametrize("kind,seed", [("fixed", s) for s in range(6)]
+                         + [(kind, s) for kind in ("features", "prefix") for s in range(3)])
+def test_the_pool_plays_each_row_as_its_snapshot(game, seed, kind):
     rng = np.random.default_rng(seed)
     games = VectorGame(game, 24, seed=seed * 1000)
     # some way into the hands: varied masks
@@ -50,7 +59,9 @@ def test_the_pool_plays_each_row_as_its_snapshot(game, seed):
         games.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
     obs, masks = games.observations(), games.masks()
     k = 1 + seed % 5
-    nets = snapshots(game, k)
+    options = {key: value[game] if key == "obs_size" else value
+               for key, value in KINDS[kind].items()}
+    nets = snapshots(game, k, **options)
     which = rng.integers(k, size=len(obs))
     if seed == 0:
         which[:] = k - 1  # one snapshot only, the others idle

@@ -31,3 +31,40 @@ def test_init_of_another_shape_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match=r"^config: init checkpoints/dabang_ppo.pt: ") as err:
         _trainer(tmp_path, "hidden=[64]", "critic=global")
     assert "\n" not in str(err.value)
+
+
+def test_a_fixed_head_checkpoint_starts_a_features_head_that_plays_the_same(tmp_path):
+    import numpy as np
+
+    from cardenv.vector import VectorGame
+    trainer = _trainer(tmp_path, "hidden=[512, 512]", "critic=global", "head=features")
+    old = PPOAgent.load(SHIPPED).net
+    assert old.head == "fixed" and trainer.net.head == "features"
+    want, got = old.state_dict(), trainer.net.state_dict()
+    assert all(torch.equal(got[k].float(), want[k].float()) for k in want)
+    assert not got["action_score.2.weight"].any() and not got["action_score.2.bias"].any()
+    # same logits on positions of a game in progress: the scorer adds zero to every legal action
+    game = VectorGame("dabang", 8, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        legal = game.masks()
+        game.step(np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
+    obs, mask = torch.as_tensor(game.observations()), torch.as_tensor(game.masks())
+    with torch.no_grad():
+        assert torch.equal(trainer.net(obs, mask)[0], old(obs, mask)[0])
+
+
+def test_a_network_of_an_earlier_layout_reads_the_state_prefix_everywhere():
+    # an init checkpoint's critic was made for the global state of its day: values, forward and
+    # the update's log-probabilities give it that prefix of today's longer state
+    from agents.ppo import make_net
+    from cardenv.vector import VectorGame
+    game = VectorGame("dagong", 4, seed=1)
+    obs, mask = torch.as_tensor(game.observations()), torch.as_tensor(game.masks())
+    state = torch.as_tensor(game.states())
+    net = make_net("dagong", (32,), "global", obs_size=514, state_size=688)
+    with torch.no_grad():
+        want = net.value(net.critic_trunk(state[:, :688] * net.state_scale)).squeeze(-1)
+        assert torch.allclose(net.values(state), want)
+        assert torch.allclose(net(obs, mask, state)[1], want)
+        assert torch.allclose(net.legal_log_probs(obs, mask, state)[3], want)
