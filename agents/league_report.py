@@ -121,7 +121,10 @@ def chart(doc: dict, path: str) -> str | None:
     low = np.array([r["ci95"][0] for r in rows])
     high = np.array([r["ci95"][1] for r in rows])
     fig, ax = plt.subplots(figsize=(8, 1.2 + 0.45 * len(rows)))
-    ax.errorbar(point, y, xerr=[point - low, high - point], fmt="o", capsize=4, color="C0")
+    # a bound equal to the rating can come out a rounding error beyond it (a player whose every
+    # pair is set by the prior): matplotlib refuses negative error bars
+    xerr = [np.maximum(point - low, 0.0), np.maximum(high - point, 0.0)]
+    ax.errorbar(point, y, xerr=xerr, fmt="o", capsize=4, color="C0")
     ax.set_yticks(y, [r["player"] for r in rows])
     ax.axvline(0, color="grey", lw=0.5)
     ax.set_xlabel("rating (Bradley-Terry, Elo scale, mean 0) with 95% bootstrap interval")

@@ -139,7 +139,8 @@ class PolicyNet(nn.Module):
         gradients (float32; the caller's autocast applies)."""
         with torch.no_grad():
             return torch.cat([
-                self.value(self._critic(states[i:i + chunk])).squeeze(-1).float() for i in range(0, len(states), chunk)]) \
+                self.value(self._critic(states[i:i + chunk])).squeeze(-1).float()
+                for i in range(0, len(states), chunk)]) \
                 if len(states) else torch.zeros(0)
 
     def legal_log_probs(self, obs: torch.Tensor, mask: torch.Tensor,

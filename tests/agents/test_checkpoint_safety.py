@@ -119,7 +119,8 @@ def test_files_that_are_not_checkpoints(tmp_path, content, message):
 
 
 @pytest.mark.parametrize("name", ["dagong_ppo.pt", "dabang_ppo.pt", "previous/dagong_ppo.pt",
-                                  "previous/dabang_ppo.pt"])
+                                  "previous/dabang_ppo.pt", "previous/dagong_ppo_issue10.pt",
+                                  "previous/dabang_ppo_issue24.pt"])
 def test_the_shipped_checkpoints_load_through_the_safe_reader(name):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     path = os.path.join(root, "checkpoints", name)

@@ -299,3 +299,14 @@ def test_over_ray_the_league_is_the_one_process_league(local_ray, tmp_path):
     spread, _ = run(tmp_path, *args, "--workers", "2", name="ray.json")
     assert comparable(spread) | {"command": None} == comparable(local) | {"command": None}
     assert spread["timings"]["workers"] == 2
+
+
+def test_the_chart_draws_an_interval_whose_bound_is_a_rounding_error_past_the_rating(tmp_path):
+    pytest.importorskip("matplotlib")
+    from agents import league_report
+    doc = {"settings": {"game": "dagong", "unit": "hand", "options": {}, "seed": 0, "pairs": 2},
+           "ratings": {"players": [
+               {"player": "random", "rating": -186.392, "ci95": [-198.9, -186.392 - 4e-10]},
+               {"player": "heuristic", "rating": 93.196, "ci95": [0.0, 198.9]}]}}
+    path = tmp_path / "chart.png"
+    assert league_report.chart(doc, str(path)) is None and path.stat().st_size > 0

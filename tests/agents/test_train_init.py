@@ -9,7 +9,8 @@ import train  # noqa: E402
 from agents.ppo import PPOAgent  # noqa: E402
 from cardenv.core.errors import ConfigError  # noqa: E402
 
-SHIPPED = "checkpoints/dabang_ppo.pt"
+# the agent shipped before issue 35: a fixed head over the 1,073 entries of its day
+SHIPPED = "checkpoints/previous/dabang_ppo_issue24.pt"
 
 
 def _trainer(tmp_path, *extra):
@@ -28,7 +29,7 @@ def test_init_starts_from_the_checkpoint_weights(tmp_path):
 
 
 def test_init_of_another_shape_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match=r"^config: init checkpoints/dabang_ppo.pt: ") as err:
+    with pytest.raises(ConfigError, match=rf"^config: init {SHIPPED}: ") as err:
         _trainer(tmp_path, "hidden=[64]", "critic=global")
     assert "\n" not in str(err.value)
 
