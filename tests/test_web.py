@@ -166,6 +166,17 @@ def walk(value, path=()):
             yield from walk(v, path + (i,))
 
 
+def play_random_move(app, message, rng):
+    """Check the person's message, play one of its legal moves at random, and return the page's
+    answer (which must be 200)."""
+    check_message(app, message)
+    choices = [m["id"] for g in message["moves"] for m in g["moves"]]
+    status, message = call(app, "POST", f"/api/games/{message['id']}/move",
+                           {"action": int(rng.choice(choices)), "version": message["version"]})
+    assert status == 200, message
+    return message
+
+
 def check_message(app, message, lang="zh"):
     """Everything the page gets is what the seat may know (see cardenv.web.sessions)."""
     session = session_of(app, message)
@@ -307,12 +318,7 @@ def test_a_card_given_back_shows_to_the_dealer_and_its_receiver_alone(seat):
     session = session_of(app, message)
     rng = np.random.default_rng(seat)
     while session.state.phase in ("declare", "return"):  # the person's moves: random legal ones
-        check_message(app, message)
-        choices = [m["id"] for g in message["moves"] for m in g["moves"]]
-        status, message = call(app, "POST", f"/api/games/{message['id']}/move",
-                               {"action": int(rng.choice(choices)),
-                                "version": message["version"]})
-        assert status == 200, message
+        message = play_random_move(app, message, rng)
     check_message(app, message)
     check_log_is_public(session)
     dealer = session.state.dealer
@@ -509,12 +515,7 @@ def test_a_game_seated_with_the_search_player_plays_legal_moves_through_the_api(
         assert message["players"][1] == specs[game] and searcher.needs_state
         assert searcher is not session_of(app, other).players[1]
         while searcher.searched < 2 and not message["over"]:
-            check_message(app, message)
-            choices = [m["id"] for g in message["moves"] for m in g["moves"]]
-            status, message = call(app, "POST", f"/api/games/{message['id']}/move",
-                                   {"action": int(rng.choice(choices)),
-                                    "version": message["version"]})
-            assert status == 200, message
+            message = play_random_move(app, message, rng)
         assert searcher.searched >= 2
         state = session.game.new_state(seed)
         for action in session.state.history:  # each move legal where it was played
