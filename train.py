@@ -89,8 +89,6 @@ if torch is not None:  # (any other import error is a real one, and shows as suc
 __all__ = ["Config", "QUICK", "Trainer", "learning_rate", "load_config", "main"]
 
 # the config of ``python train.py`` without --config (and without --resume)
-# the parameters a features head (agents.ppo.PolicyNet) has beyond a fixed one
-FEATURE_KEYS = ("context.", "action_score.")
 QUICK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "configs", "quick.yaml")
 
 
@@ -335,7 +333,7 @@ class Trainer:
         be the config's (game, hidden sizes, critic, observation): else one ``ConfigError``
         line. A fixed-head checkpoint may start a ``head: features`` run (its scorer added at
         zero: the same policy to begin with)."""
-        from agents.ppo import CheckpointError, PPOAgent
+        from agents.ppo import FEATURE_KEYS, CheckpointError, PPOAgent
         try:
             agent = PPOAgent.load(path)
         except CheckpointError as exc:

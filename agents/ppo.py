@@ -74,6 +74,10 @@ def _mlp(width: int, hidden) -> tuple[nn.Sequential, int]:
     return nn.Sequential(*layers), width
 
 
+# the parameters a features head has beyond a fixed one (PolicyNet.context, .action_score)
+FEATURE_KEYS = ("context.", "action_score.")
+
+
 class PolicyNet(nn.Module):
     """MLP trunk with a masked policy head and a value head; with ``state_high`` (the global
     state's per-entry maxima) the value head sits on a critic MLP of its own over the global
