@@ -1,5 +1,5 @@
 """Timing of ``train.py``: a checkout's benchmark, beside ``train.py`` and ``configs/`` (neither
-is part of the installed package; ``python -m agents.bench`` times the engine and the players).
+is part of the installed package; ``python -m cardagents bench`` times the engine and the players).
 
 ``python bench_train.py train [--game G] [--samples N]`` runs the shipped configs' PPO phase
 (``train.Trainer``, imitation and evaluations off) for ``N`` samples (default 65,536) after a
@@ -16,7 +16,7 @@ PPO update that follows each collection (the ``[dist]`` extra).
 
 ``python bench_train.py frozen`` prints the collection samples/s of ``train.py`` with a full
 pool of frozen snapshots (the configs' ``frozen`` share of the games), the snapshots acting one
-at a time (a ``PPOAgent`` each, as before ``agents.frozen``) and together (``FrozenPool``).
+at a time (a ``PPOAgent`` each, as before ``cardagents.ppo.frozen``) and together (``FrozenPool``).
 
 ``python bench_train.py collection`` prints the collection samples/s of ``train.py``
 (``Trainer.collect``) with ``configs/dagong.yaml`` and ``configs/dabang.yaml`` settings, before
@@ -36,7 +36,7 @@ import io
 import time
 
 import train
-from agents.config import collector_settings, load_config
+from cardagents.training.config import collector_settings, load_config
 from cardenv import cli
 
 MAX_SAMPLES = 10 ** 9  # --samples: PPO samples per setting
@@ -85,8 +85,8 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
     row, the PPO actions drawn by ``torch.multinomial``; the same games and samples."""
     import tempfile
 
-    from agents import ppo
-    from agents.base import Agent
+    from cardagents.ppo import net as ppo
+    from cardagents.players.base import Agent
 
     act = ppo.PolicyNet.act
     with tempfile.TemporaryDirectory() as run_dir:
@@ -117,7 +117,7 @@ def bench_collection(seconds: float) -> dict:
 
 
 class _PerSnapshot:
-    """The frozen opponents before ``agents.frozen``: a ``PPOAgent`` per snapshot in the
+    """The frozen opponents before ``cardagents.ppo.frozen``: a ``PPOAgent`` per snapshot in the
     learner's precision, each acting on its own rows (one forward pass per snapshot a step)."""
 
     def __init__(self, agents: list):
@@ -139,10 +139,10 @@ class _PerSnapshot:
 def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
     """Learner samples/s of ``Trainer.collect`` with ``config``'s settings and a full pool of
     frozen snapshots (``pool_size`` copies of the learner), the snapshots acting together
-    (``pooled``: ``agents.frozen.FrozenPool``) or one at a time (``_PerSnapshot``)."""
+    (``pooled``: ``cardagents.ppo.frozen.FrozenPool``) or one at a time (``_PerSnapshot``)."""
     import tempfile
 
-    from agents.ppo import PPOAgent
+    from cardagents.ppo.agent import PPOAgent
 
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = load_config(config, [f"run_dir={run_dir}", "eval_deals=0", "stages=[]",

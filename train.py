@@ -11,43 +11,45 @@ its imitation-only start against the heuristic (``eval_start``), then its end on
 and closes with one line, start -> end with their 95% intervals and whether they are apart.
 ``Config``'s own defaults are the base every YAML file sets its fields over.
 
-Every field of ``Config`` (``agents.config``) can be set in the YAML file or on the command line
-as ``key=value`` (read as YAML: ``hidden=[512,256]``, ``options.follow=live``); a resumed run
-starts from the config it saved, overlaid with ``--config`` and the overrides. A bad config,
-override, run folder or ``ray_address`` is one line on standard error (exit status 2) before
+Every field of ``Config`` (``cardagents.training.config``) can be set in the YAML file or on the
+command line as ``key=value`` (read as YAML: ``hidden=[512,256]``, ``options.follow=live``); a
+resumed run starts from the config it saved, overlaid with ``--config`` and the overrides. A bad
+config, override, run folder or ``ray_address`` is one line on standard error (exit status 2) before
 anything is trained. The run writes TensorBoard logs, ``checkpoint.pt`` (for ``--resume``),
-``final.pt`` and ``agent.pt`` (the weights alone, for ``python -m agents.evaluate``) to
+``final.pt`` and ``agent.pt`` (the weights alone, for ``python -m cardagents evaluate``) to
 ``run_dir/run_name``, and ends with its duplicate evaluations against the random player and the
 heuristic (``result.json``); with ``eval_start``, the policy PPO starts from is evaluated against
 the heuristic the same way before the first iteration, and the run ends comparing the two.
 
 Warm start (``imitation_samples > 0``): before PPO, the network imitates the heuristic players
-in chunks of ``imitation_chunk`` of their decisions (``agents.imitation``): cross-entropy on
-their actions, the value head on the hands' final rewards. PPO then improves on that.
+in chunks of ``imitation_chunk`` of their decisions (``cardagents.training.imitation``):
+cross-entropy on their actions, the value head on the hands' final rewards. PPO then improves on
+that.
 
-How data is gathered (``agents.collector``, ``agents.selfplay``): ``num_envs`` games in lockstep
-(``cardenv.vector.VectorGame``); in each the learner plays one side's seats (a random side of
-the hand's partnerships as dealt) against an opponent drawn from ``opponents`` (``heuristic``,
-``frozen``: one of the last ``pool_size`` snapshots of the learner, ``random``). Only complete
-hands are learned from, with GAE advantages and no bootstrapping. With ``workers: N`` (the
-``[dist]`` extra) N Ray actors collect and this process updates (``agents.distributed``).
+How data is gathered (``cardagents.training.collector``, ``cardagents.training.selfplay``):
+``num_envs`` games in lockstep (``cardenv.vector.VectorGame``); in each the learner plays one side's
+seats (a random side of the hand's partnerships as dealt) against an opponent drawn from
+``opponents`` (``heuristic``, ``frozen``: one of the last ``pool_size`` snapshots of the learner,
+``random``). Only complete hands are learned from, with GAE advantages and no bootstrapping. With
+``workers: N`` (the ``[dist]`` extra) N Ray actors collect and this process updates
+(``cardagents.training.remote``).
 
-Distillation from search (a stage with ``kind: distill``, ``agents.distill``): each iteration
-also labels ``distill_labels`` states of the learner's own games with a PIMC search
+Distillation from search (a stage with ``kind: distill``, ``cardagents.training.distill``): each
+iteration also labels ``distill_labels`` states of the learner's own games with a PIMC search
 (``distill_search``), and each PPO minibatch's loss adds ``distill_coef`` times the policy's
 cross-entropy to a minibatch of the recent labels; the labelling's seconds are ``label_s`` in
 ``metrics.jsonl``. ``init: PATH`` starts a new run from a PPO checkpoint's weights.
 
-The learner (``agents.compute``): ``device``, ``precision`` (bf16 autocast where the device
+The learner (``cardagents.ppo.compute``): ``device``, ``precision`` (bf16 autocast where the device
 runs it natively, float32 weights either way) and ``torch_threads``, each ``auto`` by default;
 the run's first lines say what was chosen and why. Collection and evaluation act on the CPU with
 a copy of the weights; a global critic's values are computed by the learner over the whole batch
 before the update (``Trainer.complete``). Each stage has its learning-rate schedule
-(``agents.schedules``).
+(``cardagents.training.schedules``).
 
-Logs (``agents.runlog``): ``metrics.jsonl`` in the run folder (the learner's settings, each
-imitation chunk, iteration, learning-curve point and final evaluation, with the run's wall
-seconds; ``python -m agents.curves`` draws them), TensorBoard, and a console line per iteration.
+Logs (``cardagents.training.runlog``): ``metrics.jsonl`` in the run folder (the learner's settings,
+each imitation chunk, iteration, learning-curve point and final evaluation, with the run's wall
+seconds; ``python -m cardagents curves`` draws them), TensorBoard, and a console line per iteration.
 """
 
 from __future__ import annotations
@@ -61,14 +63,15 @@ import time
 
 import numpy as np
 
-from agents.config import (Config, collector_settings, learning_rate, load_config,
-                           needs_heuristic, option_sets, run_path, stage_at, stage_config)
-from agents.evaluate import duplicate
-from agents.heuristics import heuristic_for
-from agents.imitation import Demonstrator
-from agents.progress import Progress, RunClock
-from agents.random_agent import RandomAgent
-from agents.rollout import as_game
+from cardagents.evaluation.evaluate import duplicate
+from cardagents.evaluation.progress import Progress, RunClock
+from cardagents.players.heuristics import heuristic_for
+from cardagents.players.lockstep import as_game
+from cardagents.players.random import RandomAgent
+from cardagents.training.config import (Config, collector_settings, learning_rate, load_config,
+                                        needs_heuristic, option_sets, run_path, stage_at,
+                                        stage_config)
+from cardagents.training.imitation import Demonstrator
 from cardenv import cli
 from cardenv.core.errors import ConfigError
 from cardenv.vector import VectorGame
@@ -78,13 +81,14 @@ try:  # the [train] extra; main() says so if it is missing
 except ImportError:
     torch = None
 if torch is not None:  # (any other import error is a real one, and shows as such)
-    from agents import compute
-    from agents.checkpoints import read_training, restore, save_training
-    from agents.collector import Collector
-    from agents.ppo import (PPOAgent, batch_tensors, fit, imitation_loss, make_net, ppo_loss,
-                            slim)
-    from agents.runlog import RunLog, curve_line, evaluation_line, iteration_line
-    from agents.selfplay import Batch
+    from cardagents.ppo import compute
+    from cardagents.ppo.agent import PPOAgent, slim
+    from cardagents.ppo.losses import batch_tensors, fit, imitation_loss, ppo_loss
+    from cardagents.ppo.net import make_net
+    from cardagents.training.checkpoints import read_training, restore, save_training
+    from cardagents.training.collector import Collector
+    from cardagents.training.runlog import RunLog, curve_line, evaluation_line, iteration_line
+    from cardagents.training.selfplay import Batch
 
 __all__ = ["Config", "QUICK", "Trainer", "learning_rate", "load_config", "main"]
 
@@ -97,7 +101,7 @@ class Trainer:
 
     def __init__(self, cfg: Config, resume: dict | None = None):
         self.cfg = cfg
-        # where and how the learner computes (agents.compute): said at the start of the run
+        # where and how the learner computes (cardagents.ppo.compute): said at the start of the run
         self.compute = compute.resolve(cfg.device, cfg.precision, cfg.torch_threads)
         print(self.compute.describe(), flush=True)
         # collection acts on one thread (its engines are numpy, its batches small); the update
@@ -126,7 +130,7 @@ class Trainer:
         self.pool: list = []  # frozen snapshots (state dicts)
         self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
         self.imitated, elapsed = 0, 0.0
-        if resume:  # where the run stood (agents.checkpoints; ConfigError if damaged)
+        if resume:  # where the run stood (cardagents.training.checkpoints; ConfigError if damaged)
             at = restore(resume, self.net, self.optimizer, cfg.lr, self.rng, cfg.game)
             self.iteration, self.samples, self.pool = at.iteration, at.samples, at.pool
             self.imitated, elapsed, first_seed = at.imitated, at.elapsed, at.next_seed
@@ -138,7 +142,8 @@ class Trainer:
         players = {"heuristic": self.heuristic, "random": self.random}
         self.evaluator = None  # curve evaluations as Ray tasks beside training (workers > 0)
         if cfg.workers:  # Ray actors collect; nothing imports Ray otherwise
-            from agents.distributed import AsyncEvaluator, RayCollector
+            from cardagents.evaluation.remote import AsyncEvaluator
+            from cardagents.training.remote import RayCollector
             self.collector = RayCollector(
                 self.settings(self.active), self.actor, cfg.hidden, cfg.workers,
                 seed=cfg.seed, address=cfg.ray_address, pool=self.pool,
@@ -167,7 +172,7 @@ class Trainer:
                          for options in option_sets(cfg)]
         self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
                  threads=self.compute.threads, reasons=list(self.compute.reasons))
-        # a distillation stage's labels (agents.distill; made when one is entered)
+        # a distillation stage's labels (cardagents.training.distill; made when one is entered)
         self.distiller, self.distiller_key = None, None
         self.distill_saved = resume.get("distill") if resume else None
 
@@ -185,7 +190,7 @@ class Trainer:
     # --- the run's log ---------------------------------------------------------------------------
 
     def log(self, phase: str, **values) -> None:
-        """One record of the run's log (``agents.runlog``), at the samples so far."""
+        """One record of the run's log (``cardagents.training.runlog``), at the samples so far."""
         self.runlog.record(phase, self.samples, self.imitated, **values)
 
     def _enter_stage(self, index: int) -> None:
@@ -263,8 +268,8 @@ class Trainer:
 
     def complete(self, batch: Batch) -> Batch:
         """A batch collected with its values to come (a global critic, see
-        ``agents.selfplay.SelfPlay``'s ``values_later``) with the critic's values of all its
-        rows, and the advantages and returns they give; any other batch as it is."""
+        ``cardagents.training.selfplay.SelfPlay``'s ``values_later``) with the critic's values of
+        all its rows, and the advantages and returns they give; any other batch as it is."""
         if batch.adv is not None:
             return batch
         dev = self.compute.device
@@ -314,13 +319,14 @@ class Trainer:
                   f"{out['distill_agreement']:.0%}", flush=True)
         return out
 
-    # --- distillation from search (agents.distill) ---------------------------------------------
+    # --- distillation from search (cardagents.training.distill)
+    # ---------------------------------------------
 
     def init_sizes(self, path: str) -> tuple[int | None, int | None]:
         """The observation and global-state sizes the checkpoint ``path`` reads (``None``:
         today's), as long as it plays the config's game (else ``load_init`` says what is
         wrong)."""
-        from agents.ppo import CheckpointError, PPOAgent
+        from cardagents.ppo.agent import CheckpointError, PPOAgent
         try:
             net = PPOAgent.load(path).net
         except CheckpointError:
@@ -333,7 +339,8 @@ class Trainer:
         be the config's (game, hidden sizes, critic, observation): else one ``ConfigError``
         line. A fixed-head checkpoint may start a ``head: features`` run (its scorer added at
         zero: the same policy to begin with)."""
-        from agents.ppo import FEATURE_KEYS, CheckpointError, PPOAgent
+        from cardagents.ppo.agent import CheckpointError, PPOAgent
+        from cardagents.ppo.net import FEATURE_KEYS
         try:
             agent = PPOAgent.load(path)
         except CheckpointError as exc:
@@ -366,9 +373,9 @@ class Trainer:
 
     def distill_labels(self) -> dict:
         """A distillation iteration's labels: ``distill_labels`` states from the learner's own
-        games labelled by the search (``agents.distill.Distiller``), added to the buffer; their
-        seconds in ``timing["label"]``; what the update's distillation term needs."""
-        from agents.distill import Distiller
+        games labelled by the search (``cardagents.training.distill.Distiller``), added to the
+        buffer; their seconds in ``timing["label"]``; what the update's distillation term needs."""
+        from cardagents.training.distill import Distiller
         active, began = self.active, time.perf_counter()
         key = (self.cfg.game, repr(active.options), active.distill_search, active.distill_envs)
         if self.distiller is None or self.distiller_key != key:
@@ -393,7 +400,7 @@ class Trainer:
     def distill_term(self, labels: dict):
         """A callable giving the distillation term of one minibatch: ``distill_coef`` times the
         cross-entropy to the targets of ``distill_minibatch`` labels drawn from the buffer."""
-        from agents.distill import distill_loss
+        from cardagents.training.distill import distill_loss
         dev, buffer, active = self.compute.device, self.distiller.kept, self.active
         obs, mask, target = (torch.as_tensor(a).to(dev) for a in (buffer.obs, buffer.mask,
                                                                   buffer.target))
@@ -409,7 +416,7 @@ class Trainer:
     # --- the run -------------------------------------------------------------------------------
 
     def save(self, name: str) -> str:
-        """A training checkpoint in the run folder (``agents.checkpoints``)."""
+        """A training checkpoint in the run folder (``cardagents.training.checkpoints``)."""
         return save_training(
             os.path.join(self.run_path, name), dataclasses.asdict(self.cfg), self.net,
             self.optimizer, self.pool, self.rng, iteration=self.iteration, samples=self.samples,
@@ -655,7 +662,7 @@ def main(argv=None) -> dict:
         trainer = Trainer(cfg, resume)
     except ConfigError as exc:
         parser.error(str(exc))
-    except ConnectionError as exc:  # agents.distributed.Unreachable: ray_address
+    except ConnectionError as exc:  # cardagents.cluster.Unreachable: ray_address
         parser.error(f"ray_address: {exc}")
     result = trainer.train()
     with open(os.path.join(run_path(cfg), "result.json"), "w", encoding="utf-8") as f:

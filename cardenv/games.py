@@ -27,7 +27,7 @@ the group ``cardenv.games`` (name = the game's name, value = its factory as
 ``cardenv.presentations`` and ``cardenv.reasons`` (value = a module name) under the same name.
 They are read once, when a game is first looked up or listed, and registered as if
 ``register`` had named them (a name already registered keeps its entry). So, with such a
-package installed, ``python -m agents.evaluate toy random random`` and
+package installed, ``python -m cardagents evaluate toy random random`` and
 ``python -m cardenv.play toy ...`` find the game from the command line. In ``setup.py`` /
 ``pyproject.toml``::
 

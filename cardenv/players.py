@@ -4,7 +4,7 @@
 ``"random"`` (uniform over the legal actions) is built in. Every other spec is handed to the
 factories that installed packages register in the ``cardenv.players`` entry-point group, each a
 callable ``(spec, game, seed) -> player`` that raises ``ValueError`` for a spec it does not
-know. The ``agents`` package of this repository registers ``agents.evaluate:make_agent`` there
+know. The ``cardagents`` package of this repository registers ``cardagents.specs:make_agent`` there
 (``"heuristic"``, or the path of a PPO checkpoint), so the env layer never imports an agent
 itself: it only knows the entry-point group.
 
@@ -81,7 +81,7 @@ def load_player(spec, game: str, seed: int = 0):
             reasons.append(str(exc))
     if not reasons:
         raise ValueError(f"unknown player {spec!r}: cardenv knows {', '.join(BUILT_IN)}; agents "
-                         f"(heuristic, PPO checkpoints) come from the agents package of this "
+                         f"(heuristic, PPO checkpoints) come from the cardagents package of this "
                          f"repository, registered when it is installed (pip install -e .)")
     raise ValueError("; ".join(reasons))
 

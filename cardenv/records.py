@@ -15,7 +15,7 @@ give back the same results and returns. The format is described in ``docs/record
     states = replay(record)             # the state after 0, 1, ..., len(record.actions) moves
 
 ``python -m cardenv.replay FILE`` steps through a record on the terminal, and
-``python -m agents.evaluate ... --records DIR`` writes one per game it plays.
+``python -m cardagents evaluate ... --records DIR`` writes one per game it plays.
 
 Limits: ``load`` refuses a file larger than ``MAX_BYTES`` (16 MiB; a 1,000-hand record is
 about 1 MiB) and JSON nested deeper than ``MAX_DEPTH`` (64 arrays or objects inside one

@@ -1,6 +1,6 @@
 """Step through a game record on the terminal: ``python -m cardenv.replay FILE``.
 
-The record (``cardenv.records``; written by ``agents.evaluate --records`` or
+The record (``cardenv.records``; written by ``cardagents evaluate --records`` or
 ``cardenv.records.save``) is replayed through the rules engine -- a record whose actions are
 illegal or whose results the engine does not give back is refused -- and shown move by move: a
 line ``move k/n: player_s (name): <action>`` and the table after it, every hand (default) or

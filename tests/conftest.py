@@ -41,8 +41,8 @@ def _start_ray() -> None:
 @pytest.fixture(scope="session")
 def local_ray():
     """This test process's local Ray instance (4 CPUs: two rollout actors and the tasks beside
-    them; ``agents.distributed.connect`` joins it). Session-scoped, so that a module's fixture
-    can take it too; it is (re)started before each test that takes it."""
+    them; ``cardagents.cluster.connect`` joins it). Session-scoped, so that a module's
+    fixture can take it too; it is (re)started before each test that takes it."""
     ray = pytest.importorskip("ray", reason=RAY_REASON)
     _start_ray()
     return ray

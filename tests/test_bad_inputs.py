@@ -247,7 +247,7 @@ def test_checkpoint_entries_are_checked_before_the_network_is_built(tmp_path):
     """Hidden sizes of 10**12 asked torch for petabytes; int tensors loaded silently; a seed
     of 2**64 was torch's 'Overflow when unpacking long long'."""
     torch = pytest.importorskip("torch")
-    ppo = pytest.importorskip("agents.ppo")
+    ppo = pytest.importorskip("cardagents.ppo.agent")
     real = torch.load(ROOT / "checkpoints" / "dagong_ppo.pt", weights_only=True)
     for name, data, fragment in [
             ("huge", {**real, "net": {**real["net"], "hidden": [10 ** 12]}}, "hidden sizes"),
@@ -317,15 +317,16 @@ CLI = [
     ("2 train run_dir of the wrong type", "train", ["run_dir=5"], "run_dir must be a folder"),
     ("3 train run folder under a file", "train", ["run_dir={file}/runs"],
      "cannot create the folder"),
-    ("3 evaluate --out in a missing folder", "agents.evaluate",
+    ("3 evaluate --out in a missing folder", "cardagents.evaluation.evaluate",
      ["dagong", "heuristic", "random", "--deals", "1", "--out", "/nonexistent/dir/x.json"],
      "--out /nonexistent/dir/x.json: the folder /nonexistent/dir does not exist"),
-    ("3 evaluate --out a folder", "agents.evaluate",
+    ("3 evaluate --out a folder", "cardagents.evaluation.evaluate",
      ["dagong", "heuristic", "random", "--deals", "1", "--out", "{dir}"], "a folder, not a file"),
-    ("3 evaluate --records a file", "agents.evaluate",
+    ("3 evaluate --records a file", "cardagents.evaluation.evaluate",
      ["dagong", "heuristic", "random", "--deals", "1", "--records", "{file}"],
      ": not a folder"),
-    ("evaluate --seed -1", "agents.evaluate", ["dagong", "heuristic", "random", "--seed", "-1"],
+    ("evaluate --seed -1", "cardagents.evaluation.evaluate",
+     ["dagong", "heuristic", "random", "--seed", "-1"],
      "--seed must be in 0..4294967295, got -1"),
     ("3 play --record a file", "cardenv.play",
      ["dagong", "--agents", "random,random,random,random", "--record", "{file}"],
@@ -338,7 +339,7 @@ CLI = [
      "--seed must be in 0..4294967295"),
     ("1 replay a record nested 10**5 deep", "cardenv.replay", ["{deep}"],
      "nests deeper than 64 levels"),
-    ("3 curves --out a folder", "agents.curves", ["{dir}", "--out", "{dir}"],
+    ("3 curves --out a folder", "cardagents.training.curves", ["{dir}", "--out", "{dir}"],
      "a folder, not a file"),
     # the probe's second pass (issue 21)
     ("play --delay -1", "cardenv.play", ["dagong", "--agents", "random,random,random,random",
@@ -366,28 +367,34 @@ CLI = [
      "no NUL character"),
     ("bench --seconds nan", "cardenv.bench", ["dagong", "--seconds", "nan"],
      "--seconds must be in (0, 86400], got nan"),
-    ("agents.bench --envs 10**12", "agents.bench", ["dagong", "--envs", str(10 ** 12)],
+    ("cardagents bench --envs 10**12", "cardagents.bench.players",
+     ["dagong", "--envs", str(10 ** 12)],
      "--envs must be in 1..65536"),
-    ("agents.bench --threads 10**9", "agents.bench", ["dagong", "--threads", str(10 ** 9)],
+    ("cardagents bench --threads 10**9", "cardagents.bench.players",
+     ["dagong", "--threads", str(10 ** 9)],
      "--threads must be in 1..1024"),
-    ("agents.bench --seconds inf", "agents.bench", ["dagong", "--seconds", "inf"], "got inf"),
-    ("evaluate --deals 10**30", "agents.evaluate", ["dagong", "random", "random", "--deals",
-                                                    str(10 ** 30)],
+    ("cardagents bench --seconds inf", "cardagents.bench.players",
+     ["dagong", "--seconds", "inf"], "got inf"),
+    ("evaluate --deals 10**30", "cardagents.evaluation.evaluate",
+     ["dagong", "random", "random", "--deals", str(10 ** 30)],
      "--deals must be >= 1 (at most 100,000,000)"),
-    ("evaluate --threads 10**9", "agents.evaluate", ["dagong", "random", "random", "--threads",
-                                                     str(10 ** 9)],
+    ("evaluate --threads 10**9", "cardagents.evaluation.evaluate",
+     ["dagong", "random", "random", "--threads", str(10 ** 9)],
      "--threads must be >= 1 (at most 1024)"),
-    ("evaluate --out ''", "agents.evaluate", ["dagong", "random", "random", "--out", ""],
+    ("evaluate --out ''", "cardagents.evaluation.evaluate",
+     ["dagong", "random", "random", "--out", ""],
      "the file name is empty"),
-    ("evaluate --records with a NUL", "agents.evaluate",
+    ("evaluate --records with a NUL", "cardagents.evaluation.evaluate",
      ["dagong", "random", "random", "--records", "a\0b"], "no NUL character"),
-    ("report a field of the wrong type", "agents.report", ["{result}"],
-     "is not an agents.evaluate result (win_rate is 'x')"),
-    ("report a file without end", "agents.report", ["/dev/zero"],
+    ("report a field of the wrong type", "cardagents.evaluation.report", ["{result}"],
+     "is not a cardagents evaluate result (win_rate is 'x')"),
+    ("report a file without end", "cardagents.evaluation.report", ["/dev/zero"],
      "larger than 1,048,576 bytes"),
-    ("curves a file without end", "agents.curves", ["/dev/zero", "--out", "{dir}/c.png"],
+    ("curves a file without end", "cardagents.training.curves",
+     ["/dev/zero", "--out", "{dir}/c.png"],
      "not a metrics log (larger than 268,435,456 bytes)"),
-    ("curves a curve record without samples", "agents.curves", ["{run}", "--out", "{dir}/c.png"],
+    ("curves a curve record without samples", "cardagents.training.curves",
+     ["{run}", "--out", "{dir}/c.png"],
      "phase 'curve': no 'samples'"),
     ("train a bool opponent weight", "train", ["opponents.heuristic=true"],
      "opponent weight heuristic must be a finite number >= 0, got True"),
@@ -435,7 +442,7 @@ def test_command_lines_exit_2_with_one_line(files, capsys, monkeypatch, case, mo
 def test_evaluate_unreachable_ray_address_fails_within_30_s(capsys):
     """Item 5: nothing listens on port 1; the address is refused at once, no cluster starts."""
     pytest.importorskip("ray")
-    from agents.evaluate import main
+    from cardagents.evaluation.evaluate import main
 
     start = time.perf_counter()
     with pytest.raises(SystemExit) as info:
@@ -473,7 +480,7 @@ def _python(*argv, **kwargs):
 @pytest.mark.parametrize("argv", [
     ["-m", "cardenv.replay", "{good}", "--print"],
     ["-m", "cardenv.play", "dagong", "--games", "0", "--seed", "1"],
-    ["-m", "agents.evaluate", "dagong", "random", "random", "--deals", "1", "--quiet"],
+    ["-m", "cardagents", "evaluate", "dagong", "random", "random", "--deals", "1", "--quiet"],
 ], ids=["replay --print", "play random mode", "evaluate"])
 def test_a_closed_pipe_ends_quietly(files, argv):
     """Item 4: ``... | head`` -- the reader leaves before the output is written."""
@@ -514,7 +521,7 @@ def test_play_draws_and_prints_a_seed_that_replays_the_game():
 
 def test_checkpoint_loading_is_one_line(files):
     """Item 10 (done before): a file that is not a checkpoint is a CheckpointError."""
-    ppo = pytest.importorskip("agents.ppo")
+    ppo = pytest.importorskip("cardagents.ppo.agent")
     with pytest.raises(ppo.CheckpointError) as info:
         ppo.PPOAgent.load(str(files["deep"]))
     assert "\n" not in str(info.value)

@@ -7,7 +7,7 @@ import pathlib
 
 import pytest
 
-from agents.evaluate import main as evaluate
+from cardagents.evaluation.evaluate import main as evaluate
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -52,7 +52,7 @@ def test_the_script_reads_evaluate_match_records(tmp_path):
     assert f"| all hands | both | {hands:,} |" in text
     assert "| first hand | both | 4 |" in text
     (tmp_path / "x.json").write_text(json.dumps({"game": "dagong", "options": {}}))
-    with pytest.raises(SystemExit, match="not a Dabang record of agents.evaluate"):
+    with pytest.raises(SystemExit, match="not a Dabang record of cardagents.evaluation.evaluate"):
         script.main([str(tmp_path)])
 
 

@@ -1,5 +1,5 @@
 """No test asserts a speed (issue 34, item 3): a test that fails when the machine is busy is a
-defect. Speed is a benchmark's figure (``python -m cardenv.bench``, ``python -m agents.bench``,
+defect. Speed is a benchmark's figure (``python -m cardenv.bench``, ``python -m cardagents bench``,
 ``python bench_train.py``), printed beside its reference; a time-limit feature is tested by what
 the limit does (an injected clock, work counted).
 

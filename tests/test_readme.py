@@ -90,7 +90,7 @@ def test_the_glossary_covers_every_chinese_term_of_the_project():
     root = README.parent
     cjk = re.compile(r"[\u4e00-\u9fff]+")
     glossary = (root / "docs" / "glossary.md").read_text(encoding="utf-8")
-    files = [README, *(root / "cardenv").rglob("*.py"), *(root / "agents").rglob("*.py"),
+    files = [README, *(root / "cardenv").rglob("*.py"), *(root / "cardagents").rglob("*.py"),
              *(p for p in (root / "docs").rglob("*.md") if p.name != "glossary.md")]
     missing = {term: str(path.relative_to(root)) for path in files
                for term in cjk.findall(path.read_text(encoding="utf-8")) if term not in glossary}
@@ -117,7 +117,7 @@ def test_the_glossary_gives_the_english_of_every_term_and_lang_en_uses_it():
         elif column is not None and not set(cells[0]) <= set("-"):
             english[cells[0]] = cells[column]
     assert english == TERMS
-    files = [README, *(root / "cardenv").rglob("*.py"), *(root / "agents").rglob("*.py"),
+    files = [README, *(root / "cardenv").rglob("*.py"), *(root / "cardagents").rglob("*.py"),
              *(root / "docs").rglob("*.md")]
     untranslated = {term: str(path.relative_to(root)) for path in files
                     for term in cjk.findall(path.read_text(encoding="utf-8"))

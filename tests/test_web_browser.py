@@ -441,7 +441,7 @@ def test_dabang_hand_grouped_winner_marked_and_refusal_shown(site, browser, shot
 
 
 def test_the_league_page_draws_a_league_table(site, browser, tmp_path):
-    from agents import league
+    from cardagents.evaluation import league
     league.main(["dagong", "random", "heuristic", "--pairs", "2", "--quiet", "--bootstrap", "20",
                  "--out", str(tmp_path / "league_small.json")])
     app, url, _ = site

@@ -1,5 +1,5 @@
 """The web page's league page (``/league``, ``cardenv.web.leagues``): it lists the league tables
-that ``python -m agents.league`` writes, sends one for the page to draw, refuses files that are
+that ``python -m cardagents league`` writes, sends one for the page to draw, refuses files that are
 not finished leagues with a clear 4xx, and its script names no game."""
 
 import json
@@ -17,7 +17,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def league_json(tmp_path_factory):
-    from agents import league
+    from cardagents.evaluation import league
     folder = tmp_path_factory.mktemp("leagues")
     league.main(["dagong", "random", "heuristic", "--pairs", "2", "--quiet", "--bootstrap", "20",
                  "--out", str(folder / "league_small.json")])
@@ -73,8 +73,9 @@ def test_a_league_named_by_path_is_offered_besides_the_folder(tmp_path, league_j
 @pytest.mark.parametrize("text,problem", [
     ("not json", "not JSON"),
     ('{"format": "something else"}', "not a league"),
-    ('{"format": "cardenv-league/1", "complete": false, "command": "python -m agents.league x"}',
-     "the league is not finished (run its command again to finish it: python -m agents.league"),
+    ('{"format": "cardenv-league/1", "complete": false, '
+     '"command": "python -m cardagents league x"}',
+     "the league is not finished (run its command again to finish it: python -m cardagents league"),
     ('{"format": "cardenv-league/1", "complete": true}', "not a league (no matrix, ratings)"),
 ])
 def test_a_file_that_is_not_a_finished_league_is_listed_with_why_and_refused(tmp_path, text,

@@ -37,7 +37,7 @@ def main(argv=None) -> int:
     parser.add_argument("--records", default="records", metavar="DIR",
                         help="folder of game records the viewer lists (records/)")
     parser.add_argument("--leagues", default="docs/results", metavar="DIR",
-                        help="folder whose league*.json tables (python -m agents.league) the "
+                        help="folder whose league*.json tables (python -m cardagents league) the "
                              "/league page shows (docs/results/)")
     parser.add_argument("--league", action="append", default=[], metavar="FILE",
                         help="a league's JSON to show on the /league page (repeatable)")

@@ -1,5 +1,5 @@
 """The league page's data (``/league`` on the web page): the league tables that
-``python -m agents.league`` writes as JSON, found in a folder (``league*.json``) or named one by
+``python -m cardagents league`` writes as JSON, found in a folder (``league*.json``) or named one by
 one, listed (``GET /api/leagues``) and sent for the page to draw (``GET /api/leagues/NAME``).
 
 The page draws any league the same way (its ratings and matrix are generic tables of players),
@@ -15,7 +15,7 @@ import pathlib
 
 from cardenv.web.sessions import WebError
 
-FORMAT_PREFIX = "cardenv-league/"  # the "format" of agents.league's documents
+FORMAT_PREFIX = "cardenv-league/"  # the "format" of cardagents.evaluation.league's documents
 PATTERN = "league*.json"
 MAX_BYTES = 64 * 2 ** 20
 MAX_LISTED = 200
@@ -45,10 +45,10 @@ def read(path: str) -> dict:
     except (ValueError, RecursionError) as exc:
         raise WebError(400, f"{path}: not JSON ({exc})") from None
     if not isinstance(doc, dict) or not str(doc.get("format", "")).startswith(FORMAT_PREFIX):
-        raise WebError(400, f"{path}: not a league (python -m agents.league writes them)")
+        raise WebError(400, f"{path}: not a league (python -m cardagents league writes them)")
     if not doc.get("complete"):
         raise WebError(400, f"{path}: the league is not finished (run its command again to "
-                            f"finish it: {doc.get('command', 'python -m agents.league')})")
+                            f"finish it: {doc.get('command', 'python -m cardagents league')})")
     missing = [key for key in ("matrix", "ratings") if not isinstance(doc.get(key), dict)]
     if missing:
         raise WebError(400, f"{path}: not a league (no {', '.join(missing)})")

@@ -36,8 +36,8 @@ API (JSON bodies; ``lang`` is ``zh`` or ``en`` on every request that returns tex
     POST /api/replays                 {"name": file in the records folder} or {"text", "filename"}
     GET  /api/replays/ID              the record's header and move list
     GET  /api/replays/ID/K?lang=      the table after K moves, every hand shown
-    GET  /api/leagues                 the league tables offered (agents.league's JSON files)
-    GET  /api/leagues/NAME            one of them: ratings and win-rate matrix (the /league page)
+    GET /api/leagues the league tables offered (cardagents.evaluation.league's JSON files) GET
+    /api/leagues/NAME one of them: ratings and win-rate matrix (the /league page)
 
 A game's message is ``GameSession.message`` (see ``cardenv.web.sessions``): only what the
 person's seat may know. Players act server-side: ``random``, ``heuristic`` (through
@@ -76,13 +76,13 @@ from cardenv.web.sessions import (GameSession, ReplaySession, Store, WebError, l
 
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 BUILT_IN_PLAYERS = ("random", "heuristic")
-# The search player offered for each game (agents.search's PIMC, named through cardenv.players):
-# game -> [(spec, menu label)], the first that loads offered, then those of "" (any game; a game
-# without a sampler of hidden cards gets none). ``{checkpoints}`` is the checkpoints folder. The
-# budget answers within about a second a decision on a 2-core machine (``time=``: seconds a
-# searched decision, whatever the position; measured in docs/web.md); a Dabang follow of several
-# cards is a decision a card. Dabang's rollouts stop after 8 steps, valued by the shipped leaf
-# value (stronger there than rollouts to the end of the hand: docs/results.md).
+# The search player offered for each game (cardagents.search.pimc's PIMC, named through
+# cardenv.players): game -> [(spec, menu label)], the first that loads offered, then those of ""
+# (any game; a game without a sampler of hidden cards gets none). ``{checkpoints}`` is the
+# checkpoints folder. The budget answers within about a second a decision on a 2-core machine
+# (``time=``: seconds a searched decision, whatever the position; measured in docs/web.md); a Dabang
+# follow of several cards is a decision a card. Dabang's rollouts stop after 8 steps, valued by the
+# shipped leaf value (stronger there than rollouts to the end of the hand: docs/results.md).
 SEARCH_PLAYERS = {
     "dabang": [("pimc:depth=8,critic={checkpoints}/dabang_leaf.npz,time=1",
                 "search (PIMC, 1 s a decision)")],
@@ -208,7 +208,7 @@ class App:
                 spec = spec.format(checkpoints=pathlib.Path(folder).as_posix())
             try:
                 load_player(spec, game, 0)
-            except Exception:  # noqa: BLE001 -- not offered: no agents package, no leaf file
+            except Exception:  # noqa: BLE001 -- not offered: no cardagents package, no leaf file
                 continue
             return {"spec": spec, "game": game, "label": label}
         return None

@@ -1,13 +1,13 @@
 """Where Dabang matches are won and lost: levels gained per hand, by kind of hand.
 
-Reads the match records that ``python -m agents.evaluate dabang A B --match --records DIR``
+Reads the match records that ``python -m cardagents evaluate dabang A B --match --records DIR``
 writes and prints, for each kind of hand (a match's first hand, a later hand with no tribute, a
 tribute hand: one whose dealer was owed blood by the hand before) and for each role of agent A's
 team (defending: the dealer's team; attacking), how many such hands were played and the levels
 each agent's team gained per hand. The figures in docs/results.md ("What limits the Dabang
 agent") come from it::
 
-    python -m agents.evaluate dabang checkpoints/dabang_ppo.pt heuristic --deals 100 --match \\
+    python -m cardagents evaluate dabang checkpoints/dabang_ppo.pt heuristic --deals 100 --match \\
         --seed 10000001 --records /tmp/matches
     python docs/results/dabang_match_hands.py /tmp/matches
 
@@ -23,7 +23,7 @@ import collections
 import json
 import os
 
-from agents.evaluate import summarize
+from cardagents.evaluation.evaluate import summarize
 from cardenv.dabang.game import draw_blood
 
 
@@ -70,8 +70,8 @@ def report(records: list[dict]) -> str:
 
 
 def by_blood(records: list[dict]) -> str:
-    """A's duplicate win rate on hand records (``agents.evaluate.summarize``: ties half, Wilson
-    interval), the deal pairs grouped by the blood their dealer was owed."""
+    """A's duplicate win rate on hand records (``cardagents.evaluation.evaluate.summarize``: ties
+    half, Wilson interval), the deal pairs grouped by the blood their dealer was owed."""
     games: dict = collections.defaultdict(list)  # deal seed -> [(A's score, B's score)]
     for record in records:
         meta = record["meta"]
@@ -95,7 +95,8 @@ def by_blood(records: list[dict]) -> str:
 
 def main(argv=None) -> str:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("folder", help="records of agents.evaluate dabang ... --match --records")
+    parser.add_argument("folder", help="records of python -m cardagents evaluate dabang ... "
+                        "--match --records")
     folder = parser.parse_args(argv).folder
     records = []
     for name in sorted(os.listdir(folder)):
@@ -103,7 +104,7 @@ def main(argv=None) -> str:
             record = json.load(f)
         options = record.get("options", {})
         if record.get("game") != "dabang" or "meta" not in record:
-            raise SystemExit(f"{name}: not a Dabang record of agents.evaluate")
+            raise SystemExit(f"{name}: not a Dabang record of cardagents.evaluation.evaluate")
         if options.get("episode") != "match" and options.get("blood") != "random":
             raise SystemExit(f"{name}: neither a match nor a hand with blood='random'")
         records.append(record)

@@ -4,7 +4,7 @@ PIMC needs from a leaf (docs/results.md, "A leaf value for depth-limited rollout
 The script takes positions of heuristic play (every 11th step of hands seeded from 1000, more
 than one legal action). In the true state (perfect information) it plays the heuristic's own
 choice and up to 15 other legal actions. Each then gets a full heuristic rollout and a
-``DEPTH``-step rollout valued by each leaf named (an ``.npz`` of ``agents.leaf`` or a PPO
+``DEPTH``-step rollout valued by each leaf named (an ``.npz`` of ``cardagents.search.leaf`` or a PPO
 checkpoint with a global critic). It prints, over all candidates, the correlation of the two
 estimates of a candidate's gain over the heuristic's choice, their mean gains, and how often
 the leaf calls better a candidate that full rollouts find worse:
@@ -22,8 +22,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from agents.heuristics import heuristic_for  # noqa: E402
-from agents.search import hand_worth, leaf_value, rollout_values  # noqa: E402
+from cardagents.players.heuristics import heuristic_for  # noqa: E402
+from cardagents.search.pimc import hand_worth, leaf_value, rollout_values  # noqa: E402
 from cardenv.games import make_game  # noqa: E402
 
 

@@ -26,9 +26,9 @@ def main(games) -> None:
     import dataclasses
 
     import train
-    from agents import schedules
-    from agents.config import stage_config
-    from agents.ppo import PPOAgent
+    from cardagents.training import schedules
+    from cardagents.ppo.agent import PPOAgent
+    from cardagents.training.config import stage_config
 
     for game in games:
         config = os.path.join(ROOT, "configs", f"{game}.yaml")

@@ -1,5 +1,5 @@
-"""agents.bench's player figures run (a smoke test: timings are not asserted), and the module
-needs nothing of train.py (not part of the installed package)."""
+"""cardagents.bench.players's player figures run (a smoke test: timings are not asserted), and the
+module needs nothing of train.py (not part of the installed package)."""
 
 import os
 import subprocess
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from agents import bench
+from cardagents.bench import players as bench
 
 
 @pytest.mark.parametrize("game", ["dagong", "dabang"])
@@ -19,11 +19,11 @@ def test_heuristic_rates_and_positions(game):
 
 
 def test_agents_bench_runs_without_train_py():
-    """``python -m agents.bench`` outside a checkout: with ``train`` impossible to import, the
+    """``python -m cardagents bench`` outside a checkout: with ``train`` impossible to import, the
     module imports and times the heuristics (tests/test_layering.py checks that no module of
     agents/ imports train at all)."""
     code = ("import sys; sys.modules['train'] = None\n"  # import train -> ImportError
-            "from agents import bench\n"
+            "from cardagents.bench import players as bench\n"
             "per_row, batched = bench.heuristic_rates('dagong', 8, 0.01, count=16)\n"
             "assert per_row > 0 and batched > 0 and 'train' not in bench.__dict__\n")
     root = bench.__file__.rsplit("/agents/", 1)[0]

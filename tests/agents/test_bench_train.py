@@ -27,7 +27,7 @@ def test_collection_rate_runs_the_trainer(monkeypatch):
 
 
 def test_the_before_path_restores_the_policy(monkeypatch):
-    from agents import ppo
+    from cardagents.ppo import net as ppo
     small(monkeypatch, "rollout_samples=256")
     act = ppo.PolicyNet.act
     assert bench_train.collection_rate("configs/dabang.yaml", 0.01, per_row=True) > 0

@@ -10,7 +10,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import train  # noqa: E402
-from agents.ppo import CheckpointError, PPOAgent, make_net, read_checkpoint  # noqa: E402
+from cardagents.ppo.agent import CheckpointError, PPOAgent, read_checkpoint  # noqa: E402
+from cardagents.ppo.net import make_net  # noqa: E402
 
 
 class Payload:

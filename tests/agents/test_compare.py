@@ -1,13 +1,14 @@
-"""agents.compare: agreement by phase and paired payoffs by kind of hand."""
+"""cardagents.evaluation.compare: agreement by phase and paired payoffs by kind of hand."""
 
 import json
 
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.compare import compare, main, report
-from agents.evaluate import duplicate, make_agent
+from cardagents.evaluation.compare import compare, main, report
+from cardagents.evaluation.evaluate import duplicate
+from cardagents.players.base import Agent
+from cardagents.specs import make_agent
 
 LATER = {"dealer": "random", "levels": "random", "blood": "random"}  # later hands, some tribute
 

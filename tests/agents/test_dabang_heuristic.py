@@ -12,8 +12,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents import RandomAgent
-from agents.dabang_heuristic import DabangHeuristic
+from cardagents import RandomAgent
+from cardagents.players.heuristics.dabang.player import DabangHeuristic
 from cardenv.core.cards import KIND_POINTS, NUM_NATURAL
 from cardenv.dabang import DabangGame
 from cardenv.dabang import catalogue as cat
@@ -111,7 +111,7 @@ def test_always_legal(options):
 
 
 def test_batch_decides_as_act():
-    # (its speed, per row and batched, is a benchmark's: python -m agents.bench)
+    # (its speed, per row and batched, is a benchmark's: python -m cardagents bench)
     game = DabangGame(dealer="random", levels="random")
     agent = DabangHeuristic(seed=0)
     observations, masks = [], []

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.dabang_heuristic import DabangHeuristic, _Ctx
-from agents.dabang_heuristic_batch import _void_chances
-from agents.observation import ObsView
+from cardagents.players.heuristics.dabang.batch import _void_chances
+from cardagents.players.heuristics.dabang.player import DabangHeuristic, _Ctx
+from cardagents.players.observation import ObsView
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import PHASES
 from cardenv.dabang.strength import SUIT_CLASS, TRUMP
@@ -182,9 +182,8 @@ def test_void_chances_decide_the_risk_as_the_per_state_path():
 
 
 def test_kernel_and_per_state_code_share_one_copy_of_the_constants():
-    from agents import dabang_heuristic as per_state
-    from agents import dabang_heuristic_batch as kernel
-    from agents import dabang_tuning
+    from cardagents.players.heuristics.dabang import batch as kernel, player as per_state
+    from cardagents.players.heuristics.dabang import tuning as dabang_tuning
 
     for name in ("LAST_TRICK_BONUS", "BREAK", "POINT_WEIGHT", "VOID_RISK", "RANK_A"):
         assert getattr(kernel, name) is getattr(per_state, name) \

@@ -5,8 +5,8 @@ than random play in duplicate deals."""
 import numpy as np
 import pytest
 
-from agents.dagong_heuristic import DagongHeuristic
-from agents.random_agent import RandomAgent
+from cardagents.players.heuristics.dagong import DagongHeuristic
+from cardagents.players.random import RandomAgent
 from cardenv.core.cards import RANK_NAMES
 from cardenv.dagong import ACTIONS, DagongGame, action_id
 from cardenv.dagong import catalogue as cat
@@ -298,4 +298,4 @@ def test_beats_random_play_in_duplicate_deals(allow_solo, deals, least_wins):
     result = duplicate_match(deals, seed0=1000, allow_solo=allow_solo)
     assert result["win_rate"] >= 0.8, result
     assert result["wins"] >= least_wins, result
-    # (its decisions per second are a benchmark's: python -m agents.bench)
+    # (its decisions per second are a benchmark's: python -m cardagents bench)

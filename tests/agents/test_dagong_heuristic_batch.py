@@ -9,8 +9,8 @@ every step of every slot is kept.
 import numpy as np
 import pytest
 
-from agents.dagong_heuristic import (_CARDS_LEFT, _LEN, _PASSED, _REVEALED, _SLICES, _SOLO,
-                                     _STANDING_SEAT, DagongHeuristic)
+from cardagents.players.heuristics.dagong import (_CARDS_LEFT, _LEN, _PASSED, _REVEALED, _SLICES,
+                                                  _SOLO, _STANDING_SEAT, DagongHeuristic)
 from cardenv.dagong import catalogue as cat
 from cardenv.vector import VectorGame
 

@@ -1,5 +1,6 @@
-"""Distillation from search (``agents.distill``): the search's results API, the choice of states
-to label, the targets and the loss, and a ``kind: distill`` stage of train.py end to end."""
+"""Distillation from search (``cardagents.training.distill``): the search's results API, the choice
+of states to label, the targets and the loss, and a ``kind: distill`` stage of train.py end to
+end."""
 
 from __future__ import annotations
 
@@ -11,12 +12,13 @@ import pytest
 import torch
 
 import train
-from agents.distill import (Candidates, Gatherer, distill_loss, focus_of, select, soft_targets,
-                            uncertainty)
-from agents.heuristics import heuristic_for
-from agents.observation import ObsView
-from agents.ppo import PPOAgent, make_net
-from agents.search import PIMCAgent, SearchResult, choose
+from cardagents.players.heuristics import heuristic_for
+from cardagents.players.observation import ObsView
+from cardagents.ppo.agent import PPOAgent
+from cardagents.ppo.net import make_net
+from cardagents.search.pimc import PIMCAgent, SearchResult, choose
+from cardagents.training.distill import (Candidates, Gatherer, distill_loss, focus_of, select,
+                                         soft_targets, uncertainty)
 from cardenv.core.errors import ConfigError
 from cardenv.games import make_game
 from tests.agents.test_search import positions
@@ -24,11 +26,11 @@ from tests.agents.test_search import positions
 ROOT = os.path.dirname(train.__file__)
 LEAF8 = "pimc:worlds=4,depth=8,critic=checkpoints/dabang_leaf.npz"
 # act_states of these searches on positions(make_game(game), 12, seed=3, heuristic) before
-# search() existed (agents/search.py at 6864ef6; Dabang's with the sampler of 31b8f5b, whose
-# proposal draws other worlds for a seed at some positions): the API must not change a decision.
-# Redrawn at issue 35: a search seeds each position's worlds from the crc of its observation,
-# and the counting pieces appended to both observations changed those bytes (the worlds for a
-# given generator are the same as before; the decisions came out by running act_states then)
+# search() existed (cardagents/search/pimc.py at 6864ef6; Dabang's with the sampler of 31b8f5b,
+# whose proposal draws other worlds for a seed at some positions): the API must not change a
+# decision. Redrawn at issue 35: a search seeds each position's worlds from the crc of its
+# observation, and the counting pieces appended to both observations changed those bytes (the worlds
+# for a given generator are the same as before; the decisions came out by running act_states then)
 BEFORE = {
     ("dagong", "pimc:worlds=4"): [1, 886, 543, 0, 84, 404, 0, 0, 454, 124, 0, 450],
     ("dabang", LEAF8): [0, 67, 67, 0, 190, 194, 170, 242, 306, 144, 242, 246],

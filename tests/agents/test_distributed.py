@@ -1,8 +1,8 @@
-"""Ray scale-out (agents.distributed, the [dist] extra): evaluation split over Ray tasks gives
-exactly the single-process result; a Ray rollout worker collects exactly what a local
-Collector with the same seeds collects; train.py with workers runs, resumes and is
-reproducible; a worker killed mid-iteration is replaced and no batch is partial; and the same
-on a simulated two-node cluster."""
+"""Ray scale-out (cardagents.cluster and the remote modules, the [dist] extra): evaluation split
+over Ray tasks gives exactly the single-process result; a Ray rollout worker collects exactly what a
+local Collector with the same seeds collects; train.py with workers runs, resumes and is
+reproducible; a worker killed mid-iteration is replaced and no batch is partial; and the same on a
+simulated two-node cluster."""
 
 import json
 
@@ -13,12 +13,15 @@ ray = pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brin
 torch = pytest.importorskip("torch")
 
 import train  # noqa: E402
-from agents import distributed  # noqa: E402
-from agents.collector import Collector  # noqa: E402
-from agents.evaluate import CHUNK, duplicate, make_agent  # noqa: E402
-from agents.heuristics import heuristic_for  # noqa: E402
-from agents.ppo import PPOAgent, make_net  # noqa: E402
-from agents.random_agent import RandomAgent  # noqa: E402
+from cardagents.evaluation import remote as evaluation_remote  # noqa: E402
+from cardagents.training import remote as training_remote  # noqa: E402
+from cardagents.evaluation.evaluate import CHUNK, duplicate  # noqa: E402
+from cardagents.players.heuristics import heuristic_for  # noqa: E402
+from cardagents.players.random import RandomAgent  # noqa: E402
+from cardagents.ppo.agent import PPOAgent  # noqa: E402
+from cardagents.ppo.net import make_net  # noqa: E402
+from cardagents.specs import make_agent  # noqa: E402
+from cardagents.training.collector import Collector  # noqa: E402
 from cardenv.games import make_game  # noqa: E402
 
 
@@ -31,18 +34,18 @@ def small_chunks(monkeypatch, size):
     """Evaluations cut into chunks of ``size`` pairs instead of ``CHUNK`` (250): a test plays
     two chunks in a few deals. Both ways of evaluating take their chunks from here, and Ray's
     tasks play the chunks they are sent."""
-    from agents import duplicate as pairs
-    from agents import evaluate
+    from cardagents.evaluation import duplicate as pairs, evaluate
 
     def cut(deals, seed):
         return pairs.deal_chunks(deals, seed, size)
 
     monkeypatch.setattr(evaluate, "deal_chunks", cut)
-    monkeypatch.setattr(distributed, "deal_chunks", cut)
+    monkeypatch.setattr(evaluation_remote, "deal_chunks", cut)
 
 
-# the default run's case in chunks of 4 pairs, the slow ones in agents.evaluate's CHUNK (the
-# property is the chunking's, not CHUNK's; a pair of these games costs about 0.3 s of CPU)
+# the default run's case in chunks of 4 pairs, the slow ones in cardagents.evaluation.evaluate's
+# CHUNK (the property is the chunking's, not CHUNK's; a pair of these games costs about 0.3 s of
+# CPU)
 @pytest.mark.parametrize("game,a,b,options,seed,chunk", [
     ("dagong", "sampling-ppo", "heuristic", {}, 0, 4),
     pytest.param("dagong", "heuristic", "random", {}, 0, CHUNK, marks=pytest.mark.slow),
@@ -87,13 +90,13 @@ def test_a_ray_worker_collects_what_a_local_collector_collects(local_ray, game, 
     net = make_net(game, (16,), critic)
     pool = [{k: v + 0.01 for k, v in net.state_dict().items()}]
     weights = {k: v.clone() for k, v in net.state_dict().items()}
-    own = distributed.worker_seed(seed, 1, 0)
+    own = training_remote.worker_seed(seed, 1, 0)
     local = Collector(game, seed, net, lambda: make_net(game, (16,), critic),
                       np.random.default_rng(own), torch.Generator().manual_seed(own),
                       {"heuristic": heuristic_for(game, own), "random": RandomAgent(game, own)})
     local.set_pool(pool)
-    local.deal(settings, distributed.first_deal(seed, 1, 0))
-    worker = distributed.RolloutWorker.remote(settings, (16,), seed, 1, 0, pool)
+    local.deal(settings, training_remote.first_deal(seed, 1, 0))
+    worker = training_remote.RolloutWorker.remote(settings, (16,), seed, 1, 0, pool)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as a worker does: the same float sums in the same order
     try:
@@ -102,7 +105,7 @@ def test_a_ray_worker_collects_what_a_local_collector_collects(local_ray, game, 
         torch.set_num_threads(threads)
     for expected in expected_batches:  # open episodes carry over between calls alike
         packed, results = ray.get(worker.collect.remote(weights, 200))
-        got = distributed.unpack(packed)
+        got = training_remote.unpack(packed)
         for field in ("obs", "mask", "action", "logp", "value", "adv", "ret", "state",
                       "reward", "lengths"):  # (a global critic's values come later)
             a, b = getattr(expected, field), getattr(got, field)
@@ -205,15 +208,15 @@ def test_a_two_node_cluster_trains_and_evaluates_as_one_machine(own_ray, tmp_pat
 def test_packing_a_batch_for_the_driver_loses_nothing():
     rng = np.random.default_rng(0)
     n = 50
-    batch = distributed.Batch(
+    batch = training_remote.Batch(
         obs=rng.integers(0, 9, (n, 30)).astype(np.float32), mask=rng.random((n, 77)) < 0.2,
         action=rng.integers(0, 77, n), logp=-rng.random(n), value=rng.random(n),
         adv=rng.random(n), ret=rng.random(n), state=rng.random((n, 11)).astype(np.float32))
-    packed = distributed.pack(batch)
+    packed = training_remote.pack(batch)
     assert packed["obs"].dtype == np.float16  # small counts travel as float16
     assert packed["state"].dtype == np.float32  # fractions do not
     assert packed["mask"].nbytes < batch.mask.nbytes / 7
-    back = distributed.unpack(packed)
+    back = training_remote.unpack(packed)
     for field in ("obs", "mask", "action", "logp", "value", "adv", "ret", "state"):
         a, b = getattr(batch, field), getattr(back, field)
         assert a.dtype == b.dtype and np.array_equal(a, b), field
@@ -228,7 +231,7 @@ def test_curve_evaluations_on_ray_equal_duplicate_and_training_goes_on(run_with_
     small_chunks(monkeypatch, 4)  # the first evaluation in two chunks, the second in one
     heur = heuristic_for("dagong", 0)
     agent = RandomAgent("dagong", 3)
-    evaluator = distributed.AsyncEvaluator()
+    evaluator = evaluation_remote.AsyncEvaluator()
     evaluator.submit("first", make_game("dagong"), agent, heur, 6, seed=5)
     evaluator.submit("second", make_game("dagong"), heur, agent, 3, seed=9)
     got = evaluator.results(wait=True)

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from agents.evaluate import duplicate, main, mean_interval, summarize, wilson
-from agents.random_agent import RandomAgent
+from cardagents.evaluation.evaluate import duplicate, main, mean_interval, summarize, wilson
+from cardagents.players.random import RandomAgent
 
 
 def test_wilson_interval_known_values():
@@ -62,27 +62,27 @@ def test_game_options_from_the_command_line(capsys):
 
 
 def test_report_rebuilds_the_command_and_the_table(tmp_path):
-    from agents.report import command, main as report
+    from cardagents.evaluation.report import command, main as report
 
     out = tmp_path / "r.json"
     main(["dabang", "random", "random", "--deals", "4", "--match", "--max-hands", "3",
           "--set", "follow=live", "--out", str(out)])
     result = json.loads(out.read_text())
-    assert command(result) == ("python -m agents.evaluate dabang random random --deals 4 --match "
-                               "--max-hands 3 --set follow=live")
+    assert command(result) == ("python -m cardagents evaluate dabang random random --deals 4 "
+                               "--match --max-hands 3 --set follow=live")
     text = report([str(out)])
     assert "| dabang | random vs random | match (follow=live) | 4 |" in text
 
 
 def test_report_refuses_what_is_not_a_result(tmp_path, capsys):
-    from agents.report import main as report
+    from cardagents.evaluation.report import main as report
 
     with pytest.raises(SystemExit):
         report(["--help"])
-    assert "agents.evaluate --out JSON" in capsys.readouterr().out
+    assert "cardagents evaluate --out JSON" in capsys.readouterr().out
     cases = [(tmp_path / "missing.json", None, "cannot read"),
              (tmp_path / "junk.json", "not json", "is not JSON"),
-             (tmp_path / "other.json", '{"game": "dagong"}', "is not an agents.evaluate result")]
+             (tmp_path / "other.json", '{"game": "dagong"}', "is not a cardagents evaluate result")]
     for path, text, message in cases:
         if text is not None:
             path.write_text(text)
@@ -112,7 +112,7 @@ def test_a_bad_agent_is_a_one_line_error(tmp_path, capsys, agent, message):
 def test_a_checkpoint_without_torch_is_a_one_line_error(monkeypatch, capsys):
     import sys
     monkeypatch.setitem(sys.modules, "torch", None)
-    monkeypatch.delitem(sys.modules, "agents.ppo", raising=False)
+    monkeypatch.delitem(sys.modules, "cardagents.ppo.agent", raising=False)
     with pytest.raises(SystemExit):
         main(["dagong", "checkpoints/dagong_ppo.pt", "random", "--deals", "2"])
     assert 'reading a PPO checkpoint needs torch: pip install -e ".[train]"' in \
@@ -120,14 +120,14 @@ def test_a_checkpoint_without_torch_is_a_one_line_error(monkeypatch, capsys):
 
 
 def test_the_agents_package_exports_every_agent():
-    import agents
-    from agents import DabangHeuristic, DagongHeuristic, RandomAgent  # noqa: F401
+    import cardagents
+    from cardagents import DabangHeuristic, DagongHeuristic, RandomAgent  # noqa: F401
     assert DagongHeuristic(0).game == "dagong" and DabangHeuristic(0).game == "dabang"
     pytest.importorskip("torch")
-    from agents import PPOAgent
+    from cardagents import PPOAgent
     assert PPOAgent.load("checkpoints/dagong_ppo.pt").game == "dagong"
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
-        agents.Nope  # noqa: B018
+        cardagents.Nope  # noqa: B018
 
 
 def test_threads_must_be_positive(capsys):
@@ -154,7 +154,7 @@ def test_evaluation_plays_a_made_game_with_its_own_options():
 def test_a_pair_seats_a_on_the_first_side_of_its_deal(game):
     """A's side is the deal's first side (the game's ``sides`` of the state as dealt), and the
     pair's second game is the same deal with the sides swapped."""
-    from agents.duplicate import play_pairs
+    from cardagents.evaluation.duplicate import play_pairs
     from cardenv.games import make_game
 
     made = make_game(game)
@@ -174,7 +174,7 @@ def test_an_evaluation_deals_each_seed_once(game, monkeypatch):
     (issue 22): new_state runs once per seed, whatever the batch."""
     from collections import Counter
 
-    from agents.duplicate import play_pairs
+    from cardagents.evaluation.duplicate import play_pairs
     from cardenv.games import make_game
 
     made = make_game(game)

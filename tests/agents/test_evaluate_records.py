@@ -1,4 +1,4 @@
-"""``python -m agents.evaluate --records DIR``: one game record per game played (both games of
+"""``python -m cardagents evaluate --records DIR``: one game record per game played (both games of
 every deal pair, whole matches with --match), each loading and replaying through the engine to
 the results the evaluation counted; the evaluation itself is the same with and without records,
 in one process and over Ray."""
@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from agents.evaluate import main, summarize
+from cardagents.evaluation.evaluate import main, summarize
 from cardenv.games import make_game
 from cardenv.records import load
 

@@ -1,15 +1,15 @@
-"""agents.frozen.FrozenPool: the frozen snapshots acting together give, row by row, the moves
-and log-probabilities of each snapshot's own PolicyNet (float32), and a game keeps the pool it
+"""cardagents.ppo.frozen.FrozenPool: the frozen snapshots acting together give, row by row, the
+moves and log-probabilities of each snapshot's own PolicyNet (float32), and a game keeps the pool it
 was seated with when the pool changes."""
 
 import numpy as np
 import pytest
 import torch
 
-from agents.collector import Collector
-from agents.frozen import FrozenPool
-from agents.ppo import exponential_race, make_net, segment_first_max
-from agents.random_agent import RandomAgent
+from cardagents.players.random import RandomAgent
+from cardagents.ppo.frozen import FrozenPool
+from cardagents.ppo.net import exponential_race, make_net, segment_first_max
+from cardagents.training.collector import Collector
 from cardenv.vector import VectorGame
 
 

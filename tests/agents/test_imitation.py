@@ -1,11 +1,11 @@
-"""agents.imitation: the warm start's demonstrations are every decision of the player's
+"""cardagents.training.imitation: the warm start's demonstrations are every decision of the player's
 self-play in the order played, each valued by its seat's final reward once its game ended."""
 
 import numpy as np
 import pytest
 
-from agents.heuristics import heuristic_for
-from agents.imitation import Demonstrator
+from cardagents.players.heuristics import heuristic_for
+from cardagents.training.imitation import Demonstrator
 from cardenv.vector import VectorGame
 
 

@@ -1,5 +1,5 @@
-"""The leaf value of depth-limited PIMC (``agents.leaf``): its data (heuristic hands, the worth
-for every seat), its file (a plain ``.npz``, loaded without pickle and evaluated in numpy),
+"""The leaf value of depth-limited PIMC (``cardagents.search.leaf``): its data (heuristic hands, the
+worth for every seat), its file (a plain ``.npz``, loaded without pickle and evaluated in numpy),
 clear errors for wrong files and sizes, deterministic training, and its command line."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.leaf import FORMAT, Leaf, collect, evaluate, load_leaf, main, seat_columns, train
+from cardagents.search.leaf import (FORMAT, Leaf, collect, evaluate, load_leaf, main, seat_columns,
+                                    train)
 from cardenv.games import make_game
 
 
@@ -146,7 +147,7 @@ def test_the_command_line_trains_and_evaluates(tmp_path, capsys):
     assert set(stats) >= {"leaf", "critic"}
     assert "PPO global critic  correlation" in capsys.readouterr().out
     leaf = load_leaf(out, "dagong")
-    assert leaf.command.startswith("python -m agents.leaf train dagong --hands 8")
+    assert leaf.command.startswith("python -m cardagents leaf train dagong --hands 8")
     assert str(np.load(out)["format"]) == FORMAT
     stats = main(["eval", "dagong", out, "--hands", "4", "--batch", "4"])
     assert "leaf" in stats and "critic" not in stats

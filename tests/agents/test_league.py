@@ -1,7 +1,8 @@
-"""The league (agents.league, agents.ratings, agents.league_report): Bradley-Terry ratings and
-their bootstrap, a small round robin whose pairings are exactly agents.evaluate's duplicate
-results, the files it writes, reuse of finished pairings after an interruption or with a player
-added, the same result over Ray, and one-line errors for bad input."""
+"""The league (cardagents.evaluation.league, cardagents.evaluation.ratings,
+cardagents.evaluation.league_report): Bradley-Terry ratings and their bootstrap, a small round robin
+whose pairings are exactly cardagents.evaluation.evaluate's duplicate results, the files it writes,
+reuse of finished pairings after an interruption or with a player added, the same result over Ray,
+and one-line errors for bad input."""
 
 import builtins
 import json
@@ -10,8 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from agents import league, league_report, ratings
-from agents.evaluate import duplicate, make_agent
+from cardagents.evaluation import league, league_report, ratings
+from cardagents.evaluation.evaluate import duplicate
+from cardagents.specs import make_agent
 
 
 # --- ratings --------------------------------------------------------------------------------
@@ -303,7 +305,7 @@ def test_over_ray_the_league_is_the_one_process_league(local_ray, tmp_path):
 
 def test_the_chart_draws_an_interval_whose_bound_is_a_rounding_error_past_the_rating(tmp_path):
     pytest.importorskip("matplotlib")
-    from agents import league_report
+    from cardagents.evaluation import league_report
     doc = {"settings": {"game": "dagong", "unit": "hand", "options": {}, "seed": 0, "pairs": 2},
            "ratings": {"players": [
                {"player": "random", "rating": -186.392, "ci95": [-198.9, -186.392 - 4e-10]},

@@ -1,9 +1,9 @@
 """The learner's settings (issue 20): device, precision and threads resolved with a reason or
-refused with a ConfigError naming the field (``agents.compute``), without needing the hardware
-(CUDA and the CPU's bf16 instructions are stubbed); bf16 autocast keeps float32 weights,
-gradients, optimizer state and checkpoints; learning-rate schedules (``agents.schedules``),
-one per stage, never below their floor; every iteration logs its learning rate, KL, clip
-fraction and the seconds of each part."""
+refused with a ConfigError naming the field (``cardagents.ppo.compute``), without needing the
+hardware (CUDA and the CPU's bf16 instructions are stubbed); bf16 autocast keeps float32 weights,
+gradients, optimizer state and checkpoints; learning-rate schedules
+(``cardagents.training.schedules``), one per stage, never below their floor; every iteration logs
+its learning rate, KL, clip fraction and the seconds of each part."""
 
 import json
 import math
@@ -14,8 +14,11 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import train  # noqa: E402
-from agents import compute, schedules  # noqa: E402
-from agents.ppo import PPOAgent, fit, make_net, on_cpu, ppo_loss  # noqa: E402
+from cardagents.ppo import compute  # noqa: E402
+from cardagents.training import schedules  # noqa: E402
+from cardagents.ppo.agent import PPOAgent, on_cpu  # noqa: E402
+from cardagents.ppo.losses import fit, ppo_loss  # noqa: E402
+from cardagents.ppo.net import make_net  # noqa: E402
 from cardenv.core.errors import ConfigError  # noqa: E402
 
 
@@ -189,7 +192,7 @@ def test_each_stage_runs_its_own_schedule():
 # --- bf16 keeps float32 where it matters ---------------------------------------------------------
 
 def minibatch(game="dabang", rows=256, seed=0):
-    from agents.heuristics import heuristic_for
+    from cardagents.players.heuristics import heuristic_for
     from cardenv.vector import VectorGame
     games = VectorGame(game, rows, seed=seed)
     obs, masks, states = games.observations(), games.masks(), games.states()

@@ -1,11 +1,13 @@
-"""agents.match_value: the shipped match value table's properties, the fit on hand-made chains,
-the match reward in collection (it telescopes over a match, it is the value difference of each
-hand, batched and unbatched engines give the same rewards) and the config's ``reward``."""
+"""cardagents.training.rewards.match_value: the shipped match value table's properties, the fit on
+hand-made chains, the match reward in collection (it telescopes over a match, it is the value
+difference of each hand, batched and unbatched engines give the same rewards) and the config's
+``reward``."""
 
 import numpy as np
 import pytest
 
-from agents.match_value import (FEATURES, LEVELS, MAX_BLOOD, MatchValue, fit, match_value_for)
+from cardagents.training.rewards.match_value import (FEATURES, LEVELS, MAX_BLOOD, MatchValue, fit,
+                                                     match_value_for)
 from cardenv.core.errors import ConfigError
 
 RULES = {"joker_levels": True, "keep_dealer": "partner", "four_joker_win": "big_or_small"}
@@ -71,9 +73,9 @@ def test_fit_values_a_level_climb():
 
 
 def _play(options, batched, mv, samples=300, seed=3):
-    from agents.heuristics import heuristic_for
-    from agents.random_agent import RandomAgent
-    from agents.selfplay import SelfPlay
+    from cardagents.players.heuristics import heuristic_for
+    from cardagents.players.random import RandomAgent
+    from cardagents.training.selfplay import SelfPlay
     from cardenv.vector import VectorGame
 
     chooser = RandomAgent("dabang", 5)
@@ -92,8 +94,8 @@ def test_match_reward_telescopes_over_a_match(mv):
     """In match episodes (truncated after 3 hands) each learner seat's rewards add up to the
     scale times its team's value after the last hand less 1/2 (a fresh match): each hand's
     reward is the value after it less the value of the situation the next hand is dealt in."""
-    from agents.random_agent import RandomAgent
-    from agents.selfplay import SelfPlay
+    from cardagents.players.random import RandomAgent
+    from cardagents.training.selfplay import SelfPlay
     from cardenv.vector import VectorGame
 
     chooser = RandomAgent("dabang", 5)
@@ -141,7 +143,7 @@ def test_match_reward_of_later_hands_is_the_value_difference(mv):
 
 
 def test_config_reward_checks():
-    from agents.config import load_config
+    from cardagents.training.config import load_config
 
     assert load_config(None, ["game=dabang", "reward=match"]).reward == "match"
     assert load_config(None, []).reward == "hand"
@@ -153,7 +155,7 @@ def test_config_reward_checks():
         load_config(None, ["game=dabang", "reward=match", "options.keep_dealer=same"])
     cfg = load_config(None, ["game=dabang", "stages=[{samples: 10}, {samples: 10, reward: "
                                                       "match}]"])
-    from agents.config import collector_settings, stage_config
+    from cardagents.training.config import collector_settings, stage_config
     assert collector_settings(stage_config(cfg, 1))["reward"] == "match"
     with pytest.raises(ConfigError, match="init must be the path of a PPO checkpoint"):
         load_config(None, ["init=no/such/file.pt"])

@@ -5,7 +5,10 @@ import pytest
 
 import torch  # noqa: E402  (the [train] extra; CI installs it)
 
-from agents.ppo import PolicyNet, PPOAgent, gae, ppo_loss  # noqa: E402
+from cardagents.ppo.agent import PPOAgent
+from cardagents.ppo.losses import gae
+from cardagents.ppo.losses import ppo_loss  # noqa: E402
+from cardagents.ppo.net import PolicyNet  # noqa: E402
 
 
 def test_gae_hand_computed():
@@ -64,7 +67,7 @@ def test_masked_actions_are_never_chosen():
 
 
 def test_checkpoint_round_trip(tmp_path):
-    from agents.ppo import game_sizes
+    from cardagents.ppo.net import game_sizes
 
     _, n, high = game_sizes("dabang")
     net = PolicyNet(high, n, hidden=(32,))
@@ -81,7 +84,7 @@ def test_checkpoint_round_trip(tmp_path):
 
 
 def test_ppo_agent_is_always_legal_in_real_games():
-    from agents.ppo import game_sizes
+    from cardagents.ppo.net import game_sizes
     from cardenv.vector import VectorGame
 
     for game, options in (("dagong", {}), ("dabang", {"dealer": "random", "levels": "random"})):
@@ -102,7 +105,7 @@ def test_act_samples_the_masked_softmax():
     frequencies match the probabilities of the full masked softmax; greedy takes the most likely
     legal action; the log-probabilities are those of the full masked softmax; a seed repeats
     the draws."""
-    from agents.ppo import MASKED
+    from cardagents.ppo.net import MASKED
     torch.manual_seed(3)
     net = PolicyNet(np.ones(6), 50, hidden=(16,))
     obs = torch.rand(3, 6) * 3
@@ -147,7 +150,7 @@ def test_a_global_critic_sees_hidden_cards_and_the_policy_does_not(game):
     """critic="global": the value reads the global state (every hand), the policy only the
     observation, so changing what is hidden moves the value and never the action
     distribution of a playing agent."""
-    from agents.ppo import make_net
+    from cardagents.ppo.net import make_net
     from cardenv.vector import VectorGame
 
     torch.manual_seed(0)
@@ -168,7 +171,7 @@ def test_a_global_critic_sees_hidden_cards_and_the_policy_does_not(game):
 
 
 def test_global_critic_checkpoint_round_trip(tmp_path):
-    from agents.ppo import make_net
+    from cardagents.ppo.net import make_net
 
     net = make_net("dagong", [16], "global")
     path = tmp_path / "g.pt"
@@ -186,7 +189,7 @@ def test_a_checkpoint_of_an_earlier_layout_reads_the_leading_entries(tmp_path):
     """Layouts only grow at their end: a network trained on an earlier, shorter observation
     loads and plays on today's observation by reading its prefix, exactly as on the old one;
     one from a longer (newer) layout is refused."""
-    from agents.ppo import make_net
+    from cardagents.ppo.net import make_net
     from cardenv.vector import VectorGame
 
     game = VectorGame("dagong", 40, seed=2)
@@ -211,7 +214,7 @@ def test_a_checkpoint_of_an_earlier_layout_reads_the_leading_entries(tmp_path):
 def test_the_loss_on_legal_actions_equals_the_full_masked_softmax(critic, density):
     """ppo_loss evaluates the policy head at the legal actions only; its loss, parts and
     gradients are those of the full masked softmax (the formula it replaced)."""
-    from agents.ppo import MASKED
+    from cardagents.ppo.net import MASKED
     gen = torch.Generator().manual_seed(3)
     n, actions_n = 256, 700
     net = PolicyNet(np.full(30, 2.0), actions_n, hidden=(32, 32),
@@ -275,7 +278,7 @@ def test_a_features_head_scores_what_each_legal_action_does(game):
     the game's action features; the legal-only log-probabilities equal the full masked
     softmax, and the score changes the policy only through the features (rows with equal
     observations and masks get equal logits, features that differ change them)."""
-    from agents.ppo import make_net
+    from cardagents.ppo.net import make_net
     from cardenv.games import make_game
 
     torch.manual_seed(1)
@@ -300,7 +303,7 @@ def test_a_features_head_scores_what_each_legal_action_does(game):
 
 
 def test_a_features_checkpoint_round_trips_and_old_checkpoints_keep_the_fixed_head(tmp_path):
-    from agents.ppo import make_net
+    from cardagents.ppo.net import make_net
 
     torch.manual_seed(2)
     net = make_net("dabang", [16], "global", head="features")

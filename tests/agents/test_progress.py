@@ -4,9 +4,9 @@ import io
 
 import pytest
 
-from agents.evaluate import duplicate
-from agents.progress import Progress, RunClock
-from agents.random_agent import RandomAgent
+from cardagents.evaluation.evaluate import duplicate
+from cardagents.evaluation.progress import Progress, RunClock
+from cardagents.players.random import RandomAgent
 
 
 class Terminal(io.StringIO):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from agents import RandomAgent
+from cardagents import RandomAgent
 from cardenv import dagong_v0
 
 

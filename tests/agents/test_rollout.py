@@ -4,9 +4,9 @@ equal the same games played one by one through the AEC env."""
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.random_agent import RandomAgent
-from agents.rollout import play_batched
+from cardagents.players.base import Agent
+from cardagents.players.lockstep import play_batched
+from cardagents.players.random import RandomAgent
 from cardenv.vector import VectorGame
 
 

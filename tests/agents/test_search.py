@@ -1,5 +1,5 @@
-"""The PIMC agent (``agents.search``): its mechanics with oracle worlds (a test-only sampler
-returning clones of the true state), its determinism, budget and spec errors, and the
+"""The PIMC agent (``cardagents.search.pimc``): its mechanics with oracle worlds (a test-only
+sampler returning clones of the true state), its determinism, budget and spec errors, and the
 hidden-card test on every game with a public-information sampler (the toy game's, below, and
 Dagong's and Dabang's once they have ``sample_worlds``).
 
@@ -15,9 +15,10 @@ from functools import partial
 import numpy as np
 import pytest
 
-from agents.evaluate import main, make_agent
-from agents.heuristics import heuristic_for
-from agents.search import DEFAULTS, PIMCAgent, choose, parse_spec, rollout_values
+from cardagents.evaluation.evaluate import main
+from cardagents.players.heuristics import heuristic_for
+from cardagents.search.pimc import DEFAULTS, PIMCAgent, choose, parse_spec, rollout_values
+from cardagents.specs import make_agent
 from cardenv import games as registry
 from cardenv.core.errors import StateError
 from cardenv.games import make_game, names
@@ -43,11 +44,11 @@ def oracle_worlds(monkeypatch):
 
 @pytest.fixture(scope="module")
 def perfect_information_evaluations():
-    """``evaluation(pairs, worlds)``: agents.evaluate's command line playing PIMC with oracle
-    worlds against the heuristic on ``pairs`` Dagong deal pairs, its statistics and what it
-    printed; each run once in this module, as two tests read the same run (the xdist group
-    below keeps them in one process). Margin 0: the plain best mean (oracle worlds agree, one
-    world is a sample)."""
+    """``evaluation(pairs, worlds)``: cardagents.evaluation.evaluate's command line playing PIMC
+    with oracle worlds against the heuristic on ``pairs`` Dagong deal pairs, its statistics and what
+    it printed; each run once in this module, as two tests read the same run (the xdist group below
+    keeps them in one process). Margin 0: the plain best mean (oracle worlds agree, one world is a
+    sample)."""
     runs = {}
 
     def evaluation(pairs: int, worlds: int) -> tuple[dict, str]:
@@ -531,8 +532,8 @@ def test_later_hands_of_several_situations_are_searched_in_one_call():
 
 @pytest.mark.xdist_group("perfect_information_evaluation")
 def test_evaluate_plays_pimc(perfect_information_evaluations):
-    """agents.evaluate's command line names PIMC as an agent (the run of the quick case of
-    test_perfect_information_pimc_beats_the_heuristic_on_dagong, not another)."""
+    """cardagents.evaluation.evaluate's command line names PIMC as an agent (the run of the quick
+    case of test_perfect_information_pimc_beats_the_heuristic_on_dagong, not another)."""
     stats, printed = perfect_information_evaluations(PERFECT_PAIRS, PERFECT_WORLDS)
     assert stats["pairs"] == PERFECT_PAIRS
     assert stats["agent_a"] == f"pimc:worlds={PERFECT_WORLDS},margin=0"
@@ -558,7 +559,7 @@ def test_specs(oracle_worlds):
                      "margin, prior, depth, critic)"),
     ("pimc:depth=-1", "depth must be an int in 0..65536"),
     ("pimc:depth=8,critic=none", "critic must be the path of a leaf value (.npz, python -m "
-                                 "agents.leaf train) or of a PPO checkpoint with a global "
+                                 "cardagents leaf train) or of a PPO checkpoint with a global "
                                  "critic, got 'none'"),
     ("pimc:depth=8,critic=nope.npz", "critic must be the path of a leaf value"),
     ("pimc:depth=8,critic=checkpoints/dabang_leaf.npz", "values dabang states, not dagong"),
@@ -600,10 +601,10 @@ def test_pimc_decides_from_states_not_observations(oracle_worlds):
 
 @pytest.fixture
 def few_bench_positions(monkeypatch):
-    """The search benchmark's positions (``agents.bench.search_positions``), at most 4 where
-    it asks for 64 or 256: each is heuristic play to be met, and a figure's test needs one
+    """The search benchmark's positions (``cardagents.bench.players.search_positions``), at most 4
+    where it asks for 64 or 256: each is heuristic play to be met, and a figure's test needs one
     decision, not a spread of them (the benchmark cycles through what it gets)."""
-    from agents import bench
+    from cardagents.bench import players as bench
 
     real = bench.search_positions
     monkeypatch.setattr(bench, "search_positions",
@@ -611,9 +612,9 @@ def few_bench_positions(monkeypatch):
 
 
 def test_the_search_benchmark_measures(oracle_worlds, few_bench_positions):
-    """``python -m agents.bench search``'s figures: sampler worlds/s, rollouts/s and PIMC
+    """``python -m cardagents bench search``'s figures: sampler worlds/s, rollouts/s and PIMC
     decisions/s (oracle worlds here), or the sampler named missing."""
-    from agents import bench
+    from cardagents.bench import players as bench
 
     assert bench.sampler_worlds_per_second("dagong", 0.01, 2) > 0
     assert bench.rollouts_per_second("dabang", 4, 0.01) > 0
@@ -629,8 +630,8 @@ def test_the_search_benchmark_measures(oracle_worlds, few_bench_positions):
 def test_the_search_benchmark_times_the_prior_budget(oracle_worlds, few_bench_positions):
     """With torch and the shipped checkpoint the benchmark also times ``PRIOR_BUDGET``."""
     pytest.importorskip("torch")
-    from agents import bench
-    from agents.search import PRIOR_BUDGET
+    from cardagents.bench import players as bench
+    from cardagents.search.pimc import PRIOR_BUDGET
 
     spec = bench.fast_spec("dagong")
     assert spec == PRIOR_BUDGET.format(path="checkpoints/dagong_ppo.pt")
@@ -686,7 +687,7 @@ def test_top_k_of_a_prior_with_heuristic_rollouts(oracle_worlds):
 
 def test_a_critic_must_be_global():
     pytest.importorskip("torch")
-    from agents.search import global_critic
+    from cardagents.search.pimc import global_critic
 
     with pytest.raises(ValueError, match="global critic"):
         global_critic(heuristic_for("dagong", 0))
@@ -710,7 +711,8 @@ def test_top_k_takes_the_ppo_policys_most_likely_actions(oracle_worlds):
     assert all(s.is_legal(int(a)) for s, a in zip(states, actions))
 
 
-# --- a leaf value (agents.leaf) for depth-limited rollouts ------------------------------------
+# --- a leaf value (cardagents.search.leaf) for depth-limited rollouts
+# ------------------------------------
 
 LEAVES = {"dagong": "checkpoints/dagong_leaf.npz", "dabang": "checkpoints/dabang_leaf.npz"}
 
@@ -718,7 +720,7 @@ LEAVES = {"dagong": "checkpoints/dagong_leaf.npz", "dabang": "checkpoints/dabang
 def test_a_leaf_file_is_a_critic(oracle_worlds):
     """``critic=PATH.npz``: the shipped leaf value, numpy only; the spec parses, the agent
     holds the leaf, and with oracle worlds the search is deterministic for a seed."""
-    from agents.leaf import Leaf
+    from cardagents.search.leaf import Leaf
 
     spec = f"pimc:worlds=2,depth=4,critic={LEAVES['dagong']}"
     assert parse_spec(spec)["critic"] == LEAVES["dagong"] and parse_spec(spec)["depth"] == 4
@@ -733,7 +735,7 @@ def test_a_leaf_file_is_a_critic(oracle_worlds):
 
 @pytest.mark.parametrize("name", ["dagong", "dabang"])
 def test_the_leaf_budget_names_the_shipped_leaf(name):
-    from agents.search import LEAF_BUDGET
+    from cardagents.search.pimc import LEAF_BUDGET
 
     agent = make_agent(LEAF_BUDGET.format(path=LEAVES[name]), name)
     assert agent.depth == 16 and agent.leaf.game == name
@@ -742,7 +744,7 @@ def test_the_leaf_budget_names_the_shipped_leaf(name):
 def test_the_leaf_values_the_rollouts_cut_short():
     """The values depth-limited rollouts get are the leaf's values of the states they stop in
     (a callable leaf stands for the file's)."""
-    from agents.leaf import load_leaf
+    from cardagents.search.leaf import load_leaf
 
     leaf = load_leaf(LEAVES["dagong"], "dagong")
     seen = []

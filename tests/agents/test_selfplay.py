@@ -1,12 +1,12 @@
-"""agents.selfplay: GAE over many episodes equals the one-episode GAE bit for bit, and the
-array bookkeeping gives what a plain per-(slot, seat) list of transitions gives, on random
+"""cardagents.training.selfplay: GAE over many episodes equals the one-episode GAE bit for bit, and
+the array bookkeeping gives what a plain per-(slot, seat) list of transitions gives, on random
 streams of decisions, rewards and game ends (no torch, no game)."""
 
 import numpy as np
 import pytest
 
-from agents.ppo import gae
-from agents.selfplay import Batch, Episodes, gae_batch
+from cardagents.ppo.losses import gae
+from cardagents.training.selfplay import Batch, Episodes, gae_batch
 
 
 def test_gae_batch_equals_gae_of_each_episode():
@@ -116,8 +116,8 @@ def test_selfplay_collects_complete_learner_episodes(game):
     """A policy that plays uniformly at random, no torch: every row is a legal learner decision
     with what the policy said of it; with values 0 and gamma = lambda = 1 the advantages are
     the returns; the games still running keep their decisions for the next call."""
-    from agents.random_agent import RandomAgent
-    from agents.selfplay import SelfPlay
+    from cardagents.players.random import RandomAgent
+    from cardagents.training.selfplay import SelfPlay
     from cardenv.vector import VectorGame
 
     games = VectorGame(game, 6, seed=11)
@@ -142,7 +142,7 @@ def test_selfplay_collects_complete_learner_episodes(game):
 def test_dabang_shaping_signs_by_side():
     from types import SimpleNamespace
 
-    from agents.shaping import dabang_score, shaping_for
+    from cardagents.training.rewards import dabang_score, shaping_for
     assert shaping_for("dagong") is None and shaping_for("dabang") is dabang_score
     got = dabang_score(SimpleNamespace(score=200, attackers=1), 0.5)
     assert got.tolist() == [-0.25, 0.25, -0.25, 0.25]
@@ -156,11 +156,11 @@ def test_values_later_complete_to_the_batch_of_values_at_once(game, seed, shapin
     and once the batch is completed with the critic's values, the same values, advantages and
     returns (up to float rounding: the critic runs on other batch sizes)."""
     torch = pytest.importorskip("torch")
-    from agents.heuristics import heuristic_for
-    from agents.ppo import make_net
-    from agents.random_agent import RandomAgent
-    from agents.selfplay import SelfPlay
-    from agents.shaping import shaping_for
+    from cardagents.players.heuristics import heuristic_for
+    from cardagents.players.random import RandomAgent
+    from cardagents.ppo.net import make_net
+    from cardagents.training.rewards import shaping_for
+    from cardagents.training.selfplay import SelfPlay
     from cardenv.vector import VectorGame
 
     net = make_net(game, (32,), "global")

@@ -6,7 +6,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import train  # noqa: E402
-from agents.ppo import PPOAgent  # noqa: E402
+from cardagents.ppo.agent import PPOAgent  # noqa: E402
 from cardenv.core.errors import ConfigError  # noqa: E402
 
 # the agent shipped before issue 35: a fixed head over the 1,073 entries of its day
@@ -58,7 +58,7 @@ def test_a_fixed_head_checkpoint_starts_a_features_head_that_plays_the_same(tmp_
 def test_a_network_of_an_earlier_layout_reads_the_state_prefix_everywhere():
     # an init checkpoint's critic was made for the global state of its day: values, forward and
     # the update's log-probabilities give it that prefix of today's longer state
-    from agents.ppo import make_net
+    from cardagents.ppo.net import make_net
     from cardenv.vector import VectorGame
     game = VectorGame("dagong", 4, seed=1)
     obs, mask = torch.as_tensor(game.observations()), torch.as_tensor(game.masks())

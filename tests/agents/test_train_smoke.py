@@ -30,7 +30,7 @@ def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game, critic):
     assert "evaluation: PPO vs heuristic: 20/20 games" in captured.err  # its progress line
     folder = tmp_path / game
     assert (folder / "final.pt").exists() and (folder / "checkpoint.pt").exists()
-    from agents.ppo import PPOAgent
+    from cardagents.ppo.agent import PPOAgent
     agent = PPOAgent.load(str(folder / "agent.pt"))
     assert agent.game == game and agent.net.critic == critic
     assert (folder / "agent.pt").stat().st_size < (folder / "final.pt").stat().st_size
@@ -185,7 +185,7 @@ def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path)
 
 def test_curves_are_drawn_from_the_metrics_log(tmp_path, capsys):
     pytest.importorskip("matplotlib", reason="the [plot] extra draws curves")
-    from agents import curves
+    from cardagents.training import curves
     run(tmp_path, "c", "curve_every=1", "curve_deals=2", "eval_deals=0")
     out = curves.main([str(tmp_path / "c"), "--out", str(tmp_path / "png" / "c.png")])
     with open(out, "rb") as f:

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import train
-from agents.random_agent import RandomAgent
+from cardagents.players.random import RandomAgent
 
 
 def run(tmp_path, name, *overrides):

@@ -8,7 +8,7 @@ players choosing the actions (40 games, 400 under -m slow)."""
 import numpy as np
 import pytest
 
-from agents.heuristics import heuristic_for
+from cardagents.players.heuristics import heuristic_for
 from cardenv.dabang.game import DabangGame
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.phase import Phase

@@ -25,7 +25,7 @@ import math
 import numpy as np
 import pytest
 
-from agents.heuristics import heuristic_for
+from cardagents.players.heuristics import heuristic_for
 from cardenv.core.errors import StateError
 from cardenv.dabang import DabangGame
 from cardenv.dabang.phase import Phase

@@ -13,7 +13,7 @@
 import numpy as np
 import pytest
 
-from agents.heuristics import heuristic_for
+from cardagents.players.heuristics import heuristic_for
 from cardenv.dagong import DagongGame, legality
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.selection import select_cards

@@ -14,7 +14,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from agents.heuristics import heuristic_for
+from cardagents.players.heuristics import heuristic_for
 from cardenv.core.cards import NUM_KINDS
 from cardenv.core.errors import StateError
 from cardenv.dagong import DagongGame

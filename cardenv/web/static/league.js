@@ -1,4 +1,4 @@
-// cardenv league page: draws a league table (python -m agents.league's JSON, sent by
+// cardenv league page: draws a league table (python -m cardagents league's JSON, sent by
 // /api/leagues/NAME) as two generic tables, the ratings and the pairwise win rates. It knows
 // no game: players are names, cells are numbers with intervals.
 "use strict";
@@ -90,7 +90,7 @@ async function start() {
     const usable = list.leagues.filter((league) => !league.problem).map((l) => l.name);
     if (!usable.length) {
       $("#league-body").hidden = true;
-      showError("No league to show: write one with python -m agents.league.");
+      showError("No league to show: write one with python -m cardagents league.");
       return;
     }
     const wanted = decodeURIComponent((location.hash.match(/league=([^&]+)/) || [])[1] || "");

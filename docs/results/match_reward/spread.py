@@ -8,9 +8,9 @@ import sys
 
 import numpy as np
 
-from agents.heuristics import heuristic_for
-from agents.match_value import match_value_for
-from agents.rollout import play_batched
+from cardagents.players.heuristics import heuristic_for
+from cardagents.players.lockstep import play_batched
+from cardagents.training.rewards.match_value import match_value_for
 from cardenv.games import make_game
 
 matches = int(sys.argv[1]) if len(sys.argv) > 1 else 100

@@ -6,7 +6,7 @@ heuristic decisions), then two PPO runs resumed from it, identical but for ``pre
 schedule), a learning-curve evaluation (``curve_deals: 300`` duplicate pairs against the
 heuristic under each option set) every ``CURVE_EVERY`` iterations. The two runs go side by side
 (one torch thread each: learning per sample does not depend on speed). Then
-``python -m agents.curves`` draws both runs in one figure:
+``python -m cardagents curves`` draws both runs in one figure:
 
     python docs/results/precision/compare.py [dagong|dabang ...] [--runs runs/precision]
 
@@ -117,7 +117,7 @@ def main(argv=None) -> None:
                         os.path.join(HERE, f"{game}_{precision}_metrics.jsonl"))
         with open(os.path.join(HERE, f"{game}_agreement.md"), "w", encoding="utf-8") as f:
             f.write(agreement(game) + "\n")
-        subprocess.run([sys.executable, "-m", "agents.curves",
+        subprocess.run([sys.executable, "-m", "cardagents", "curves",
                         os.path.join(args.runs, f"{game}-fp32"),
                         os.path.join(args.runs, f"{game}-bf16"),
                         "--out", os.path.join(HERE, f"{game}_curves.png"),

@@ -1,0 +1,37 @@
+"""The one place a player spec becomes an agent: ``make_agent(spec, game, seed)``.
+
+A spec is ``random``, ``heuristic``, ``pimc`` / ``pimc:key=value,...`` (the search agent,
+``cardagents.search.pimc``) or the path of a PPO checkpoint. Every command line that names
+players (``python -m cardagents evaluate``, ``league``, ``compare``) and the ``cardenv.players``
+entry point (terminal play, the web page, the single-agent env) read them here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+
+from cardagents.ppo.loading import checkpoint_agent
+
+AGENT_NAMES = ("random", "heuristic", "pimc")  # besides checkpoint paths (and pimc:...)
+
+
+def make_agent(spec: str, game: str, seed: int = 0):
+    """``random``, ``heuristic``, ``pimc`` / ``pimc:key=value,...`` (``cardagents.search.pimc``) or
+    a PPO checkpoint path."""
+    if isinstance(spec, str) and (spec == "pimc" or spec.startswith("pimc:")):
+        from cardagents.search.pimc import PIMCAgent
+        return PIMCAgent.from_spec(spec, game, seed)
+    if spec == "random":
+        from cardagents.players.random import RandomAgent
+        return RandomAgent(game, seed)
+    if spec == "heuristic":
+        from cardagents.players.heuristics import heuristic_for
+        return heuristic_for(game, seed)
+    if not os.path.exists(spec):
+        close = difflib.get_close_matches(spec, AGENT_NAMES, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise ValueError(f"unknown agent {spec!r}{hint}: an agent is one of "
+                         f"{', '.join(AGENT_NAMES)} (or pimc:key=value,...) or the path of a "
+                         f"PPO checkpoint")
+    return checkpoint_agent(spec, game)

@@ -1,0 +1,551 @@
+"""The training config of ``train.py``: its fields (``Config``, each with its meaning), the checks
+that refuse a bad one before anything is trained (``ConfigError``, one line), reading it from
+YAML and ``key=value`` overrides (``load_config``), and what a run derives from it: each stage's
+config (``stage_config``, ``stage_at``, ``stage_bounds``), its folder (``run_path``), the
+learning rate after some samples (``learning_rate``), the option sets its evaluations cover
+(``option_sets``), whether it plays the heuristic (``needs_heuristic``) and what a
+``Collector`` needs of it (``collector_settings``).
+
+Without torch (the ``[train]`` extra) a config still loads; the device, precision and critic
+are then checked by name only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import os
+from dataclasses import dataclass, field
+
+import yaml
+
+from cardagents.training import schedules
+from cardagents.training.rewards import SHAPING, shaping_for
+from cardagents.training.rewards.match_value import REWARDS, match_value_for
+from cardenv import cli
+from cardenv.core.checks import is_int, is_number
+from cardenv.core.errors import ConfigError
+from cardenv.games import make_game
+from cardenv.games import names as game_names
+from cardenv.vector import MAX_NUM_ENVS, game_variants
+
+try:  # the [train] extra
+    import torch
+except ImportError:
+    torch = None
+if torch is not None:
+    from cardagents.ppo import compute
+    from cardagents.ppo.net import CRITICS
+
+
+@dataclass
+class Config:
+    """A training run's settings. The defaults are the base that every config file (and a run
+    with no file) sets its fields over; ``python train.py`` without ``--config`` is not these
+    defaults but ``configs/quick.yaml`` over them (the README's Quick start)."""
+
+    game: str = "dagong"
+    """game to train: "dagong" or "dabang"."""
+    options: dict | list = field(default_factory=dict)
+    """rules options of the game (see its env docs), e.g. {"dealer": "random"} for Dabang; a
+    list of option dicts trains on all of them side by side (game slot i uses entry i mod n)."""
+    seed: int = 1
+    """seeds the games, the opponents' draws, torch and the heuristics."""
+    total_samples: int = 100_000
+    """learner decisions to train on (PPO; the imitation warm start comes on top)."""
+    num_envs: int = 64
+    """games stepped in lockstep."""
+    rollout_samples: int = 4096
+    """learner decisions per PPO iteration (complete hands only)."""
+    hidden: list = field(default_factory=lambda: [256, 256])
+    """sizes of the MLP trunk (and of the critic's, with critic: global)."""
+    critic: str = "local"
+    """value function: "local" (a head on the policy's trunk, reading the seat's observation) or
+    "global" (a critic MLP of its own reading the global state, every hand included, as in
+    PerfectDou; the policy still reads only the observation)."""
+    observation_size: int | None = None
+    """read only the first N entries of the observation (null: all of it): an ablation of the
+    pieces appended later, e.g. 1073, Dabang's observation before the counting pieces (issue
+    35). A features head still computes its action features from the whole observation."""
+    head: str = "fixed"
+    """policy head: "fixed" (one logit per action id) or "features" (that, plus a score of
+    what each legal action does in the position, from the game's per-action features; see
+    ``cardagents.ppo.net.PolicyNet``)."""
+    lr: float = 3e-4
+    """Adam learning rate (the peak of each stage's schedule)."""
+    lr_schedule: str = "linear"
+    """each stage's learning-rate schedule (``cardagents.training.schedules``): "constant", "linear"
+    (from lr down to lr_floor over the stage) or "cosine" (the same along half a cosine). A stage
+    may set its own. (``anneal_lr: false`` of older configs reads as "constant".)"""
+    lr_floor: float | None = None
+    """where linear and cosine schedules end: null for a tenth of the stage's lr (never 0: a
+    rate of 0 ends a run on updates that change nothing)."""
+    lr_warmup: int = 0
+    """samples at the start of each stage over which the rate rises from the floor to lr (0:
+    none)."""
+    gamma: float = 1.0
+    """discount (hands are short episodes with a final reward)."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    clip: float = 0.2
+    """PPO ratio clip."""
+    epochs: int = 4
+    """passes over each rollout."""
+    minibatch: int = 1024
+    """minibatch size."""
+    ent_coef: float = 0.01
+    """entropy bonus."""
+    vf_coef: float = 0.5
+    """value-loss weight."""
+    max_grad_norm: float = 0.5
+    """gradient clipping."""
+    score_shaping: float = 0.0
+    """weight of the game's reward shaping (cardagents.training.rewards; Dabang only): at each
+    hand's end every learner seat also gets ``score_shaping * (S - 160) / 80`` where S is the
+    attackers' score, with the sign of its side (attackers +, defenders -). The levels a hand moves
+    are a step function of S, so this adds a dense, aligned signal to the many hands whose level
+    change is the same either way. Evaluation never sees it."""
+    reward: str = "hand"
+    """what the learner learns from (Dabang; ``cardagents.training.rewards.match_value``,
+    docs/match_reward.md): "hand", the game's own rewards (a hand episode's level change and deal
+    value, a match episode's +1/-1 at its end); "match", each hand's change in its team's chance to
+    win the match, ``4 * (V(after) - V(before))``, V read from a table fitted on heuristic matches
+    by levels, the dealing team and the blood owed (values keeping the deal and tribute as well as
+    levels; zero-sum; over a whole match it is potential-based shaping of the +1/-1). Reported
+    returns and evaluations stay the game's."""
+    opponents: dict = field(default_factory=lambda: {"heuristic": 0.8, "frozen": 0.2})
+    """opponent mix: weights of "heuristic", "frozen" (past snapshots) and "random"."""
+    snapshot_every: int = 5
+    """iterations between snapshots of the learner for the frozen pool."""
+    pool_size: int = 5
+    """frozen snapshots kept."""
+    init: str | None = None
+    """a PPO checkpoint (e.g. checkpoints/dabang_ppo.pt) whose weights the learner starts from
+    instead of random ones; it must play the game with the same hidden sizes and critic. The
+    imitation warm start still runs on top unless imitation_samples is 0. A resumed run
+    ignores it (it continues from its checkpoint)."""
+    imitation_samples: int = 200_000
+    """heuristic decisions to imitate before PPO (0: start from scratch)."""
+    imitation_chunk: int = 20_000
+    """decisions gathered per imitation chunk."""
+    imitation_epochs: int = 3
+    """passes over each imitation chunk."""
+    imitation_lr: float = 1e-3
+    """learning rate of the imitation phase."""
+    eval_deals: int = 200
+    """duplicate deal pairs of the final evaluations against the random player and against the
+    heuristic."""
+    eval_start: bool = False
+    """evaluate the policy PPO starts from (after the imitation warm start, if any) against the
+    heuristic exactly as the final evaluation does (``eval_deals`` pairs on the same seeds,
+    under each option set) before the first PPO iteration, and end the run with a line that
+    compares the two (start -> end, their 95% intervals, whether they are apart). Recorded in
+    ``metrics.jsonl`` (phase ``start_evaluation``) and ``result.json`` (``evaluation_start``,
+    ``start_to_end``). It plays the heuristic, whose random draws it restarts, so a run with it
+    trains on other games than the same run without it."""
+    curve_every: int = 0
+    """iterations between learning-curve evaluations (0: none): ``curve_deals`` duplicate deal
+    pairs of the greedy policy against the heuristic under each option set of the run (the
+    config's and its stages'), on seeds of their own; written to ``metrics.jsonl`` and
+    TensorBoard (``python -m cardagents curves`` draws them). With ``workers`` they run as Ray
+    tasks beside training (a local instance gets a CPU more for them); without, they take
+    their time from the run: size them to a few percent of it (``python bench_train.py train``
+    prints the share)."""
+    curve_deals: int = 200
+    """duplicate deal pairs per learning-curve evaluation and option set."""
+    checkpoint_every: int = 10
+    """iterations between checkpoints."""
+    run_dir: str = "runs"
+    """where runs are written."""
+    run_name: str = ""
+    """run folder name (default: "<game>-<seed>")."""
+    torch_threads: int | str = "auto"
+    """torch CPU threads of the update and the imitation: "auto" takes every core the process
+    may use (collection, which alternates with the update in one process, acts on one), less,
+    without workers, the cores other processes kept busy while it collected
+    (``cardagents.ppo.compute.FreeCores``); an int sets it. Ray actors and evaluation workers use
+    one each."""
+    device: str = "auto"
+    """where the learner (the PPO update and the imitation) runs: "auto" (CUDA when available,
+    else the CPU), "cpu", "cuda" or "cuda:N". Collection and evaluation stay on the CPU (this
+    process or the Ray actors), with the weights copied to them after each update."""
+    precision: str = "auto"
+    """arithmetic of the update, the imitation and acting in collection and curve evaluations:
+    "fp32", "bf16" (torch.autocast to bfloat16 with float32 weights and optimizer state; about
+    2-3x faster on CPUs with AMX or AVX512-BF16) or "auto" (bf16 where the device runs it
+    natively, else fp32; the run's first lines say which and why). Checkpoints are float32
+    either way. The run's curve and final evaluations play in its precision; ``python -m
+    cardagents evaluate`` plays a checkpoint in fp32."""
+    log_every: int = 1
+    """iterations between progress lines."""
+    workers: int = 0
+    """Ray actors collecting the rollouts (the ``[dist]`` extra; ``cardagents.training.remote``):
+    each plays ``num_envs`` games with the current weights and sends back its share of
+    ``rollout_samples``; the update stays in this process. 0: collect here, no Ray."""
+    ray_address: str | None = None
+    """the Ray cluster to join with ``workers`` (``"auto"``, ``"host:port"``); ``None``
+    starts a local instance."""
+    stages: list = field(default_factory=list)
+    """training phases, in order: a list of mappings, each with ``samples`` (the stage's PPO
+    samples) and any of ``opponents``, ``score_shaping``, ``reward``, ``lr``, ``ent_coef``,
+    ``options`` set over the config's for that stage (e.g. first against the heuristic only,
+    then a mix with frozen snapshots; first hands, then matches). ``total_samples`` is then
+    their sum. Games are dealt anew when a stage changes the options. Empty: one stage, the
+    config itself.
+    A stage may also set ``kind`` and the distillation fields below (``kind: distill``; in a
+    stage ``search``, ``labels``, ``select``, ``focus``, ``max_legal``, ``pool``,
+    ``temperature`` and ``buffer`` name ``distill_search`` etc.), e.g. ``{kind: distill,
+    samples: 2000000, search: "pimc:depth=8,critic=checkpoints/dabang_leaf.npz", labels: 128,
+    select: uncertain, max_legal: 8, distill_coef: 1.0, temperature: 0}``."""
+    # --- distillation from search (cardagents.training.distill)
+    # -------------------------------------------
+    kind: str = "ppo"
+    """what a stage trains with: "ppo", or "distill": PPO plus distillation from a search agent
+    (``cardagents.training.distill``): each iteration, ``distill_labels`` states from the learner's
+    own games against the heuristic are labelled by the PIMC search ``distill_search``, and each PPO
+    minibatch's loss adds ``distill_coef`` times the policy's cross-entropy to the labels of a
+    minibatch of the last ``distill_buffer``. In this process only (``workers: 0``)."""
+    distill_search: str = "pimc"
+    """the teacher: a PIMC spec (``cardagents.search.pimc``), e.g.
+    "pimc:depth=8,critic=checkpoints/dabang_leaf.npz" (~0.25 s per Dabang decision)."""
+    distill_labels: int = 128
+    """states labelled per PPO iteration."""
+    distill_select: str = "uncertain"
+    """which of the ``distill_pool`` x ``distill_labels`` candidate states to label: "all" (at
+    random), "uncertain" (the smallest gap between the policy's two most likely actions) or
+    "entropy" (the policy's highest entropy)."""
+    distill_focus: list = field(default_factory=list)
+    """label only states of these phases (where there are any): some of "tribute" (a hand with
+    tribute paid), "bury" (the dealer's burial), "endgame" (the seat holds at most 6 cards).
+    Empty: every phase."""
+    distill_max_legal: int = 0
+    """label only states with at most this many legal actions (0: any): at states with many
+    (a Dabang burial: ~38) the search's choice is mostly noise (``cardagents.training.distill``)."""
+    distill_pool: int = 4
+    """candidate states gathered per label (with ``select: all`` and no focus: one)."""
+    distill_temperature: float = 0.0
+    """the target: softmax(search values / temperature) over the searched candidates; 0: the
+    search's action alone (which keeps the rollout policy's choice unless another is better by
+    the search's margin)."""
+    distill_coef: float = 1.0
+    """weight of the distillation cross-entropy in each PPO minibatch's loss."""
+    distill_buffer: int = 2048
+    """labels kept (the most recent) to draw the distillation minibatches from."""
+    distill_minibatch: int = 256
+    """labels per PPO minibatch."""
+    distill_envs: int = 64
+    """games in lockstep the learner plays to meet the states to label."""
+
+
+_OPPONENTS = ("heuristic", "frozen", "random")
+# upper bounds of the counts (bounds against typos such as 10**12, not targets)
+MAX_SAMPLES = 10 ** 13  # total_samples, rollout_samples, minibatch, imitation_* samples
+MAX_DEALS = 10 ** 8  # eval_deals, curve_deals (as cardagents evaluate --deals)
+MAX_WORKERS = 1024
+# hidden, as cardagents.ppo.agent reads a checkpoint (1 GB a layer)
+MAX_HIDDEN, MAX_LAYERS = 16384, 16
+LIMITS = {"num_envs": MAX_NUM_ENVS, "epochs": 10_000, "imitation_epochs": 10_000,
+          "snapshot_every": 10 ** 6, "pool_size": 10_000, "checkpoint_every": 10 ** 6,
+          "log_every": 10 ** 6}
+STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options", "lr_schedule",
+                "lr_floor", "lr_warmup", "reward")
+# distillation (cardagents.training.distill): a stage's short names of its fields, and the checks
+DISTILL_ALIASES = {"search": "distill_search", "labels": "distill_labels",
+                   "select": "distill_select", "focus": "distill_focus", "pool": "distill_pool",
+                   "max_legal": "distill_max_legal",
+                   "temperature": "distill_temperature", "buffer": "distill_buffer"}
+DISTILL_FIELDS = ("kind", "distill_search", "distill_labels", "distill_select", "distill_focus",
+                  "distill_max_legal", "distill_pool", "distill_temperature", "distill_coef",
+                  "distill_buffer", "distill_minibatch", "distill_envs")
+KINDS = ("ppo", "distill")
+DISTILL_SELECT = ("all", "uncertain", "entropy")  # cardagents.training.distill.SELECT, FOCUS
+DISTILL_FOCUS = ("tribute", "bury", "endgame")
+
+
+def _check_distill(cfg: Config, need) -> None:
+    """The distillation fields (``kind: distill``) and ``init``."""
+    from cardagents.search.pimc import parse_spec  # numpy only
+    need(cfg.kind in KINDS, f"kind must be one of {', '.join(KINDS)}, got {cfg.kind!r}")
+    for name, high in (("distill_labels", 10 ** 6), ("distill_pool", 1000),
+                       ("distill_buffer", 10 ** 7), ("distill_minibatch", 10 ** 6),
+                       ("distill_envs", MAX_NUM_ENVS)):
+        value = getattr(cfg, name)
+        need(is_int(value) and 1 <= value <= high,
+             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
+    need(is_int(cfg.distill_max_legal) and cfg.distill_max_legal >= 0,
+         f"distill_max_legal must be an int >= 0, got {cfg.distill_max_legal!r}")
+    need(cfg.distill_select in DISTILL_SELECT, f"distill_select must be one of "
+         f"{', '.join(DISTILL_SELECT)}, got {cfg.distill_select!r}")
+    need(isinstance(cfg.distill_focus, list) and all(f in DISTILL_FOCUS
+                                                     for f in cfg.distill_focus),
+         f"distill_focus must be a list of {', '.join(DISTILL_FOCUS)}, got "
+         f"{cfg.distill_focus!r}")
+    for name in ("distill_temperature", "distill_coef"):
+        value = getattr(cfg, name)
+        need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
+                                               f"{value!r}")
+    try:
+        spec = parse_spec(cfg.distill_search)
+    except ValueError as exc:
+        raise ConfigError(f"config: distill_search: {exc}") from None
+    for key in ("critic", "prior"):
+        need(spec[key] is None or os.path.isfile(spec[key]),
+             f"distill_search: {key} {spec[key]!r} is not a file")
+    need(cfg.init is None or (isinstance(cfg.init, str) and os.path.isfile(cfg.init)),
+         f"init must be the path of a PPO checkpoint, got {cfg.init!r}")
+    if cfg.kind == "distill":
+        need(not cfg.workers, "kind: distill labels in this process: it needs workers: 0")
+        from cardagents.search.pimc import sampler_of
+        try:
+            sampler_of(make_game(cfg.game))
+        except ValueError:
+            raise ConfigError(f"config: kind: distill needs a game with a sampler of hidden "
+                              f"cards; {cfg.game} has none") from None
+
+
+def _check(cfg: Config) -> Config:
+    def need(ok, message):
+        if not ok:
+            raise ConfigError(f"config: {message}")
+
+    need(cfg.game in game_names(), f"game must be one of {', '.join(game_names())}, got "
+                                   f"{cfg.game!r}")
+    need(isinstance(cfg.options, dict) or (isinstance(cfg.options, list) and cfg.options and
+                                           all(isinstance(o, dict) for o in cfg.options)),
+         "options must be a mapping or a non-empty list of mappings")
+    for name in ("total_samples", "num_envs", "rollout_samples", "epochs", "minibatch",
+                 "snapshot_every", "pool_size", "checkpoint_every", "log_every"):
+        value, high = getattr(cfg, name), LIMITS.get(name, MAX_SAMPLES)
+        need(is_int(value) and 1 <= value <= high,
+             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
+    need(is_int(cfg.seed) and 0 <= cfg.seed < 2 ** 32, f"seed must be an int in 0..2**32-1, "
+                                                       f"got {cfg.seed!r}")
+    need(isinstance(cfg.run_dir, str) and cfg.run_dir, f"run_dir must be a folder name, got "
+                                                       f"{cfg.run_dir!r}")
+    need(isinstance(cfg.run_name, str), f"run_name must be a string, got {cfg.run_name!r}")
+    need(is_int(cfg.eval_deals) and 0 <= cfg.eval_deals <= MAX_DEALS,
+         f"eval_deals must be an int >= 0 (at most {MAX_DEALS:,}), got {cfg.eval_deals!r}")
+    need(is_int(cfg.workers) and 0 <= cfg.workers <= MAX_WORKERS,
+         f"workers must be an int >= 0 (at most {MAX_WORKERS}), got {cfg.workers!r}")
+    need(cfg.ray_address is None or (isinstance(cfg.ray_address, str) and cfg.ray_address),
+         "ray_address must be null, \"auto\" or \"host:port\"")
+    need(isinstance(cfg.eval_start, bool), f"eval_start must be true or false, got "
+                                           f"{cfg.eval_start!r}")
+    need(is_int(cfg.curve_every) and cfg.curve_every >= 0, "curve_every must be an int >= 0")
+    need(is_int(cfg.curve_deals) and 1 <= cfg.curve_deals <= MAX_DEALS,
+         f"curve_deals must be an int >= 1 (at most {MAX_DEALS:,}), got {cfg.curve_deals!r}")
+    need(is_int(cfg.imitation_samples) and 0 <= cfg.imitation_samples <= MAX_SAMPLES,
+         f"imitation_samples must be an int >= 0 (at most {MAX_SAMPLES:,}), got "
+         f"{cfg.imitation_samples!r}")
+    for name in ("imitation_chunk", "imitation_epochs"):
+        value, high = getattr(cfg, name), LIMITS.get(name, MAX_SAMPLES)
+        need(is_int(value) and 1 <= value <= high,
+             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
+    need(is_number(cfg.imitation_lr) and cfg.imitation_lr > 0,
+         "imitation_lr must be a finite number > 0")
+    for name in ("lr", "gamma", "gae_lambda", "clip", "ent_coef", "vf_coef", "max_grad_norm"):
+        value = getattr(cfg, name)
+        need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
+                                               f"{value!r}")
+    need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1, "gamma in (0, 1], gae_lambda in [0, 1]")
+    schedules.check(cfg.lr_schedule, cfg.lr, cfg.lr_floor, cfg.lr_warmup)
+    need(cfg.torch_threads == "auto" or (is_int(cfg.torch_threads)
+                                         and 1 <= cfg.torch_threads <= cli.MAX_THREADS),
+         f"torch_threads must be auto or an int >= 1 (at most {cli.MAX_THREADS}), got "
+         f"{cfg.torch_threads!r}")
+    if torch is not None:  # device and precision: ConfigError for what this machine cannot do
+        compute.resolve(cfg.device, cfg.precision, cfg.torch_threads)
+    need(is_number(cfg.score_shaping) and cfg.score_shaping >= 0,
+         "score_shaping must be a finite number >= 0")
+    need(cfg.score_shaping == 0 or shaping_for(cfg.game) is not None,
+         f"score_shaping applies to {', '.join(SHAPING)} only")
+    need(cfg.reward in REWARDS, f"reward must be one of {', '.join(REWARDS)}, got "
+                                f"{cfg.reward!r}")
+    if cfg.reward == "match":  # a game with a table, which is there and was fitted under the
+        # game's rules (cardagents.training.rewards.match_value says which games have one)
+        try:
+            match_value_for(cfg.game, cfg.reward, cfg.options)
+        except ValueError as exc:
+            raise ConfigError(f"config: reward: match: {exc}") from None
+    need(cfg.critic in CRITICS if torch is not None else isinstance(cfg.critic, str),
+         f"critic must be one of local, global, got {cfg.critic!r}")
+    need(cfg.head in ("fixed", "features"), f"head must be fixed or features, got {cfg.head!r}")
+    need(cfg.observation_size is None or (is_int(cfg.observation_size)
+                                          and cfg.observation_size >= 1),
+         f"observation_size must be null or an int >= 1, got {cfg.observation_size!r}")
+    need(isinstance(cfg.hidden, list) and 1 <= len(cfg.hidden) <= MAX_LAYERS and
+         all(is_int(h) and 1 <= h <= MAX_HIDDEN for h in cfg.hidden),
+         f"hidden must be a list of ints (1..{MAX_LAYERS} of them, each 1..{MAX_HIDDEN}), got "
+         f"{cfg.hidden!r}")
+    need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
+    for name, weight in cfg.opponents.items():
+        need(name in _OPPONENTS, f"unknown opponent {name!r}; expected {_OPPONENTS}")
+        need(is_number(weight) and weight >= 0,
+             f"opponent weight {name} must be a finite number >= 0, got {weight!r}")
+    need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
+    # the game options are checked by the game itself
+    game_variants(cfg.game, cfg.options)
+    _check_distill(cfg, need)
+    need(isinstance(cfg.stages, list), "stages must be a list of mappings")
+    for i, stage in enumerate(cfg.stages):
+        need(isinstance(stage, dict), f"stages[{i}] must be a mapping, got {stage!r}")
+        need(is_int(stage.get("samples")) and stage["samples"] >= 1,
+             f"stages[{i}] needs samples: an int >= 1")
+        unknown = sorted(set(stage) - {"samples", *STAGE_FIELDS, *DISTILL_FIELDS,
+                                       *DISTILL_ALIASES})
+        need(not unknown, f"stages[{i}]: unknown field(s) {unknown}; a stage sets samples and "
+                          f"any of {', '.join(STAGE_FIELDS)}, kind and its distillation "
+                          f"fields")
+        try:
+            stage_config(cfg, i)
+        except ConfigError as exc:
+            raise ConfigError(f"config: stages[{i}]: {str(exc).removeprefix('config: ')}") \
+                from None
+    if cfg.stages:
+        cfg.total_samples = sum(stage["samples"] for stage in cfg.stages)
+    return cfg
+
+
+def stage_config(cfg: Config, index: int) -> Config:
+    """The config that stage ``index`` trains with: the stage's fields over ``cfg``'s."""
+    stage = cfg.stages[index]
+    fields = {DISTILL_ALIASES.get(k, k): v for k, v in stage.items() if k != "samples"}
+    return _check(dataclasses.replace(cfg, stages=[], **fields))
+
+
+def run_path(cfg: Config) -> str:
+    """The run's folder: ``run_dir/run_name`` (``run_name`` by default ``<game>-<seed>``)."""
+    return os.path.join(cfg.run_dir, cfg.run_name or f"{cfg.game}-{cfg.seed}")
+
+
+def needs_heuristic(cfg: Config) -> bool:
+    """Whether the run plays the heuristic: as an opponent (of any stage), in the final
+    evaluations, or as the teacher of the warm start."""
+    mixes = [cfg.opponents] + [stage.get("opponents", {}) for stage in cfg.stages]
+    return any(m.get("heuristic", 0) > 0 for m in mixes) or cfg.eval_deals > 0 \
+        or cfg.imitation_samples > 0
+
+
+def stage_at(cfg: Config, samples: int) -> int:
+    """The stage a run is in after ``samples`` PPO samples (the last one past the end)."""
+    end = 0
+    for i, stage in enumerate(cfg.stages):
+        end += stage["samples"]
+        if samples < end:
+            return i
+    return max(len(cfg.stages) - 1, 0)
+
+
+def collector_settings(cfg: Config, precision: str = "fp32") -> dict:
+    """What a ``Collector`` needs of a (stage's) config, as a plain mapping; ``precision``: the
+    resolved one the learner acts in."""
+    return {**{k: getattr(cfg, k) for k in ("game", "num_envs", "options", "opponents", "gamma",
+                                            "gae_lambda", "score_shaping", "critic", "head",
+                                            "observation_size", "reward")},
+            "precision": precision}
+
+
+def stage_bounds(cfg: Config, index: int) -> tuple[int, int]:
+    """(first sample, samples) of stage ``index`` (the whole run without stages)."""
+    if not cfg.stages:
+        return 0, cfg.total_samples
+    start = sum(stage["samples"] for stage in cfg.stages[:index])
+    return start, cfg.stages[index]["samples"]
+
+
+def learning_rate(cfg: Config, samples: int) -> float:
+    """The learning rate after ``samples`` PPO samples: the schedule of the stage they fall
+    in (``cardagents.training.schedules``)."""
+    index = stage_at(cfg, samples)
+    active = stage_config(cfg, index) if cfg.stages else cfg
+    start, length = stage_bounds(cfg, index)
+    return schedules.rate(active.lr_schedule, active.lr, active.lr_floor, active.lr_warmup,
+                          samples - start, length)
+
+
+def option_sets(cfg: Config) -> list[dict]:
+    """Every distinct option set the run trains under (the config's, then its stages'), in
+    order of appearance: what its evaluations cover."""
+    found: list[dict] = []
+    for options in [cfg.options] + [stage["options"] for stage in cfg.stages
+                                     if "options" in stage]:
+        for variant in options if isinstance(options, list) else [options]:
+            if dict(variant) not in found:
+                found.append(dict(variant))
+    return found
+
+
+def load_config(path: str | None, overrides: list[str], base: dict | None = None) -> Config:
+    """Defaults (or ``base``, e.g. a resumed run's config), overlaid with the YAML file, overlaid
+    with ``key=value`` overrides."""
+    data: dict = dict(base or {})
+    _upgrade(data)
+    if path:
+        try:
+            with open(path, encoding="utf-8") as f:
+                loaded = yaml.safe_load(f) or {}
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path!r} not found") from None
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"config file {path!r} is not valid YAML: "
+                              f"{_yaml_problem(exc)}") from None
+        except (OSError, UnicodeDecodeError) as exc:  # a folder, unreadable, not text
+            raise ConfigError(f"config file {path!r} cannot be read "
+                              f"({getattr(exc, 'strerror', None) or exc})") from None
+        except ValueError as exc:  # a NUL in the name
+            raise ConfigError(f"config file {path!r} cannot be read ({exc})") from None
+        except RecursionError:  # [[[[... nested deeper than the parser recurses
+            raise ConfigError(f"config file {path!r} is not a config: it nests too deep") \
+                from None
+        if not isinstance(loaded, dict):
+            raise ConfigError(f"config file {path!r} must hold a mapping")
+        _upgrade(loaded)
+        data.update(loaded)
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r} must look like key=value")
+        try:
+            value = yaml.safe_load(raw)
+        except yaml.YAMLError as exc:  # hidden=[64, : one line, not the parser's report
+            raise ConfigError(f"override {item!r}: {raw!r} is not a YAML value "
+                              f"({_yaml_problem(exc)})") from None
+        if key.startswith(("options.", "opponents.")):
+            group, name = key.split(".", 1)
+            if not name:
+                raise ConfigError(f"override {item!r}: {group}.<name>=value needs a name")
+            if group == "options" and isinstance(data.get("options"), list):
+                raise ConfigError("options.<name>=... cannot change a list of options")
+            if not isinstance(data.setdefault(group, {}), dict):
+                raise ConfigError(f"override {item!r}: {group} is not a mapping "
+                                  f"({data[group]!r})")
+            data[group] = {**data[group], name: value}  # the base config's dict stays as it was
+        else:
+            data[key] = value
+            _upgrade(data)
+    names = {f.name for f in dataclasses.fields(Config)}
+    for key in data:
+        if key not in names:
+            close = difflib.get_close_matches(key, names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"config: unknown field {key!r}{hint}")
+    return _check(Config(**data))
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """PyYAML's error as one short line: its problem and where (``line L, column C``)."""
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    mark = getattr(exc, "problem_mark", None)
+    where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+    return " ".join(f"{problem}{where}".split())
+
+
+def _upgrade(data: dict) -> None:
+    """Read the fields of older configs (a resumed run's, a user's file) as today's:
+    ``anneal_lr: false`` is ``lr_schedule: constant`` (``true``, linear, is the default)."""
+    if "anneal_lr" in data:
+        if not isinstance(data["anneal_lr"], bool):
+            raise ConfigError(f"config: anneal_lr (now lr_schedule) must be true or false, got "
+                              f"{data['anneal_lr']!r}")
+        if data.pop("anneal_lr") is False:
+            data["lr_schedule"] = "constant"

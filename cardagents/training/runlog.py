@@ -1,0 +1,92 @@
+"""A training run's log (``RunLog``): ``metrics.jsonl`` in the run folder, one JSON record per
+line (the learner's settings, one per imitation chunk, per PPO iteration, per learning-curve
+evaluation and per final evaluation, each with the PPO samples and imitated decisions so far and
+the run's wall seconds over all its processes), TensorBoard scalars beside it (``tb/``), and the
+console lines of an iteration, a curve point and a final evaluation (``iteration_line``,
+``curve_line``, ``evaluation_line``). ``python -m cardagents curves`` draws the records.
+
+A resumed run drops the records that came after its checkpoint (those iterations are trained
+again), so that a run's log reads as if it had never stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+
+from torch.utils.tensorboard import SummaryWriter
+
+
+class RunLog:
+    """The log of the run in folder ``path``, whose earlier processes trained ``elapsed``
+    seconds, up to ``samples`` PPO samples and ``imitated`` decisions (0s for a new run)."""
+
+    def __init__(self, path: str, elapsed: float = 0.0, samples: int = 0, imitated: int = 0):
+        self.writer = SummaryWriter(os.path.join(path, "tb"))
+        self.elapsed, self.clock = elapsed, time.perf_counter()
+        self.metrics_path = os.path.join(path, "metrics.jsonl")
+        self._trim(samples, imitated)
+
+    def seconds(self) -> float:
+        """Wall seconds the run has trained, over all its processes."""
+        return self.elapsed + time.perf_counter() - self.clock
+
+    def _trim(self, samples: int, imitated: int) -> None:
+        """Keep only the records up to where this process starts."""
+        if not os.path.exists(self.metrics_path):
+            return
+        with open(self.metrics_path, encoding="utf-8") as f:
+            records = [json.loads(line) for line in f if line.strip()]
+        kept = [r for r in records if r.get("samples", 0) <= samples
+                and r.get("imitated", 0) <= imitated and r.get("seconds", 0) <= self.elapsed]
+        with open(self.metrics_path, "w", encoding="utf-8") as f:
+            f.writelines(json.dumps(r) + "\n" for r in kept)
+
+    def record(self, phase: str, samples: int, imitated: int, **values) -> None:
+        """Append one record to ``metrics.jsonl``: the phase, the PPO samples and imitated
+        decisions so far, the run's wall seconds, and ``values``."""
+        # seconds rounded down: a checkpoint saved right after keeps the record on resume
+        # (``_trim`` keeps what is not later than the checkpoint's seconds)
+        record = {"phase": phase, "samples": samples, "imitated": imitated,
+                  "seconds": math.floor(self.seconds() * 100) / 100, **values}
+        with open(self.metrics_path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+    def scalars(self, step: int, values: dict) -> None:
+        """TensorBoard scalars at ``step`` (PPO samples or imitated decisions): tag -> value;
+        ``None`` values are skipped."""
+        for tag, value in values.items():
+            if value is not None:
+                self.writer.add_scalar(tag, value, step)
+
+
+def iteration_line(iteration: int, samples: int, total: int, sps: float, timing: dict,
+                   win: float | None, lr: float, stats: dict, run: str = "") -> str:
+    """The console line of a PPO iteration; ``run``, the whole run's time left
+    (``cardagents.evaluation.progress.RunClock.text``), ends it."""
+    bar = "#" * int(min(1.0, samples / total) * 20)
+    return (f"[{bar:<20}] iter {iteration} | {samples:,}/{total:,} samples | {sps:,.0f} "
+            f"samples/s (collect {timing['collect']:.1f} s, update {timing['update']:.1f} s, "
+            f"eval {timing['eval']:.1f} s) | win vs heuristic "
+            f"{'n/a' if win is None else f'{win:.2f}'} (recent hands) | lr {lr:.2e} | kl "
+            f"{stats['approx_kl']:.5f} | clip {stats['clip_fraction']:.3f} | entropy "
+            f"{stats['entropy']:.2f}" + (f" | {run}" if run else ""))
+
+
+def curve_line(samples: int, options: dict, deals: int, stats: dict) -> str:
+    """The console line of a learning-curve point (``cardagents.evaluation.evaluate.duplicate``'s
+    ``stats`` against the heuristic under ``options``, at ``samples``)."""
+    low, high = stats["win_rate_ci95"]
+    return (f"curve: PPO vs heuristic{' ' + str(options) if options else ''} at {samples:,} "
+            f"samples: win rate {stats['win_rate']:.3f} ({low:.3f}..{high:.3f}) on {deals} "
+            f"pairs, mean payoff per game {stats['mean_payoff_per_game']:+.3f}")
+
+
+def evaluation_line(label: str, options: dict, deals: int, stats: dict) -> str:
+    """The console line of a final evaluation."""
+    low, high = stats["win_rate_ci95"]
+    return (f"{label}{' ' + str(options) if options else ''}, {deals} duplicate deal pairs: "
+            f"win rate {stats['win_rate']:.3f} (95% CI {low:.3f}..{high:.3f}), mean payoff per "
+            f"game {stats['mean_payoff_per_game']:+.3f}")
