@@ -155,11 +155,7 @@ def test_the_deal_pair_machinery_sits_below_evaluate_and_remote():
     assert "cardagents.evaluation.evaluate" not in imports["cardagents.evaluation.remote"]
 
 
-def test_cardagents_modules_import_no_cycle():
-    """No module of ``cardagents`` reaches itself through imports (those inside functions too;
-    a package's ``__init__`` counts as importing nothing: every ``__init__`` but the top one
-    is a docstring, and the top one imports lazily)."""
-    imports = {m: {o for o in i if o != "cardagents"} for m, i in graph().items()}
+def assert_no_cycle(imports: dict) -> None:
     done, path = set(), []
 
     def visit(module):
@@ -175,6 +171,24 @@ def test_cardagents_modules_import_no_cycle():
 
     for module in sorted(imports):
         visit(module)
+
+
+def test_cardenv_modules_import_no_cycle():
+    """No module of ``cardenv`` reaches itself through imports (inside functions too; a
+    package's ``__init__`` counts as importing nothing)."""
+    imports = {}
+    for path in ROOT.rglob("*.py"):
+        name = module_name(path)
+        imports[name] = set() if path.name == "__init__.py" else {
+            m for m in imported_modules(path) if m.split(".")[0] == "cardenv" and m != name}
+    assert_no_cycle(imports)
+
+
+def test_cardagents_modules_import_no_cycle():
+    """No module of ``cardagents`` reaches itself through imports (those inside functions too;
+    a package's ``__init__`` counts as importing nothing: every ``__init__`` but the top one
+    is a docstring, and the top one imports lazily)."""
+    assert_no_cycle({m: {o for o in i if o != "cardagents"} for m, i in graph().items()})
 
 
 def test_no_module_of_cardagents_imports_the_checkout_scripts():

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 
 from cardenv.core.cards import card_str, kinds_of
+from cardenv.dabang.phase import phase_label
 from cardenv.dabang.reasons import why_illegal
 
 CARD_PHASES = {"play": "play", "bury": "bury"}  # phases where a whole turn is given as cards
@@ -96,7 +97,6 @@ def typed_moves(state, kinds, translate, select) -> list[list[int]] | None:
     if len(kinds) == 1 and phase in ONE_CARD_PHASES:
         return [[_one_card_move(state, kinds[0], translate)]]
     if phase == "declare":
-        from cardenv.dabang.render import phase_label
         raise ValueError(f"no card is played in the {translate(phase_label('declare'))}: "
                          f"declare with the moves of the list, or pass")
     return None
@@ -113,7 +113,6 @@ def card_moves(state, kinds, translate) -> list[list[int]]:
                if getattr(game.action_info(a), "kind", None) == kinds[0]]
     if len(kinds) == 1 and singles:
         return [singles[:1]]
-    from cardenv.dabang.render import phase_label
     raise ValueError(f"{' '.join(card_str(k) for k in kinds)} cannot be played now "
                      f"({translate(phase_label(phase))}): choose a move from the list")
 

@@ -7,7 +7,8 @@ Steps without a choice (the deal itself, the kitty flip or draw, tribute, pickin
 have no phase of their own: ``DabangState._advance`` runs them between decisions.
 
 Also here, for the phase modules in ``cardenv.dabang.phases``: ``enter``, which makes a phase
-current.
+current; and for people, ``phase_label`` (what each phase is called), which the presentation
+(``render``) and the typed moves (``hand_moves``) both read.
 """
 
 from __future__ import annotations
@@ -35,6 +36,18 @@ class Phase(str, enum.Enum):
 DECISIONS = (Phase.DECLARE, Phase.RETURN, Phase.BURY, Phase.KOUJOKER, Phase.TAKEBACK,
              Phase.PLAY)
 _ONE_HOT = {phase: i for i, phase in enumerate(DECISIONS)}
+
+
+# what people read for each phase (the presentation's ``phase_label``; cardenv.dabang.render
+# and the typed moves of cardenv.dabang.hand_moves both name phases, so it lives below both)
+PHASE_LABELS = {"declare": "亮主", "return": "giving back (喝血)", "bury": "burial",
+                "koujoker": "扣王", "takeback": "taking back (扣王)", "play": "play",
+                "over": "over"}
+
+
+def phase_label(phase) -> str:
+    """The name of decision phase ``phase`` (``PHASE_LABELS``; the id if it has none)."""
+    return PHASE_LABELS.get(str(phase), str(phase))
 
 
 def enter(state, phase: Phase, seat: int) -> None:

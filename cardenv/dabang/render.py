@@ -15,7 +15,7 @@ import numpy as np
 from cardenv.core.cards import NUM_SUITS, SUIT_SYMBOLS, card_str, hand_str, kinds_of
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.hand_moves import card_moves, move_cards, open_step, typed_moves
-from cardenv.dabang.phase import Phase
+from cardenv.dabang.phase import PHASE_LABELS, Phase, phase_label  # noqa: F401 (presentation)
 from cardenv.dabang.phases.trick import winning_seat
 from cardenv.dabang.scoring import score_blood
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
@@ -481,16 +481,6 @@ def move_label(kind: str, phase: str | None = None) -> str:
 
 #: Decision phases (``state.phase``) -> the name people read in the renders' headers (the
 #: seat view and programs keep the id).
-PHASE_LABELS = {"declare": "亮主", "return": "giving back (喝血)", "bury": "burial",
-                "koujoker": "扣王", "takeback": "taking back (扣王)", "play": "play",
-                "over": "over"}
-
-
-def phase_label(phase) -> str:
-    """The name of decision phase ``phase`` (``PHASE_LABELS``; the id if it has none)."""
-    return PHASE_LABELS.get(str(phase), str(phase))
-
-
 def options() -> dict:
     """The rules options people may set (``cardenv.dabang.game.OPTIONS``: ``core.options``
     specs), for the web page's setup form."""
