@@ -136,8 +136,11 @@ class Trainer:
             self.imitated, elapsed, first_seed = at.imitated, at.elapsed, at.next_seed
         self.generator = torch.Generator().manual_seed(cfg.seed + self.iteration)
         # the stage this run is in (see Config.stages) and the config it trains with
+        # each stage's config, checked once here (load_config checked them already): the loop
+        # reads them every iteration
+        self.stages = [stage_config(cfg, i) for i in range(len(cfg.stages))] or [cfg]
         self.stage = stage_at(cfg, self.samples)
-        self.active = stage_config(cfg, self.stage) if cfg.stages else cfg
+        self.active = self.stages[self.stage]
         self.sync_actor()
         players = {"heuristic": self.heuristic, "random": self.random}
         self.evaluator = None  # curve evaluations as Ray tasks beside training (workers > 0)
@@ -197,7 +200,7 @@ class Trainer:
         """Switch to stage ``index``: its opponent mix and shaping from the next game seated
         on; new games if it changes the options (the hands in progress are dropped)."""
         self.stage = index
-        self.active = stage_config(self.cfg, index)
+        self.active = self.stages[index]
         self.collector.enter(self.settings(self.active))
         changed = {k: v for k, v in self.cfg.stages[index].items() if k != "samples"}
         print(f"stage {index + 1}/{len(self.cfg.stages)} from sample {self.samples:,}: "
@@ -461,7 +464,7 @@ class Trainer:
         while self.samples < cfg.total_samples:
             if cfg.stages and stage_at(cfg, self.samples) != self.stage:
                 self._enter_stage(stage_at(cfg, self.samples))
-            lr = learning_rate(cfg, self.samples)  # the stage's schedule
+            lr = learning_rate(cfg, self.samples, self.active)  # the stage's schedule
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
             self.timing = {"collect": 0.0, "update": 0.0, "eval": 0.0}

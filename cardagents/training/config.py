@@ -453,11 +453,13 @@ def stage_bounds(cfg: Config, index: int) -> tuple[int, int]:
     return start, cfg.stages[index]["samples"]
 
 
-def learning_rate(cfg: Config, samples: int) -> float:
+def learning_rate(cfg: Config, samples: int, active: Config | None = None) -> float:
     """The learning rate after ``samples`` PPO samples: the schedule of the stage they fall
-    in (``cardagents.training.schedules``)."""
+    in (``cardagents.training.schedules``). ``active``: that stage's config, if the caller holds
+    it checked already (a training run does: it is not checked again every iteration)."""
     index = stage_at(cfg, samples)
-    active = stage_config(cfg, index) if cfg.stages else cfg
+    if active is None:
+        active = stage_config(cfg, index) if cfg.stages else cfg
     start, length = stage_bounds(cfg, index)
     return schedules.rate(active.lr_schedule, active.lr, active.lr_floor, active.lr_warmup,
                           samples - start, length)
