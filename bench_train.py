@@ -85,8 +85,8 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
     row, the PPO actions drawn by ``torch.multinomial``; the same games and samples."""
     import tempfile
 
-    from cardagents.ppo import net as ppo
     from cardagents.players.base import Agent
+    from cardagents.ppo import net as ppo
 
     act = ppo.PolicyNet.act
     with tempfile.TemporaryDirectory() as run_dir:
@@ -156,7 +156,7 @@ def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
         if not pooled:
             collector.frozen = collector.selfplay.frozen = _PerSnapshot([
                 PPOAgent(cfg.game, collector._frozen_net(sd), greedy=False, seed=cfg.seed,
-                         precision=collector.settings["precision"]) for sd in pool])
+                         precision=collector.settings.precision) for sd in pool])
         try:
             for _ in range(2):  # the games dealt before the pool end and seat its snapshots
                 trainer.collect()

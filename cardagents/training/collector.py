@@ -3,11 +3,11 @@ under a stage's settings, the policy that acts for it, and the batches of finish
 collects (``Collector``). ``train.py`` runs one in its own process (``workers: 0``);
 ``cardagents.training.remote`` runs one in each Ray actor and merges their batches.
 
-Settings are a plain mapping of the training config's fields (``game``, ``num_envs``,
-``options``, ``opponents``, ``gamma``, ``gae_lambda``, ``score_shaping``, ``reward``,
-``critic``, and ``precision``, the precision the learner acts in; its frozen snapshots act in
-float32, together: ``cardagents.ppo.frozen``),
-so that a remote process needs nothing of ``train.py``.
+Settings (``CollectorSettings``) are a frozen copy of the training config's fields that
+collection reads, and the precision the learner acts in (its frozen snapshots act in float32,
+together: ``cardagents.ppo.frozen``), so that a remote process needs nothing of ``train.py``;
+``cardagents.training.config.collector_settings`` makes them from a (stage's) config
+(both live there, torch-free).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import torch
 
 from cardagents.ppo.compute import autocast
 from cardagents.ppo.frozen import FrozenPool
+from cardagents.training.config import CollectorSettings
 from cardagents.training.rewards import shaping_for
 from cardagents.training.rewards.match_value import match_value_for
 from cardagents.training.selfplay import Batch, SelfPlay
@@ -41,42 +42,42 @@ class Collector:
         self.net, self.make_net = net, make_net
         self.rng, self.generator, self.players = rng, generator, dict(players)
         self.frozen: list = []
-        self.settings: dict = {}
+        self.settings: CollectorSettings | None = None
         self.games = self.selfplay = None
 
-    def deal(self, settings: dict, first_seed: int, batched: bool = True) -> None:
+    def deal(self, settings: CollectorSettings, first_seed: int, batched: bool = True) -> None:
         """New games under ``settings`` from seed ``first_seed``, the learner and its
         opponents seated (``batched=False``: each state stepped by its own ``apply``, as
         ``VectorGame`` takes it)."""
-        self.settings = dict(settings)
-        self.games = VectorGame(settings["game"], settings["num_envs"], seed=first_seed,
-                                options=settings["options"], batched=batched)
+        self.settings = settings
+        self.games = VectorGame(settings.game, settings.num_envs, seed=first_seed,
+                                options=settings.options, batched=batched)
         self.selfplay = SelfPlay(
-            self.games, self.rng, settings["opponents"], self.players, settings["gamma"],
-            settings["gae_lambda"], shaping=shaping_for(settings["game"]),
-            shaping_weight=settings["score_shaping"],
-            with_states=settings["critic"] == "global",
+            self.games, self.rng, settings.opponents, self.players, settings.gamma,
+            settings.gae_lambda, shaping=shaping_for(settings.game),
+            shaping_weight=settings.score_shaping,
+            with_states=settings.critic == "global",
             # a critic of its own: its values come from the learner, batch by batch
-            values_later=settings["critic"] == "global",
-            match_value=match_value_for(settings["game"], settings.get("reward", "hand"),
-                                        settings["options"]))
+            values_later=settings.critic == "global",
+            match_value=match_value_for(settings.game, settings.reward,
+                                        settings.options))
         self.selfplay.frozen = self.frozen
 
-    def enter(self, settings: dict) -> None:
+    def enter(self, settings: CollectorSettings) -> None:
         """Switch to a stage's ``settings``: its opponent mix and shaping from the next game
         seated on; new games if it changes the options (the hands in progress are dropped)."""
-        if settings["options"] != self.settings["options"]:
+        if settings.options != self.settings.options:
             self.deal(settings, self.games.next_seed)
             return
-        self.settings = dict(settings)
-        self.selfplay.opponents = dict(settings["opponents"])
-        self.selfplay.shaping_weight = settings["score_shaping"]
-        self.selfplay.shaping = shaping_for(settings["game"]) if settings["score_shaping"] \
+        self.settings = settings
+        self.selfplay.opponents = dict(settings.opponents)
+        self.selfplay.shaping_weight = settings.score_shaping
+        self.selfplay.shaping = shaping_for(settings.game) if settings.score_shaping \
             else None
-        reward = settings.get("reward", "hand")
+        reward = settings.reward
         if reward != self.selfplay_reward:
-            self.selfplay.set_match_value(match_value_for(settings["game"], reward,
-                                                          settings["options"]))
+            self.selfplay.set_match_value(match_value_for(settings.game, reward,
+                                                          settings.options))
 
     @property
     def selfplay_reward(self) -> str:
@@ -114,7 +115,7 @@ class Collector:
         # the bf16 copies of the weights it casts until the region ends, and the weights do
         # not change while collecting (a region per step cast them anew at every step, which
         # cost more than bf16 saved on batches of 64-128 rows)
-        with autocast(self.settings.get("precision", "fp32")):
+        with autocast(self.settings.precision):
             return self.selfplay.collect(self.policy, samples)
 
     def results(self) -> list:

@@ -436,13 +436,31 @@ def stage_at(cfg: Config, samples: int) -> int:
     return max(len(cfg.stages) - 1, 0)
 
 
-def collector_settings(cfg: Config, precision: str = "fp32") -> dict:
-    """What a ``Collector`` needs of a (stage's) config, as a plain mapping; ``precision``: the
-    resolved one the learner acts in."""
-    return {**{k: getattr(cfg, k) for k in ("game", "num_envs", "options", "opponents", "gamma",
-                                            "gae_lambda", "score_shaping", "critic", "head",
-                                            "observation_size", "reward")},
-            "precision": precision}
+@dataclass(frozen=True)
+class CollectorSettings:
+    """What collection reads of a (stage's) training config: the fields of the same names
+    (``Config`` says what each means), and ``precision``, the one
+    the learner acts in."""
+
+    game: str
+    num_envs: int
+    options: dict
+    opponents: dict
+    gamma: float
+    gae_lambda: float
+    score_shaping: float
+    critic: str
+    head: str = "fixed"
+    observation_size: int | None = None
+    reward: str = "hand"
+    precision: str = "fp32"
+
+
+def collector_settings(cfg: Config, precision: str = "fp32") -> CollectorSettings:
+    """What a ``Collector`` needs of a (stage's) config; ``precision``: the resolved one the
+    learner acts in."""
+    fields = [f.name for f in dataclasses.fields(CollectorSettings) if f.name != "precision"]
+    return CollectorSettings(**{k: getattr(cfg, k) for k in fields}, precision=precision)
 
 
 def stage_bounds(cfg: Config, index: int) -> tuple[int, int]:

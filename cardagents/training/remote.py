@@ -31,6 +31,7 @@ from cardagents.players.random import RandomAgent
 from cardagents.ppo.net import make_net
 from cardagents.training import selfplay
 from cardagents.training.collector import Collector
+from cardagents.training.config import CollectorSettings
 from cardagents.training.selfplay import Batch
 
 # what a dead actor or node raises at ray.get (ActorDiedError, ActorUnavailableError, ...)
@@ -76,10 +77,10 @@ def unpack(data: dict) -> Batch:
 class RolloutWorker:
     """One Ray actor's self-play: a ``Collector`` with weights sent by the driver."""
 
-    def __init__(self, settings: dict, hidden, seed: int, index: int, restart: int,
+    def __init__(self, settings: CollectorSettings, hidden, seed: int, index: int, restart: int,
                  pool: list, saved: dict | None = None):
         torch.set_num_threads(1)  # one actor per CPU
-        game = settings["game"]
+        game = settings.game
         own = worker_seed(seed, index, restart)
         try:
             heuristic = heuristic_for(game, own)
@@ -94,8 +95,8 @@ class RolloutWorker:
             first = saved["next_seed"]
 
         def new_net():
-            return make_net(game, hidden, settings["critic"], head=settings.get("head", "fixed"),
-                            obs_size=settings.get("observation_size"))
+            return make_net(game, hidden, settings.critic, head=settings.head,
+                            obs_size=settings.observation_size)
 
         self.collector = Collector(game, seed, new_net(), new_net, rng, generator,
                                    {"heuristic": heuristic, "random": RandomAgent(game, own)})
@@ -118,7 +119,7 @@ class RolloutWorker:
     def set_pool(self, pool: list) -> None:
         self.collector.set_pool(pool)
 
-    def enter(self, settings: dict) -> None:
+    def enter(self, settings: CollectorSettings) -> None:
         self.collector.enter(settings)
 
     def state(self) -> dict:
@@ -136,11 +137,11 @@ class RayCollector:
     an actor there). ``spare_cpus``: CPUs a local instance keeps beside the actors (for
     ``AsyncEvaluator``'s tasks, which would otherwise wait for the actors to end)."""
 
-    def __init__(self, settings: dict, net, hidden, workers: int, seed: int,
+    def __init__(self, settings: CollectorSettings, net, hidden, workers: int, seed: int,
                  address: str | None = None, pool: list | None = None,
                  saved: list | None = None, spare_cpus: int = 0):
         connect(address, workers + spare_cpus)
-        self.settings, self.net, self.hidden, self.seed = dict(settings), net, hidden, seed
+        self.settings, self.net, self.hidden, self.seed = settings, net, hidden, seed
         self.pool = list(pool or [])
         self.restarts = 0  # actors replaced so far
         self.recent: deque = deque(maxlen=400)
@@ -198,8 +199,8 @@ class RayCollector:
         ref = ray.put(self.pool)
         self._all(lambda actor: actor.set_pool.remote(ref))
 
-    def enter(self, settings: dict) -> None:
-        self.settings = dict(settings)
+    def enter(self, settings: CollectorSettings) -> None:
+        self.settings = settings
         self._all(lambda actor: actor.enter.remote(self.settings))
 
     def state(self) -> list:

@@ -26,8 +26,8 @@ def main(games) -> None:
     import dataclasses
 
     import train
-    from cardagents.training import schedules
     from cardagents.ppo.agent import PPOAgent
+    from cardagents.training import schedules
     from cardagents.training.config import stage_config
 
     for game in games:

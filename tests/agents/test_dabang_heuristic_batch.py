@@ -182,8 +182,8 @@ def test_void_chances_decide_the_risk_as_the_per_state_path():
 
 
 def test_kernel_and_per_state_code_share_one_copy_of_the_constants():
-    from cardagents.players.heuristics.dabang import batch as kernel, player as per_state
-    from cardagents.players.heuristics.dabang import tuning as dabang_tuning
+    from cardagents.players.heuristics.dabang import (batch as kernel, player as per_state,
+                                                      tuning as dabang_tuning)
 
     for name in ("LAST_TRICK_BONUS", "BREAK", "POINT_WEIGHT", "VOID_RISK", "RANK_A"):
         assert getattr(kernel, name) is getattr(per_state, name) \

@@ -14,13 +14,14 @@ torch = pytest.importorskip("torch")
 
 import train  # noqa: E402
 from cardagents.evaluation import remote as evaluation_remote  # noqa: E402
-from cardagents.training import remote as training_remote  # noqa: E402
 from cardagents.evaluation.evaluate import CHUNK, duplicate  # noqa: E402
 from cardagents.players.heuristics import heuristic_for  # noqa: E402
 from cardagents.players.random import RandomAgent  # noqa: E402
 from cardagents.ppo.agent import PPOAgent  # noqa: E402
 from cardagents.ppo.net import make_net  # noqa: E402
 from cardagents.specs import make_agent  # noqa: E402
+from cardagents.training import remote as training_remote  # noqa: E402
+from cardagents.training.config import CollectorSettings  # noqa: E402
 from cardagents.training.collector import Collector  # noqa: E402
 from cardenv.games import make_game  # noqa: E402
 
@@ -84,9 +85,9 @@ def test_evaluation_over_ray_equals_one_process(local_ray, monkeypatch, game, a,
     ("dagong", 0, "local"), ("dabang", 2, "global"),
     pytest.param("dagong", 5, "global", marks=pytest.mark.slow)])
 def test_a_ray_worker_collects_what_a_local_collector_collects(local_ray, game, seed, critic):
-    settings = {"game": game, "num_envs": 8, "options": {}, "critic": critic, "gamma": 1.0,
-                "gae_lambda": 0.95, "score_shaping": 0.5 if game == "dabang" else 0.0,
-                "opponents": {"heuristic": 0.5, "random": 0.25, "frozen": 0.25}}
+    settings = CollectorSettings(game=game, num_envs=8, options={}, critic=critic, gamma=1.0,
+                                 gae_lambda=0.95, score_shaping=0.5 if game == "dabang" else 0.0,
+                                 opponents={"heuristic": 0.5, "random": 0.25, "frozen": 0.25})
     net = make_net(game, (16,), critic)
     pool = [{k: v + 0.01 for k, v in net.state_dict().items()}]
     weights = {k: v.clone() for k, v in net.state_dict().items()}

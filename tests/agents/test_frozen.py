@@ -10,6 +10,7 @@ from cardagents.players.random import RandomAgent
 from cardagents.ppo.frozen import FrozenPool
 from cardagents.ppo.net import exponential_race, make_net, segment_first_max
 from cardagents.training.collector import Collector
+from cardagents.training.config import CollectorSettings
 from cardenv.vector import VectorGame
 
 
@@ -96,9 +97,9 @@ def test_games_keep_the_pool_they_were_seated_with():
                           {"heuristic": RandomAgent("dagong", 1),
                            "random": RandomAgent("dagong", 2)})
     collector.set_pool([n.state_dict() for n in nets])
-    settings = {"game": "dagong", "num_envs": 16, "options": {},
-                "opponents": {"frozen": 0.8, "heuristic": 0.2},
-                "gamma": 1.0, "gae_lambda": 0.95, "score_shaping": 0.0, "critic": "local"}
+    settings = CollectorSettings(game="dagong", num_envs=16, options={},
+                                 opponents={"frozen": 0.8, "heuristic": 0.2}, gamma=1.0,
+                                 gae_lambda=0.95, score_shaping=0.0, critic="local")
     collector.deal(settings, 0)
     first = collector.frozen
     selfplay = collector.selfplay

@@ -15,10 +15,10 @@ torch = pytest.importorskip("torch")
 
 import train  # noqa: E402
 from cardagents.ppo import compute  # noqa: E402
-from cardagents.training import schedules  # noqa: E402
 from cardagents.ppo.agent import PPOAgent, on_cpu  # noqa: E402
 from cardagents.ppo.losses import fit, ppo_loss  # noqa: E402
 from cardagents.ppo.net import make_net  # noqa: E402
+from cardagents.training import schedules  # noqa: E402
 from cardenv.core.errors import ConfigError  # noqa: E402
 
 

@@ -156,7 +156,7 @@ def test_config_reward_checks():
     cfg = load_config(None, ["game=dabang", "stages=[{samples: 10}, {samples: 10, reward: "
                                                       "match}]"])
     from cardagents.training.config import collector_settings, stage_config
-    assert collector_settings(stage_config(cfg, 1))["reward"] == "match"
+    assert collector_settings(stage_config(cfg, 1)).reward == "match"
     with pytest.raises(ConfigError, match="init must be the path of a PPO checkpoint"):
         load_config(None, ["init=no/such/file.pt"])
 
