@@ -83,7 +83,7 @@ except ImportError:
 if torch is not None:  # (any other import error is a real one, and shows as such)
     from cardagents.ppo import compute
     from cardagents.ppo.agent import PPOAgent, slim
-    from cardagents.ppo.losses import batch_tensors, fit, imitation_loss, ppo_loss
+    from cardagents.ppo.losses import fit, imitation_loss, ppo_loss
     from cardagents.ppo.net import make_net
     from cardagents.training.checkpoints import read_training, restore, save_training
     from cardagents.training.collector import Collector
@@ -287,23 +287,23 @@ class Trainer:
         cfg = self.cfg
         dev = self.compute.device
         batch = self.complete(batch)
-        t = batch_tensors(batch, dev)
+        t = batch.to(dev)
         extra = self.distill_term(labels) if labels else None
 
         def loss(idx):
-            adv = t["adv"][idx]
+            adv = t.adv[idx]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8) if len(idx) > 1 else adv
-            total, parts = ppo_loss(self.net, t["obs"][idx], t["mask"][idx], t["action"][idx],
-                                    t["logp"][idx], adv, t["ret"][idx], clip=cfg.clip,
+            total, parts = ppo_loss(self.net, t.obs[idx], t.mask[idx], t.action[idx],
+                                    t.logp[idx], adv, t.ret[idx], clip=cfg.clip,
                                     vf_coef=cfg.vf_coef, ent_coef=self.active.ent_coef,
-                                    states=t["state"][idx] if "state" in t else None)
+                                    states=None if t.state is None else t.state[idx])
             if extra is None:
                 return total, parts
             more, more_parts = extra()
             return total + more, {**parts, **more_parts}
 
         with compute.threads(self.update_threads):  # the free cores: collection is idle now
-            stats = fit(self.net, self.optimizer, len(t["action"]), epochs=cfg.epochs,
+            stats = fit(self.net, self.optimizer, len(t.action), epochs=cfg.epochs,
                         minibatch=cfg.minibatch, generator=self.generator,
                         max_grad_norm=cfg.max_grad_norm, loss_fn=loss,
                         precision=self.compute.precision, device_type=dev.type)

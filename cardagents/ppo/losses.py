@@ -1,6 +1,6 @@
 """The losses PPO trains with and the loop that fits them: GAE over one episode, the clipped
-PPO loss, the imitation loss (the warm start's cross-entropy and value regression), a batch as
-tensors, and ``fit`` (epochs of shuffled minibatches under the learner's precision).
+PPO loss, the imitation loss (the warm start's cross-entropy and value regression), and ``fit``
+(epochs of shuffled minibatches under the learner's precision).
 """
 
 from __future__ import annotations
@@ -56,18 +56,6 @@ def ppo_loss(net: PolicyNet, obs, masks, actions, old_logp, advantages, returns,
     return loss, {"policy_loss": policy_loss.item(), "value_loss": value_loss.item(),
                   "entropy": entropy.item(), "approx_kl": approx_kl.item(),
                   "clip_fraction": clip_fraction.item()}
-
-
-def batch_tensors(batch, device) -> dict:
-    """The fields of a collected ``cardagents.training.selfplay.Batch`` that the update reads, as
-    tensors on ``device``: observations, log-probabilities, values, advantages and returns as
-    float32, masks as bool, actions as they are."""
-    t = {k: torch.as_tensor(v) for k, v in batch.as_dict().items()
-         if k not in ("reward", "lengths")}
-    t["obs"], t["mask"] = t["obs"].float(), t["mask"].bool()
-    for k in ("logp", "value", "adv", "ret"):
-        t[k] = t[k].float()
-    return {k: v.to(device) for k, v in t.items()}
 
 
 def imitation_loss(net: PolicyNet, obs, masks, actions, returns, has_value, *,

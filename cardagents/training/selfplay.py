@@ -62,6 +62,29 @@ class Batch:
         return {k: getattr(self, k) for k in (*self.FIELDS, *self.OPTIONAL)
                 if getattr(self, k) is not None}
 
+    def to(self, device) -> "Batch":
+        """The rows the update reads, as torch tensors on ``device`` (a ``Batch`` still):
+        observations, log-probabilities, values, advantages and returns as float32, masks as
+        bool, actions and global states as they are; no ``reward`` or ``lengths``."""
+        import torch  # the learner's update only: collection stays numpy
+
+        def put(value, cast=None):
+            if value is None:
+                return None
+            tensor = torch.as_tensor(value)
+            return (cast(tensor) if cast else tensor).to(device)
+
+        def as_float(tensor):
+            return tensor.float()
+
+        def as_bool(tensor):
+            return tensor.bool()
+
+        return Batch(obs=put(self.obs, as_float), mask=put(self.mask, as_bool),
+                     action=put(self.action), logp=put(self.logp, as_float),
+                     value=put(self.value, as_float), adv=put(self.adv, as_float),
+                     ret=put(self.ret, as_float), state=put(self.state))
+
     def with_values(self, values: np.ndarray, gamma: float, lam: float) -> "Batch":
         """This batch of ``values_later`` completed with the critic's ``values`` of its rows:
         the advantages and returns that ``SelfPlay`` would have computed with them."""
