@@ -170,6 +170,9 @@ class Trainer:
         self.update_threads = self.compute.threads
         self.runlog = RunLog(self.run_path, elapsed, self.samples, self.imitated)
         self.writer = self.runlog.writer
+        # the policy PPO started from, evaluated (eval_start): this process's evaluations are
+        # kept as they are made; a resumed run's were made before it, read once here
+        self.starts = self.runlog.records("start_evaluation") if resume else []
         # the games the evaluations play: each option set of the run, made once
         self.variants = [(options, as_game(cfg.game, dict(options)))
                          for options in option_sets(cfg)]
@@ -192,9 +195,9 @@ class Trainer:
 
     # --- the run's log ---------------------------------------------------------------------------
 
-    def log(self, phase: str, **values) -> None:
+    def log(self, phase: str, **values) -> dict:
         """One record of the run's log (``cardagents.training.runlog``), at the samples so far."""
-        self.runlog.record(phase, self.samples, self.imitated, **values)
+        return self.runlog.record(phase, self.samples, self.imitated, **values)
 
     def _enter_stage(self, index: int) -> None:
         """Switch to stage ``index``: its opponent mix and shaping from the next game seated
@@ -591,23 +594,23 @@ class Trainer:
                                           phase if self.run is not None else None):
             print(evaluation_line(label, options, deals, stats), flush=True)
             results.append({"options": options, **stats})
-            self.log("start_evaluation" if start else "evaluation", opponent=opponent,
-                     options=options, deals=deals,
-                     **{k: stats[k] for k in ("win_rate", "win_rate_ci95",
-                                              "mean_payoff_per_game")})
+            record = self.log("start_evaluation" if start else "evaluation", opponent=opponent,
+                              options=options, deals=deals,
+                              **{k: stats[k] for k in ("win_rate", "win_rate_ci95",
+                                                       "mean_payoff_per_game")})
+            if start:
+                self.starts.append(record)
         if not start:
             self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", results[0]["win_rate"],
                                    self.samples)
         return results[0] if len(results) == 1 else {"by_options": results}
 
     def start_to_end(self, end: dict) -> dict:
-        """Where the run started (the ``start_evaluation`` records of ``metrics.jsonl``: this
-        process's or, resumed, an earlier one's) against where it ended (``end``, the final
-        evaluation against the heuristic), per option set: printed, one line each, and returned
-        for ``result.json`` (``evaluation_start``, ``start_to_end``); nothing without a start."""
-        with open(self.runlog.metrics_path, encoding="utf-8") as f:
-            starts = [r for r in map(json.loads, filter(str.strip, f))
-                      if r["phase"] == "start_evaluation"]
+        """Where the run started (its ``start_evaluation`` records: this process's or, resumed,
+        an earlier one's) against where it ended (``end``, the final evaluation against the
+        heuristic), per option set: printed, one line each, and returned for ``result.json``
+        (``evaluation_start``, ``start_to_end``); nothing without a start."""
+        starts = self.starts
         ends = end.get("by_options", [end])
         if len(starts) != len(ends):
             return {}

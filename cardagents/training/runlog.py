@@ -44,15 +44,23 @@ class RunLog:
         with open(self.metrics_path, "w", encoding="utf-8") as f:
             f.writelines(json.dumps(r) + "\n" for r in kept)
 
-    def record(self, phase: str, samples: int, imitated: int, **values) -> None:
-        """Append one record to ``metrics.jsonl``: the phase, the PPO samples and imitated
-        decisions so far, the run's wall seconds, and ``values``."""
+    def record(self, phase: str, samples: int, imitated: int, **values) -> dict:
+        """Append one record to ``metrics.jsonl`` and return it: the phase, the PPO samples and
+        imitated decisions so far, the run's wall seconds, and ``values``."""
         # seconds rounded down: a checkpoint saved right after keeps the record on resume
         # (``_trim`` keeps what is not later than the checkpoint's seconds)
         record = {"phase": phase, "samples": samples, "imitated": imitated,
                   "seconds": math.floor(self.seconds() * 100) / 100, **values}
         with open(self.metrics_path, "a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
+        return record
+
+    def records(self, phase: str) -> list[dict]:
+        """The records of ``phase`` in ``metrics.jsonl`` so far (a resumed run's earlier ones)."""
+        if not os.path.exists(self.metrics_path):
+            return []
+        with open(self.metrics_path, encoding="utf-8") as f:
+            return [r for r in map(json.loads, filter(str.strip, f)) if r["phase"] == phase]
 
     def scalars(self, step: int, values: dict) -> None:
         """TensorBoard scalars at ``step`` (PPO samples or imitated decisions): tag -> value;

@@ -95,14 +95,19 @@ def test_no_start_evaluation_unless_asked(tmp_path, capsys):
     ((0.10, 0.26), (0.25, 0.35), "the intervals overlap"),
 ])
 def test_the_verdict_says_whether_the_intervals_are_apart(tmp_path, start, end, verdict):
-    """``start_to_end`` reads the start from metrics.jsonl (as a resumed run must)."""
+    """``start_to_end`` compares the run's start evaluation (as a resumed run reads it from
+    metrics.jsonl: ``RunLog.records``) with its end."""
+    from cardagents.training.runlog import RunLog
     trainer = train.Trainer.__new__(train.Trainer)
-    trainer.runlog = type("Log", (), {"metrics_path": str(tmp_path / "metrics.jsonl")})()
+    log = type("Log", (), {"metrics_path": str(tmp_path / "metrics.jsonl")})()
+    assert RunLog.records(log, "start_evaluation") == []  # a new run has none
     record = {"phase": "start_evaluation", "samples": 0, "imitated": 5, "options": {},
               "deals": 9, "win_rate": sum(start) / 2, "win_rate_ci95": list(start),
               "mean_payoff_per_game": 0.0}
     (tmp_path / "metrics.jsonl").write_text(json.dumps({"phase": "compute"}) + "\n"
                                             + json.dumps(record) + "\n")
+    trainer.starts = RunLog.records(log, "start_evaluation")
+    assert trainer.starts == [record]
     out = trainer.start_to_end({"options": {}, "pairs": 9, "win_rate": sum(end) / 2,
                                 "win_rate_ci95": list(end)})
     (line,) = out["start_to_end"]
