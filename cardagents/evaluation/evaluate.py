@@ -143,6 +143,25 @@ def record_writer(folder: str, game, spec_a: str, spec_b: str, evaluation: dict)
     return write
 
 
+def check_run(parser, args) -> None:
+    """The checks every command line that plays deal pairs shares (``evaluate``, ``league``):
+    ``--seed``, ``--threads``, ``--workers`` and ``--address``, and Ray where ``--workers``
+    asks for it; ``parser.error`` (one line, exit 2) on the first that fails."""
+    if not 0 <= args.seed <= MAX_SEED:  # (as in train.py and cardenv.play)
+        parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
+    if not 1 <= args.threads <= cli.MAX_THREADS:
+        parser.error(f"--threads must be >= 1 (at most {cli.MAX_THREADS}), got {args.threads}")
+    if not 0 <= args.workers <= MAX_WORKERS:
+        parser.error(f"--workers must be in 0..{MAX_WORKERS}, got {args.workers}")
+    if args.address and not args.workers:
+        parser.error("--address needs --workers")
+    if args.workers:
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            parser.error('--workers needs Ray: pip install -e ".[dist]"')
+
+
 def main(argv=None) -> dict:
     parser = cli.ArgumentParser(prog="python -m cardagents evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -179,21 +198,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if not 1 <= args.deals <= MAX_DEALS:
         parser.error(f"--deals must be >= 1 (at most {MAX_DEALS:,}), got {args.deals}")
-    if not 0 <= args.seed <= MAX_SEED:  # (as in train.py and cardenv.play)
-        parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
-    if args.workers < 0:
-        parser.error("--workers must be >= 0")
-    if not 1 <= args.threads <= cli.MAX_THREADS:
-        parser.error(f"--threads must be >= 1 (at most {cli.MAX_THREADS}), got {args.threads}")
-    if args.workers > MAX_WORKERS:
-        parser.error(f"--workers must be >= 0 (at most {MAX_WORKERS}), got {args.workers}")
-    if args.address and not args.workers:
-        parser.error("--address needs --workers")
-    if args.workers:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            parser.error('--workers needs Ray: pip install -e ".[dist]"')
+    check_run(parser, args)
     # every path written at the end is checked now: a result is never lost after the games
     if args.out is not None and (problem := cli.output_file_problem(args.out)):
         parser.error(f"--out {args.out}: {problem}")

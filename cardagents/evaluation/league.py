@@ -58,7 +58,7 @@ from datetime import datetime, timezone
 
 from cardagents.evaluation import league_report
 from cardagents.evaluation.duplicate import CHUNK, Pairs, chunk_seed, deal_chunks, play_pairs
-from cardagents.evaluation.evaluate import MAX_HANDS, MAX_SEED, MAX_WORKERS
+from cardagents.evaluation.evaluate import MAX_HANDS, check_run
 from cardagents.evaluation.progress import Progress
 from cardagents.players.lockstep import as_game
 from cardagents.specs import make_agent
@@ -336,23 +336,11 @@ def main(argv=None) -> dict:
     pairs = DEFAULT_PAIRS[unit] if args.pairs is None else args.pairs
     if not 1 <= pairs <= MAX_PAIRS:
         parser.error(f"--pairs must be >= 1 (at most {MAX_PAIRS:,}), got {pairs}")
-    if not 0 <= args.seed <= MAX_SEED:
-        parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
     if not 1 <= args.chunk <= MAX_PAIRS:
         parser.error(f"--chunk must be >= 1 (at most {MAX_PAIRS:,}), got {args.chunk}")
     if not 10 <= args.bootstrap <= MAX_BOOTSTRAP:
         parser.error(f"--bootstrap must be in 10..{MAX_BOOTSTRAP:,}, got {args.bootstrap}")
-    if not 0 <= args.workers <= MAX_WORKERS:
-        parser.error(f"--workers must be in 0..{MAX_WORKERS}, got {args.workers}")
-    if args.address and not args.workers:
-        parser.error("--address needs --workers")
-    if not 1 <= args.threads <= cli.MAX_THREADS:
-        parser.error(f"--threads must be in 1..{cli.MAX_THREADS}, got {args.threads}")
-    if args.workers:
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            parser.error('--workers needs Ray: pip install -e ".[dist]"')
+    check_run(parser, args)
     note = None if args.quiet else (lambda line: print(line, file=sys.stderr))
     specs = args.players or default_players(args.game, note)
     if len(specs) < 2:

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Seeded outputs of one checkout, for issue 36's "behaviour does not change" check: run it on the
+# checkout before a change and on the one after, then compare the two folders with
+# same_outputs.py. Usage: same_outputs.sh CHECKOUT OUT [old]  ("old": a checkout from before
+# issue 36, whose package was agents/ and whose commands were python -m agents.X).
+# About 7 minutes on the 2-core machine (the Quick start's run is most of it).
+set -euo pipefail
+checkout=$(cd "$1" && pwd); out=$(mkdir -p "$2" && cd "$2" && pwd)
+cd "$checkout"; export PYTHONPATH="$checkout"
+if [ "${3:-}" = old ]; then E="python -m agents.evaluate"; C="python -m agents.compare"
+else E="python -m cardagents evaluate"; C="python -m cardagents compare"; fi
+$E dagong checkpoints/dagong_ppo.pt heuristic --deals 300 --quiet --out "$out/e1.json"
+$E dabang checkpoints/dabang_ppo.pt heuristic --deals 100 --quiet --out "$out/e2.json"
+$E dabang checkpoints/dabang_ppo.pt heuristic --deals 6 --match --max-hands 4 --quiet \
+    --out "$out/e3.json"
+$E dagong "pimc:worlds=4,top_k=2,prior=checkpoints/dagong_ppo.pt" random --deals 4 --quiet \
+    --out "$out/e4.json"
+$E dabang pimc heuristic --deals 1 --quiet --out "$out/e5.json"
+$C dabang checkpoints/dabang_ppo.pt heuristic --deals 60 --json "$out/c1.json" >/dev/null 2>&1
+$C dagong checkpoints/dagong_ppo.pt heuristic --deals 60 --json "$out/c2.json" >/dev/null 2>&1
+python train.py run_dir="$out" run_name=quick >"$out/quick.log" 2>&1
+stages="[{samples: 3000, lr_floor: 0.00001}, {samples: 3000, lr: 0.0002, lr_floor: 0.00005, opponents: {random: 1.0}}]"
+python train.py --config configs/smoke.yaml "stages=$stages" run_dir="$out" run_name=staged \
+    >"$out/staged.log" 2>&1
+python train.py --config configs/smoke.yaml "stages=$stages" critic=global game=dabang \
+    run_dir="$out" run_name=staged_global >"$out/staged_global.log" 2>&1
