@@ -17,6 +17,7 @@ from cardagents.players.observation import ObsView
 from cardagents.ppo.agent import PPOAgent
 from cardagents.ppo.net import make_net
 from cardagents.search.pimc import PIMCAgent, SearchResult, choose
+from cardagents.training.config import stage_config
 from cardagents.training.distill import (Candidates, Gatherer, distill_loss, focus_of, select,
                                          soft_targets, uncertainty)
 from cardenv.core.errors import ConfigError
@@ -261,6 +262,6 @@ def test_distill_needs_one_process_and_init_a_file():
         train.load_config(None, ["init=nowhere.pt"])
     cfg = train.load_config(None, ["stages=[{samples: 5, kind: distill, search: pimc, "
                                    "labels: 3, select: all, focus: [endgame]}]"])
-    active = train.stage_config(cfg, 0)
+    active = stage_config(cfg, 0)
     assert (active.kind, active.distill_labels, active.distill_select,
             active.distill_focus) == ("distill", 3, "all", ["endgame"])

@@ -21,8 +21,8 @@ from cardagents.ppo.agent import PPOAgent  # noqa: E402
 from cardagents.ppo.net import make_net  # noqa: E402
 from cardagents.specs import make_agent  # noqa: E402
 from cardagents.training import remote as training_remote  # noqa: E402
-from cardagents.training.config import CollectorSettings  # noqa: E402
 from cardagents.training.collector import Collector  # noqa: E402
+from cardagents.training.config import CollectorSettings  # noqa: E402
 from cardenv.games import make_game  # noqa: E402
 
 
