@@ -17,8 +17,8 @@ COMMANDS = {  # command -> (module, what it does)
                 "agreement by phase, paired points by kind of hand"),
     "report": ("cardagents.evaluation.report", "a markdown table of evaluation JSON files"),
     "curves": ("cardagents.training.curves", "learning curves of training runs"),
-    "bench": ("cardagents.bench.players", "speed of the batched engine with each kind of "
-              "player"),
+    "bench": ("cardagents.bench", "speed: the batched engine with each kind of player (bench "
+              "GAME), training runs (bench train|ray|collection|frozen)"),
     "leaf": ("cardagents.search.leaf", "fit or check the depth-limited search's leaf value"),
     "match_value": ("cardagents.training.rewards.match_value", "fit or show the Dabang match "
                     "value table"),

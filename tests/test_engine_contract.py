@@ -132,7 +132,8 @@ GAME_AWARE = ["cardagents/players/heuristics/**", "cardagents/training/rewards/*
 # sets, the bench's games with a PettingZoo env, the config's default game, the training bench's
 # shipped configs
 NAMED_DEFAULTS = {"cardagents/search/leaf.py": "OPTIONS", "cardagents/bench/players.py": "GAMES",
-                  "cardagents/training/config.py": "game", "bench_train.py": "GAMES"}
+                  "cardagents/training/config.py": "game",
+                  "cardagents/bench/training.py": "GAMES"}
 
 
 def game_aware(path: str) -> bool:
@@ -141,7 +142,7 @@ def game_aware(path: str) -> bool:
 
 
 GENERIC = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "cardagents").rglob("*.py")
-                 if not game_aware(str(p.relative_to(ROOT)))) + ["train.py", "bench_train.py"]
+                 if not game_aware(str(p.relative_to(ROOT)))) + ["train.py"]
 
 
 def test_the_game_aware_rooms_exist_and_everything_else_is_generic():

@@ -1,7 +1,7 @@
 """No test asserts a speed (issue 34, item 3): a test that fails when the machine is busy is a
 defect. Speed is a benchmark's figure (``python -m cardenv.bench``, ``python -m cardagents bench``,
-``python bench_train.py``), printed beside its reference; a time-limit feature is tested by what
-the limit does (an injected clock, work counted).
+``python -m cardagents bench``), printed beside its reference; a time-limit feature is tested by
+what the limit does (an injected clock, work counted).
 
 This guard reads every test module's syntax tree and flags an ordering comparison (``<``,
 ``<=``, ``>``, ``>=``) in an ``assert``, or in an ``if`` that fails the test, where one side is

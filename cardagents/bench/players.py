@@ -28,9 +28,8 @@ the PPO prior, ``cardagents.search.pimc.PRIOR_BUDGET``) on positions with more t
 action, one decision at a time, when the game has a sampler of hidden cards (``game.sample_worlds``;
 otherwise it says the sampler is missing).
 
-The timings of ``train.py`` (its collection, its PPO phase before and now, Ray workers) are a
-checkout's benchmark beside it: ``python bench_train.py``. This module imports nothing of
-``train.py``, which is not part of the installed package.
+The timings of training runs (their collection, their PPO phase before and now, Ray workers) are
+``python -m cardagents bench train|ray|collection|frozen`` (``cardagents.bench.training``).
 
 Run on an idle machine.
 """
@@ -279,8 +278,9 @@ def main(argv=None) -> None:
     parser.add_argument("game", choices=(*GAMES, "search"), nargs="?",
                         help="time one game's batched engine against one env per game "
                              "('search': the search agent's rollouts and decisions); "
-                             "without it, the heuristics per row and batched (train.py's "
-                             "timings: python bench_train.py, in a checkout)")
+                             "without it, the heuristics per row and batched (training's "
+                             "timings: python -m cardagents bench train|ray|collection|"
+                             "frozen)")
     parser.add_argument("--envs", type=int, default=128,
                         help="games in lockstep (default 128, at most 65536)")
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement (default 5)")

@@ -149,7 +149,7 @@ class Config:
     config's and its stages'), on seeds of their own; written to ``metrics.jsonl`` and
     TensorBoard (``python -m cardagents curves`` draws them). With ``workers`` they run as Ray
     tasks beside training (a local instance gets a CPU more for them); without, they take
-    their time from the run: size them to a few percent of it (``python bench_train.py train``
+    their time from the run: size them to a few percent of it (``python -m cardagents bench train``
     prints the share)."""
     curve_deals: int = 200
     """duplicate deal pairs per learning-curve evaluation and option set."""

@@ -1,20 +1,22 @@
-"""bench_train.py (a checkout's timings of train.py) runs and prints its figures (a smoke test:
-timings are not asserted)."""
+"""``python -m cardagents bench train|ray|collection|frozen`` (cardagents.bench.training, the
+timings of training runs) runs and prints its figures (a smoke test: timings are not asserted)."""
 
-import os
+import pathlib
 
 import pytest
 
 pytest.importorskip("torch")
 
-import bench_train  # noqa: E402
+from cardagents.bench import training as bench_train  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]  # the checkout: configs/ is relative to it
 
 
 def small(monkeypatch, *overrides):
     """The benchmarks' configs with a small network and 16 games in flight, and ``overrides``
     (their sizes are what a benchmark times, not what a smoke test checks; the code that runs
     is the same)."""
-    monkeypatch.chdir(os.path.dirname(bench_train.__file__))  # configs/ is relative
+    monkeypatch.chdir(ROOT)
     real = bench_train.load_config
     monkeypatch.setattr(bench_train, "load_config", lambda config, given, **kw: real(
         config, [*given, "num_envs=16", "hidden=[64]", *overrides], **kw))
@@ -43,7 +45,7 @@ def test_the_frozen_benchmark_runs_both_pools(monkeypatch, capsys):
 
 
 def test_the_train_benchmark_times_both_settings(monkeypatch, capsys):
-    """bench_train.py train: the config's PPO phase in the setting of before (fp32, one thread)
+    """cardagents bench train: the config's PPO phase in the setting of before (fp32, one thread)
     and in its own, after a warm-up iteration: the time split adds up and the update's rate is
     above the end-to-end one."""
     small(monkeypatch, "rollout_samples=300")  # (smoke.yaml's network and games already)
@@ -63,7 +65,7 @@ def test_the_train_benchmark_times_both_settings(monkeypatch, capsys):
 
 
 def test_the_ray_benchmark_prints_each_worker_count(closing_local_ray, monkeypatch, capsys):
-    """bench_train.py ray with 0 and 1 workers, small batches and a small network, on this
+    """cardagents bench ray with 0 and 1 workers, small batches and a small network, on this
     process's Ray instance: the benchmark's own start of a local instance (1 CPU) is seen and
     left out (a start costs more than the rest of the test; the slow size below makes it), its
     shutdown is not."""
@@ -84,9 +86,9 @@ def test_the_ray_benchmark_prints_each_worker_count(closing_local_ray, monkeypat
 
 @pytest.mark.slow
 def test_the_ray_benchmark_at_full_size(own_ray, monkeypatch, capsys):
-    """bench_train.py ray as it runs: its own local instance, 0 and 2 workers, the config's
+    """cardagents bench ray as it runs: its own local instance, 0 and 2 workers, the config's
     own batches and network."""
-    monkeypatch.chdir(os.path.dirname(bench_train.__file__))
+    monkeypatch.chdir(ROOT)
     monkeypatch.setattr(bench_train, "GAMES", ("dagong",))
     results = bench_train.bench_ray(0.01, workers=(0, 2))
     out = capsys.readouterr().out

@@ -20,6 +20,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 def test_each_command_is_a_module_with_a_command_line(command):
     module = importlib.util.find_spec(COMMANDS[command][0])
     assert module is not None, command
+    if module.submodule_search_locations:  # a package runs its __main__
+        module = importlib.util.find_spec(COMMANDS[command][0] + ".__main__")
     tree = ast.parse(pathlib.Path(module.origin).read_text(encoding="utf-8"))
     assert any(isinstance(node, ast.If) and "__main__" in ast.unparse(node.test)
                for node in tree.body), f"{command}: no __main__ block"

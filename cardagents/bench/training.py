@@ -1,24 +1,26 @@
-"""Timing of ``train.py``: a checkout's benchmark, beside ``train.py`` and ``configs/`` (neither
-is part of the installed package; ``python -m cardagents bench`` times the engine and the players).
+"""Timing of training runs (``cardagents.training.trainer.Trainer``, what ``train.py`` runs):
+``python -m cardagents bench train|ray|collection|frozen``, from a checkout's root (it reads the
+shipped ``configs/<game>.yaml``); ``python -m cardagents bench GAME`` times the engine and the
+players (``cardagents.bench.players``).
 
-``python bench_train.py train [--game G] [--samples N]`` runs the shipped configs' PPO phase
-(``train.Trainer``, imitation and evaluations off) for ``N`` samples (default 65,536) after a
+``python -m cardagents bench train [--game G] [--samples N]`` runs the shipped configs' PPO phase
+(``Trainer``, imitation and evaluations off) for ``N`` samples (default 65,536) after a
 warm-up iteration in two settings, taking turns in one process: "before" (fp32 on the CPU, one
 torch thread: every run before issue 20) and "now" (the config's own ``precision``, ``device``
 and ``torch_threads``, ``auto`` by default). It prints each setting's seconds in collection and
 in the update, its samples/s end to end and through the update alone, the ratios to "before",
 and what one learning-curve evaluation costs as a share of the PPO phase.
 
-``python bench_train.py ray`` prints the collection samples/s of ``train.py`` with 0 (in this
+``python -m cardagents bench ray`` prints the collection samples/s of ``train.py`` with 0 (in this
 process), 1 and 2 Ray rollout workers (``workers: N``, a local Ray instance), both games'
 configs with their own ``rollout_samples``, the ratio to 0 workers, and the samples/s of the
 PPO update that follows each collection (the ``[dist]`` extra).
 
-``python bench_train.py frozen`` prints the collection samples/s of ``train.py`` with a full
+``python -m cardagents bench frozen`` prints the collection samples/s of ``train.py`` with a full
 pool of frozen snapshots (the configs' ``frozen`` share of the games), the snapshots acting one
 at a time (a ``PPOAgent`` each, as before ``cardagents.ppo.frozen``) and together (``FrozenPool``).
 
-``python bench_train.py collection`` prints the collection samples/s of ``train.py``
+``python -m cardagents bench collection`` prints the collection samples/s of ``train.py``
 (``Trainer.collect``) with ``configs/dagong.yaml`` and ``configs/dabang.yaml`` settings, before
 (each state stepped by its own ``apply``, the heuristic opponents deciding per row,
 ``torch.multinomial``) and after (the games' batched engines, the batched heuristics,
@@ -35,13 +37,19 @@ import contextlib
 import io
 import time
 
-import train
 from cardagents.training.config import collector_settings, load_config
 from cardenv import cli
 
 MAX_SAMPLES = 10 ** 9  # --samples: PPO samples per setting
 
 GAMES = ("dagong", "dabang")  # the shipped configs: configs/<game>.yaml
+
+
+def new_trainer(cfg):
+    """A ``Trainer`` of ``cfg`` (imported here: the module loads without torch, and says so
+    in one line when a command needs it)."""
+    from cardagents.training.trainer import Trainer
+    return Trainer(cfg)
 
 
 def _act_before(net, obs, mask, greedy: bool = False, generator=None, state=None):
@@ -91,7 +99,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
     act = ppo.PolicyNet.act
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = load_config(config, [f"run_dir={run_dir}", "eval_deals=0", *overrides])
-        trainer = train.Trainer(cfg)
+        trainer = new_trainer(cfg)
         if per_row:
             heuristic = trainer.heuristic
             heuristic.act_batch = lambda o, m: Agent.act_batch(heuristic, o, m)
@@ -110,7 +118,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
 
 def bench_collection(seconds: float) -> dict:
     """train.py's collection, per row (the path before batching) against batched."""
-    print(f"bench_train.py collection: {seconds:g} s per figure")
+    print(f"cardagents bench collection: {seconds:g} s per figure")
     print(f"{'measure':<42} {'before':>10} {'after':>10} {'ratio':>7}")
     return _side_by_side(lambda config, before: collection_rate(config, seconds, per_row=before),
                          "collection", "train.py collection, samples/s, ", 42, 1)
@@ -148,7 +156,7 @@ def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
         cfg = load_config(config, [f"run_dir={run_dir}", "eval_deals=0", "stages=[]",
                                    "rollout_samples=2048"])
         with contextlib.redirect_stdout(io.StringIO()):  # the run's lines: not the bench's
-            trainer = train.Trainer(cfg)
+            trainer = new_trainer(cfg)
         collector = trainer.collector
         pool = [{k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
                 for _ in range(cfg.pool_size)]
@@ -168,7 +176,7 @@ def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
 def bench_frozen(seconds: float) -> dict:
     """train.py's collection with a full pool of frozen snapshots: one at a time against
     together."""
-    print(f"bench_train.py frozen: {seconds:g} s per figure, the pool full (pool_size copies)")
+    print(f"cardagents bench frozen: {seconds:g} s per figure, the pool full (pool_size copies)")
     print(f"{'measure':<48} {'one by one':>10} {'pooled':>10} {'ratio':>7}")
     return _side_by_side(lambda config, before: frozen_rate(config, seconds, pooled=not before),
                          "frozen", "collection with frozen snapshots, ", 48, 2)
@@ -183,7 +191,7 @@ def update_rate(config: str, samples: int = 8192) -> float:
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = load_config(config, [f"run_dir={run_dir}", f"rollout_samples={samples}",
                                          "eval_deals=0"])
-        trainer = train.Trainer(cfg)
+        trainer = new_trainer(cfg)
         try:
             batch = trainer.collect()
             start = time.perf_counter()
@@ -215,7 +223,7 @@ def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> 
                 "curve_every=0", "checkpoint_every=1000000", "stages=[]", *overrides])
             cfg.total_samples = cfg.rollout_samples  # the warm-up iteration
             with contextlib.redirect_stdout(io.StringIO()):  # the run's lines: not the bench's
-                trainer = trainers[name] = train.Trainer(cfg)
+                trainer = trainers[name] = new_trainer(cfg)
                 trainer.train()
             # a full pool of frozen snapshots, as a run has from its pool_size-th snapshot on:
             # without one, the config's frozen share of the games would play the heuristic
@@ -256,7 +264,7 @@ def curve_cost(config: str, overrides: tuple = ()) -> dict:
         cfg = load_config(config, [f"run_dir={run_dir}", "imitation_samples=0",
                                          "eval_deals=0", *overrides])
         with contextlib.redirect_stdout(io.StringIO()):
-            trainer = train.Trainer(cfg)
+            trainer = new_trainer(cfg)
             trainer.timing = {}
             start = time.perf_counter()
             trainer.curve_point()
@@ -270,7 +278,7 @@ def bench_train(games=GAMES, samples: int = 65536) -> dict:
     "before" (fp32 on the CPU, one torch thread) and "now" (the config's precision, device
     and threads)."""
     results = {}
-    print(f"bench_train.py train: {samples:,} PPO samples per setting after a warm-up iteration "
+    print(f"cardagents bench train: {samples:,} PPO samples per setting after a warm-up iteration "
           f"(no imitation, no evaluations), the settings taking turns")
     header = (f"{'config':<20} {'setting':<7} {'collect s':>9} {'update s':>9} {'samples/s':>10}"
               f" {'update samples/s':>17} {'vs before':>10} {'update vs before':>17}")
@@ -306,7 +314,7 @@ def bench_ray(seconds: float, workers=(0, 1, 2), rollout_samples: int | None = N
              logging_level="warning")
     results = {}
     try:
-        print(f"bench_train.py ray: {seconds:g} s per figure, collection samples/s of train.py")
+        print(f"cardagents bench ray: {seconds:g} s per figure, collection samples/s of train.py")
         print(f"{'config':<22}" + "".join(f"{f'{n} workers':>12}" for n in workers)
               + "".join(f"{f'{n} vs 0':>9}" for n in workers if n) + f"{'PPO update':>12}")
         for game in GAMES:
@@ -326,7 +334,7 @@ def bench_ray(seconds: float, workers=(0, 1, 2), rollout_samples: int | None = N
 
 
 def main(argv=None) -> None:
-    parser = cli.ArgumentParser(prog="python bench_train.py",
+    parser = cli.ArgumentParser(prog="python -m cardagents bench",
                                 description=__doc__.split("\n\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("what", choices=("train", "ray", "collection", "frozen"),
@@ -354,12 +362,15 @@ def main(argv=None) -> None:
         parser.error(f"--samples must be in 1..{MAX_SAMPLES:,}, got {args.samples}")
     if args.only and args.what != "train":
         parser.error("--game goes with 'train'")
-    if train.torch is None:
-        parser.error('bench_train.py needs torch: pip install -e ".[train]"')
+    try:
+        import torch
+    except ImportError:
+        parser.error('cardagents bench train|ray|collection|frozen needs torch: '
+                     'pip install -e ".[train]"')
     if args.what == "train":
         bench_train((args.only,) if args.only else GAMES, args.samples)
         return
-    train.torch.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
     if args.what == "ray":
         try:
             import ray  # noqa: F401
