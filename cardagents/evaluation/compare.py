@@ -60,7 +60,7 @@ import time
 import numpy as np
 
 from cardagents.evaluation.duplicate import Pair, chunk_seed, mean_interval, wilson
-from cardagents.evaluation.evaluate import MAX_DEALS, MAX_HANDS, MAX_SEED, duplicate
+from cardagents.evaluation.evaluate import MAX_DEALS, MAX_HANDS, check_seed_threads, duplicate
 from cardagents.evaluation.hands import (BOTH, DIFFER, KINDS, ROLES, deal_kind, decisions_for,
                                          hand_role, match_hand_kinds, seat_points)
 from cardagents.evaluation.progress import Progress
@@ -320,10 +320,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     if not 1 <= args.deals <= MAX_DEALS:
         parser.error(f"--deals must be >= 1 (at most {MAX_DEALS:,}), got {args.deals}")
-    if not 0 <= args.seed <= MAX_SEED:
-        parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
-    if not 1 <= args.threads <= cli.MAX_THREADS:
-        parser.error(f"--threads must be >= 1 (at most {cli.MAX_THREADS}), got {args.threads}")
+    check_seed_threads(parser, args)
     if args.json is not None and (problem := cli.output_file_problem(args.json)):
         parser.error(f"--json {args.json}: {problem}")
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}

@@ -143,14 +143,20 @@ def record_writer(folder: str, game, spec_a: str, spec_b: str, evaluation: dict)
     return write
 
 
-def check_run(parser, args) -> None:
-    """The checks every command line that plays deal pairs shares (``evaluate``, ``league``):
-    ``--seed``, ``--threads``, ``--workers`` and ``--address``, and Ray where ``--workers``
-    asks for it; ``parser.error`` (one line, exit 2) on the first that fails."""
+def check_seed_threads(parser, args) -> None:
+    """``--seed`` and ``--threads``, as every command line that plays deal pairs takes them
+    (``evaluate``, ``league``, ``compare``); ``parser.error`` (one line, exit 2) if wrong."""
     if not 0 <= args.seed <= MAX_SEED:  # (as in train.py and cardenv.play)
         parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
     if not 1 <= args.threads <= cli.MAX_THREADS:
         parser.error(f"--threads must be >= 1 (at most {cli.MAX_THREADS}), got {args.threads}")
+
+
+def check_run(parser, args) -> None:
+    """The checks the command lines that can play on Ray share (``evaluate``, ``league``):
+    ``check_seed_threads``, ``--workers`` and ``--address``, and Ray where ``--workers`` asks
+    for it; ``parser.error`` (one line, exit 2) on the first that fails."""
+    check_seed_threads(parser, args)
     if not 0 <= args.workers <= MAX_WORKERS:
         parser.error(f"--workers must be in 0..{MAX_WORKERS}, got {args.workers}")
     if args.address and not args.workers:
