@@ -11,23 +11,33 @@ batch: the public batched engine (numpy only; no PettingZoo).
     games.masks()          # (B, N) bool: their legal actions
     games.states()         # (B, S) float32: global states (the env's state()), for critics
     index, feats = games.action_features()  # what each legal action does: (M,), (M, F)
-    rewards, ended = games.step(actions)   # (B, 4) float rewards of this step, (B,) bool
-    games.finished         # records of ended games (Finished: slot, seed, returns, results)
+    step = games.step(actions)
+    step.rewards           # (B, 4) float: the rewards of this step
+    step.ended             # (B,) bool: the games that ended at this step
+    step.hands             # the hands that ended at this step: HandEnd(slot, result), by slot
+    step.games             # the games that ended at this step: Finished(index, seed, returns,
+                           # results, ...), by slot
+    rewards, ended, hands, ended_games = games.step(actions)  # (a named tuple)
 
-Slot ``i`` plays the game seeded ``seed + i``; when a game ends its record goes to
-``finished`` and the slot starts the next unused seed (``seed + num_envs``, then ``+ 1`` ...), so
-that a slot always holds a game in progress. With the same seed and the same actions, slot ``i``
-plays move for move, observation for observation, mask for mask and reward for reward the game
-that ``raw_env(**options).reset(seed=seed + i)`` plays (a property test proves it on hundreds of
-games per game and option set). ``options`` may be one dict or a list: slot ``i`` then always
+Slot ``i`` plays the game seeded ``seed + i``; when a game ends ``step`` returns its record and
+the slot starts the next unused seed (``seed + num_envs``, then ``+ 1`` ...), so that a slot
+always holds a game in progress. A game of several hands (a Dabang match) reports each hand as it
+ends, in ``step.hands``, with the hand's result (the entry the game appends to its ``results``);
+the game's last hand comes in ``step.hands`` and the game in ``step.games`` at the same step. The
+engine keeps no list of ended games: what a caller wants of them it keeps from the steps.
+
+With the same seed and the same actions, slot ``i`` plays move for move, observation for
+observation, mask for mask and reward for reward the game that
+``raw_env(**options).reset(seed=seed + i)`` plays (a property test proves it on hundreds of games
+per game and option set). ``options`` may be one dict or a list: slot ``i`` then always
 uses ``options[i % len(options)]`` (e.g. Dabang first hands and later hands side by side).
 
 With ``refill=False`` an ended game stays in its slot instead (e.g. a search agent's rollouts,
-each played once): its record goes to ``finished`` as always, and from then on the slot reads as
-over (``current()`` -1, an all-False mask, its observation the one of seat 0, zero rewards), its
-action is ignored (any int in range; ``masks().argmax(1)`` will do), ``step`` reports it ended
-only at the step its game ended, and stepping it costs nothing: no new game is dealt, and the
-engines leave an over slot alone.
+each played once): its record comes in the step's answer as always, and from then on the slot
+reads as over (``current()`` -1, an all-False mask, its observation the one of seat 0, zero
+rewards), its action is ignored (any int in range; ``masks().argmax(1)`` will do), ``step``
+reports it ended only at the step its game ended, and stepping it costs nothing: no new game is
+dealt, and the engines leave an over slot alone.
 
 Rewards are the env's: each hand's reward when it ends (``Finished.returns`` sums them), zero on
 other steps. ``step`` checks every slot's action before applying any: a wrong shape or type (an
@@ -44,6 +54,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -68,6 +79,24 @@ class Finished:
     results: list
     history: list = field(default_factory=list)
     truncated: bool = False
+
+class HandEnd(NamedTuple):
+    """A hand that ended at a step: the slot it was played in and its result (the entry its
+    game appended to ``results``)."""
+
+    slot: int
+    result: Any
+
+
+class Step(NamedTuple):
+    """What one ``VectorGame.step`` did: each slot's rewards, which games ended, and the hands
+    and games that ended (by slot; a game's last hand is in ``hands`` too)."""
+
+    rewards: np.ndarray  # (B, 4) float
+    ended: np.ndarray  # (B,) bool
+    hands: list  # [HandEnd]
+    games: list  # [Finished]
+
 
 def legal_indices(masks: np.ndarray) -> np.ndarray:
     """The flat indices of the True entries of ``(B, N)`` masks, in order (row ``i``'s legal
@@ -253,7 +282,6 @@ class VectorGame:
             engine = None  # too few games for numpy's per-call cost to pay off
         self.engine = (engine or SlotBatch)(
             states or [self.variant(i).new_state(s) for i, s in enumerate(seeds)])
-        self.finished: list[Finished] = []
 
     def __len__(self) -> int:
         return len(self.seeds)
@@ -317,28 +345,42 @@ class VectorGame:
 
     # --- stepping -------------------------------------------------------------------------
 
-    def step(self, actions) -> tuple[np.ndarray, np.ndarray]:
-        """Play one action per slot: ``(rewards (B, 4) float, ended (B,) bool)``. An ended
-        game's record is in ``finished`` and its slot already holds the next game (the next of
-        ``queue``, else a new seed's); with ``refill=False`` it stays there, over, and is
-        reported ended at this step only."""
-        rewards, ended = self.engine.step(self._checked(actions))
+    def step(self, actions) -> Step:
+        """Play one action per slot: ``Step(rewards (B, 4) float, ended (B,) bool, hands,
+        games)``, ``hands`` the hands that ended (``HandEnd(slot, result)``) and ``games`` the
+        records of the games that ended (``Finished``), both by slot. An ended game's slot
+        already holds the next game (the next of ``queue``, else a new seed's); with
+        ``refill=False`` it stays there, over, and is reported ended at this step only."""
+        actions = self._checked(actions)
+        before = self.engine.hands_played()
+        rewards, ended = self.engine.step(actions)
         if not self.refill:
             rewards[self._over] = 0.0
             ended = ended & ~self._over
             self._over |= ended
-            for i in np.flatnonzero(ended).tolist():
-                self._finish(i)
-            return rewards, ended
-        for i in np.flatnonzero(ended).tolist():
-            self._finish(i)
-            state = next(self.queue, None)
-            if state is not None:
-                self.restart(i, state.seed, state)
-            else:
-                self.restart(i, self.next_seed)
-                self.next_seed += 1
-        return rewards, ended
+        grown = np.flatnonzero(ended | (self.engine.hands_played() != before)).tolist()
+        if not grown:
+            return Step(rewards, ended, [], [])
+        hands, games = [], []
+        for i in grown:
+            if ended[i]:
+                games.append(self._finish(i))
+                if len(games[-1].results) > before[i]:  # (a truncated game ends no hand)
+                    hands.append(HandEnd(i, games[-1].results[-1]))
+                if self.refill:
+                    self._refill(i)
+            else:  # a hand of a game that goes on
+                hands.append(HandEnd(i, self.engine.state(i).results[-1]))
+        return Step(rewards, ended, hands, games)
+
+    def _refill(self, slot: int) -> None:
+        """The next game into ``slot``: the queue's next, else the next unused seed's."""
+        state = next(self.queue, None)
+        if state is not None:
+            self.restart(slot, state.seed, state)
+        else:
+            self.restart(slot, self.next_seed)
+            self.next_seed += 1
 
     def restart(self, slot: int, seed: int, state=None) -> None:
         """Start a new game seeded ``seed`` in ``slot`` (the game it held is dropped); with
@@ -372,12 +414,12 @@ class VectorGame:
                                  f"move (games in progress need started=True)")
         return states
 
-    def _finish(self, slot: int) -> None:
+    def _finish(self, slot: int) -> Finished:
+        """The record of the game that just ended in ``slot``."""
         state = self.engine.state(slot)
-        self.finished.append(Finished(slot, self.seeds[slot], list(state.returns),
-                                      list(state.results),
-                                      list(state.history) if self.keep_history else [],
-                                      bool(state.truncated)))
+        return Finished(slot, self.seeds[slot], list(state.returns), list(state.results),
+                        list(state.history) if self.keep_history else [],
+                        bool(state.truncated))
 
     def _checked(self, actions) -> np.ndarray:
         """``actions`` as ``(B,)`` int64 if every slot's is legal, else ``ValueError`` naming

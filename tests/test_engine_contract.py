@@ -101,10 +101,11 @@ def test_a_toy_third_game_runs_through_the_agents_machinery(toy):
     assert isinstance(game, Game) and isinstance(game.new_state(0), GameState)
     batch = VectorGame(toy, 6, seed=10)
     agent = RandomAgent(toy, 0)
+    finished = []
     for _ in range(12):
-        batch.step(agent.act_batch(batch.observations(), batch.masks()))
-    assert len(batch.finished) >= 12  # every game lasts four decisions
-    for done in batch.finished:
+        finished += batch.step(agent.act_batch(batch.observations(), batch.masks())).games
+    assert len(finished) >= 12  # every game lasts four decisions
+    for done in finished:
         replayed = game.replay(done.seed, []).clone()
         assert done.seed >= 10 and sum(done.returns) == 0 and len(done.results) == 1
         assert replayed.seed == done.seed

@@ -42,13 +42,21 @@ def vector_games(game, options, count, num_envs=64, seed=1000):
         obs, masks, states = games.observations(), games.masks(), games.states()
         choice = (rng.random(num_envs) * masks.sum(axis=1)).astype(int)
         actions = np.array([np.flatnonzero(m)[c] for m, c in zip(masks, choice)])
-        seeds = list(games.seeds)
-        before = len(games.finished)
-        rewards, ended = games.step(actions)
+        seeds, hands = list(games.seeds), games.hands_played()
+        rewards, ended, hand_ends, ended_games = games.step(actions)
         for i in range(num_envs):
             running[i].append(_step_record(obs[i], masks[i], states[i], rewards[i]))
-        finished = {f.index: f for f in games.finished[before:]}
-        assert set(finished) == set(np.flatnonzero(ended))
+        finished = {f.index: f for f in ended_games}
+        assert [f.index for f in ended_games] == np.flatnonzero(ended).tolist()  # by slot
+        # the hands that ended: exactly the slots whose count of hands grew (a slot whose game
+        # ended holds the next one now: its record counts), by slot, each with its newest
+        # result (the game's last one when the game ended)
+        results = [finished[i].results if i in finished else games.slots[i].results
+                   for i in range(num_envs)]
+        assert [i for i, _ in hand_ends] == [i for i in range(num_envs)
+                                             if len(results[i]) > hands[i]]
+        for i, result in hand_ends:
+            assert result == results[i][-1] and len(results[i]) == hands[i] + 1
         for i, record in finished.items():
             assert record.seed == seeds[i] and games.seeds[i] != seeds[i]
             done[record.seed] = (record, running[i])
@@ -86,12 +94,14 @@ def test_seeds_are_consecutive_and_replacements_take_the_next_unused():
     assert games.seeds == [7, 8, 9] and games.num_envs == 3
     rng = np.random.default_rng(0)
     started = {7, 8, 9}
-    while len(games.finished) < 8:
+    finished = []
+    while len(finished) < 8:
         masks = games.masks()
-        games.step([int(rng.choice(np.flatnonzero(m))) for m in masks])
+        finished += games.step([int(rng.choice(np.flatnonzero(m))) for m in masks]).games
         started |= set(games.seeds)
     assert started == set(range(7, max(started) + 1))
-    assert sorted(f.seed for f in games.finished) == sorted(set(f.seed for f in games.finished))
+    assert sorted(f.seed for f in finished) == sorted(set(f.seed for f in finished))
+    assert not hasattr(games, "finished")  # the steps say what ended: nothing to drain
 
 
 def test_a_list_of_options_alternates_by_slot():
@@ -100,7 +110,7 @@ def test_a_list_of_options_alternates_by_slot():
 
 
 def _snapshot(games):
-    return [g.to_dict() for g in games.slots], list(games.seeds), len(games.finished)
+    return [g.to_dict() for g in games.slots], list(games.seeds), games.hands_played().tolist()
 
 
 @pytest.mark.parametrize("game", ["dagong", "dabang"])
@@ -124,7 +134,7 @@ def test_bad_actions_name_the_slot_and_change_nothing(game):
         with pytest.raises(ValueError, match=message):
             games.step(actions)
         assert _snapshot(games) == before
-    rewards, ended = games.step(good)
+    rewards, ended, _, _ = games.step(good)
     assert rewards.shape == (4, 4) and ended.shape == (4,)
 
 
@@ -160,8 +170,8 @@ def test_the_batched_engine_equals_per_state_apply_with_variants_mixed(game, gam
     fast = VectorGame(game, envs, seed=500, options=options, keep_history=True)
     slow = VectorGame(game, envs, seed=500, options=options, keep_history=True, batched=False)
     rng = np.random.default_rng(0)
-    step = 0
-    while len(slow.finished) < games:  # about games / 4 per variant (48: a slot's first game
+    step, finished = 0, ([], [])
+    while len(finished[1]) < games:  # about games / 4 per variant (48: a slot's first game
         # ends and the next is dealt in its place before most of the others end)
         masks = slow.masks()
         assert np.array_equal(fast.masks(), masks)
@@ -175,11 +185,14 @@ def test_the_batched_engine_equals_per_state_apply_with_variants_mixed(game, gam
         actions = np.array([np.flatnonzero(m)[c] for m, c in zip(masks, choice)])
         got, want = fast.step(actions), slow.step(actions)
         assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        assert got.hands == want.hands
+        finished[0].extend(got.games)
+        finished[1].extend(want.games)
         step += 1
         if step % 25 == 0 or got[1].any():
             for i in range(0, envs, 7) if step % 25 == 0 else np.flatnonzero(got[1]):
                 assert fast.slots[i].to_dict() == slow.slots[i].to_dict(), f"slot {i}"
-    assert [vars(f) for f in fast.finished] == [vars(f) for f in slow.finished]
+    assert [vars(f) for f in finished[0]] == [vars(f) for f in finished[1]]
     assert [s.to_dict() for s in fast.slots] == [s.to_dict() for s in slow.slots]
 
 
@@ -211,14 +224,15 @@ def test_games_as_dealt_play_as_their_seeds():
     by_state.restart(1, 8, dealt[1].clone())
     by_seed.restart(1, 8)
     rng = np.random.default_rng(0)
-    while len(by_seed.finished) < 6:
+    finished = ([], [])
+    while len(finished[0]) < 6:
         masks = by_seed.masks()
         assert np.array_equal(masks, by_state.masks())
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        by_seed.step(actions)
-        by_state.step(actions)
-    assert [(f.seed, f.history, f.returns) for f in by_seed.finished] == \
-        [(f.seed, f.history, f.returns) for f in by_state.finished]
+        finished[0].extend(by_seed.step(actions).games)
+        finished[1].extend(by_state.step(actions).games)
+    assert [(f.seed, f.history, f.returns) for f in finished[0]] == \
+        [(f.seed, f.history, f.returns) for f in finished[1]]
     played = dealt[0].clone()
     played.apply(played.legal_actions()[0])
     for bad, message in ((played, "before any move"), (make_game("dagong").new_state(7),
@@ -265,7 +279,7 @@ def test_games_in_progress_play_on_with_started(name, batched):
         live = np.flatnonzero(~ended)
         assert np.array_equal(masks[live], game.legal_masks([twins[i] for i in live]))
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        rewards, over = games.step(actions)
+        rewards, over, _, _ = games.step(actions)
         for i in live.tolist():
             twins[i].apply(int(actions[i]))
             assert list(rewards[i]) == list(twins[i].last_rewards)
@@ -297,6 +311,7 @@ def test_refill_false_keeps_an_ended_game_over_in_its_slot(name, batched):
     assert (type(games.engine) is game.batch_engine) == batched  # both engines are checked
     seeds, next_seed = list(games.seeds), games.next_seed
     ended = np.zeros(len(twins), dtype=bool)
+    recorded = 0
     while not ended.all():
         masks, obs, current = games.masks(), games.observations(), games.current()
         live = np.flatnonzero(~ended)
@@ -304,19 +319,23 @@ def test_refill_false_keeps_an_ended_game_over_in_its_slot(name, batched):
         assert np.array_equal(obs[live], game.observations([twins[i] for i in live]))
         assert not masks[ended].any() and (current[ended] == -1).all()
         actions = masks.argmax(axis=1)  # 0 in an over slot: ignored
-        before = len(games.finished)
-        rewards, over = games.step(actions)
+        counts = [len(t.results) for t in twins]
+        rewards, over, hands, new = games.step(actions)
         for i in live.tolist():
             twins[i].apply(int(actions[i]))
             assert list(rewards[i]) == list(twins[i].last_rewards)
             assert over[i] == twins[i].is_over
         assert not over[ended].any() and not rewards[ended].any()
-        new = games.finished[before:]
-        assert sorted(f.index for f in new) == np.flatnonzero(over).tolist()
+        assert [f.index for f in new] == np.flatnonzero(over).tolist()
         for f in new:
             assert f.seed == twins[f.index].seed and f.returns == list(twins[f.index].returns)
+        # a hand ends where the twin's results grew (an over slot's never do), with its result
+        assert [i for i, _ in hands] == [i for i, t in enumerate(twins)
+                                         if len(t.results) > counts[i]]
+        assert all(result == twins[i].results[-1] for i, result in hands)
+        recorded += len(new)
         ended |= over
-    assert len(games.finished) == len(twins)
+    assert recorded == len(twins)
     assert games.seeds == seeds and games.next_seed == next_seed  # nothing new dealt
     for i, twin in enumerate(twins):
         assert games.slots[i].is_over and games.slots[i].history == twin.history
@@ -348,10 +367,11 @@ def test_ended_games_take_the_queue_in_order_then_new_seeds():
     games = VectorGame(game, states=[game.new_state(s) for s in (1, 2)], queue=queued())
     assert taken == [] and games.next_seed == 3  # nothing read before a game ends
     rng = np.random.default_rng(0)
-    while len(games.finished) < 6:
+    seeds = []
+    while len(seeds) < 6:
         masks = games.masks()
-        games.step(np.array([rng.choice(np.flatnonzero(m)) for m in masks]))
-    seeds = [f.seed for f in games.finished]
+        seeds += [f.seed for f in games.step(np.array([rng.choice(np.flatnonzero(m))
+                                                       for m in masks])).games]
     assert sorted(seeds[:2]) == [1, 2]
     started = [s for s in seeds[2:] if s >= 100]
     assert started == sorted(started)  # the queue in order

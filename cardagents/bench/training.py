@@ -113,7 +113,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
             return _collect_rate(trainer, seconds)
         finally:
             ppo.PolicyNet.act = act
-            trainer.writer.close()
+            trainer.runlog.close()
 
 
 def bench_collection(seconds: float) -> dict:
@@ -170,7 +170,7 @@ def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
                 trainer.collect()
             return _collect_rate(trainer, seconds)
         finally:
-            trainer.writer.close()
+            trainer.runlog.close()
 
 
 def bench_frozen(seconds: float) -> dict:
@@ -198,7 +198,7 @@ def update_rate(config: str, samples: int = 8192) -> float:
             trainer.update(batch)
             return len(batch) / (time.perf_counter() - start)
         finally:
-            trainer.writer.close()
+            trainer.runlog.close()
 
 
 def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> dict:
@@ -237,7 +237,7 @@ def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> 
                 with contextlib.redirect_stdout(io.StringIO()):
                     trainer.train()
         for name, trainer in trainers.items():
-            trainer.writer.close()
+            trainer.runlog.close()
             with open(os.path.join(run_dir, name, "metrics.jsonl"), encoding="utf-8") as f:
                 records = [r for r in map(json.loads, f) if r["phase"] == "ppo"]
             # the first iteration warms up (first calls, allocations): not counted
@@ -269,7 +269,7 @@ def curve_cost(config: str, overrides: tuple = ()) -> dict:
             start = time.perf_counter()
             trainer.curve_point()
             seconds = time.perf_counter() - start
-        trainer.writer.close()
+        trainer.runlog.close()
     return {"seconds": seconds, "every": cfg.curve_every, "deals": cfg.curve_deals}
 
 

@@ -20,7 +20,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from cardagents.players.lockstep import play_seated
+from cardagents.players.lockstep import play_seated, seat_side
 from cardenv.vector import Finished
 
 Z95 = 1.959963984540054
@@ -109,7 +109,7 @@ def play_pairs(game, agent_a, agent_b, seeds: list[int], reseed: int, batch: int
     deals = len(seeds)
 
     def seating(first, second):
-        return lambda j, _dealt: [first if seat in sides[j] else second for seat in range(4)]
+        return lambda j, _dealt: seat_side(sides[j], first, second, game.num_players)
 
     first = second = None
     if progress is not None:

@@ -61,6 +61,7 @@ from cardagents.evaluation.duplicate import CHUNK, Pairs, chunk_seed, deal_chunk
 from cardagents.evaluation.evaluate import MAX_HANDS, check_run
 from cardagents.evaluation.progress import Progress
 from cardagents.players.lockstep import as_game
+from cardagents.search.spec import parse_spec
 from cardagents.specs import make_agent
 from cardenv import cli
 from cardenv.core.options import parse_assignments
@@ -96,8 +97,8 @@ def player_files(spec: str) -> dict:
     """SHA-256 of each file a player spec names (a checkpoint, a search agent's rollout
     checkpoint): a pairing is reused only while its players' files are the same."""
     values = [spec]
-    if spec.startswith("pimc:"):
-        values += [item.split("=", 1)[-1] for item in spec[5:].split(",")]
+    if spec.startswith("pimc:"):  # its rollout, prior and critic may be files
+        values += [v for v in parse_spec(spec).values() if isinstance(v, str)]
     out = {}
     for value in values:
         if os.path.isfile(value):

@@ -6,15 +6,25 @@ games where it is to move, the seating of each game chosen from its state as dea
 seats the deal's sides, ``cardagents.evaluation.duplicate``); ``play_batched`` is the same with a
 seating per seed index. A game is a made ``Game`` (``cardenv.games.make_game``, carrying its rules
 options); ``as_game`` makes one from a registered name and options for the callers that name a game.
+
+The pieces every lockstep loop shares live here too: ``seat_side`` (one agent on a side, another
+on the other seats), ``draw_side`` (a side of the deal drawn at random: the learner's in
+training), ``act_grouped`` (each distinct agent acts once per step, on all its rows) and
+``LearnerSeats``, who plays each slot when a learner plays one side against an opponent (PPO
+collection, ``cardagents.training.selfplay``; distillation's own games,
+``cardagents.training.distill``).
 """
 
 from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from cardenv.vector import Finished, VectorGame, game_variants
 
-__all__ = ["as_game", "partnership", "play_batched", "play_seated"]
+__all__ = ["LearnerSeats", "act_grouped", "as_game", "draw_side", "partnership", "play_batched",
+           "play_seated", "seat_side"]
 
 
 def as_game(game, options: dict | None = None):
@@ -32,6 +42,64 @@ def partnership(state) -> tuple[list[int], list[int]]:
     """The two sides of the hand about to be played, as dealt (the game's ``sides``): e.g.
     Dabang's fixed teams, or Dagong's dealer and the holder of the called card's twin."""
     return state.game.sides(state)
+
+
+def draw_side(state, rng: np.random.Generator) -> list[int]:
+    """One of the two sides of the hand ``state`` is about to play (``partnership``), drawn
+    with one ``rng.integers(2)``."""
+    return partnership(state)[int(rng.integers(2))]
+
+
+def seat_side(side, inside, outside, players: int = 4) -> list:
+    """The seating that puts ``inside`` on the seats of ``side`` and ``outside`` on the
+    others."""
+    return [inside if seat in side else outside for seat in range(players)]
+
+
+def act_grouped(actions, rows, agent_of, obs, masks, state_of=None, snapshots=None) -> None:
+    """``actions[rows]`` chosen by their agents (``agent_of[row]``): each distinct agent acts
+    once, in one ``act_batch`` on all its rows, in the order of its first row. An agent with
+    ``needs_state`` (a search agent, ``cardagents.players.base``) acts in one ``act_states`` on
+    the rows' states (``state_of(row)``); an agent that holds several players (a pool of
+    frozen snapshots) is told each row's (``snapshots[row]``, where it is not -1)."""
+    groups: dict = {}
+    for i in rows:
+        who = agent_of[i]
+        groups.setdefault(id(who), (who, []))[1].append(i)
+    for who, members in groups.values():
+        if getattr(who, "needs_state", False):
+            actions[members] = who.act_states([state_of(i) for i in members])
+        elif snapshots is not None and snapshots[members[0]] >= 0:
+            actions[members] = who.act_batch(obs[members], masks[members], snapshots[members])
+        else:
+            actions[members] = who.act_batch(obs[members], masks[members])
+
+
+class LearnerSeats:
+    """Who plays each of ``slots`` games when a learner takes one side and an opponent the
+    other seats: ``learner`` ``(slots, players)`` bool, each slot's ``opponent`` and, for an
+    opponent holding several players (a frozen pool), the ``snapshot`` that plays (else -1).
+    The learner's actions are its caller's; ``opponents_act`` fills the others'."""
+
+    def __init__(self, slots: int, players: int):
+        self.learner = np.zeros((slots, players), dtype=bool)
+        self.opponent: list = [None] * slots
+        self.snapshot = np.full(slots, -1, dtype=np.int64)
+
+    def seat(self, slot: int, side, opponent, snapshot: int = -1) -> None:
+        """The learner on ``side``'s seats of ``slot``'s game, ``opponent`` on the others."""
+        self.learner[slot] = seat_side(side, True, False, self.learner.shape[1])
+        self.opponent[slot] = opponent
+        self.snapshot[slot] = snapshot
+
+    def to_act(self, seats: np.ndarray) -> np.ndarray:
+        """``(B,)`` bool: whether the learner holds the seat to act (``seats``) in each slot."""
+        return self.learner[np.arange(len(seats)), seats]
+
+    def opponents_act(self, actions, rows, obs, masks) -> None:
+        """``actions[rows]`` (rows where an opponent is to act) chosen by the opponents, each
+        acting once on all its rows (``act_grouped``)."""
+        act_grouped(actions, rows, self.opponent, obs, masks, snapshots=self.snapshot)
 
 
 def play_batched(game, agents_by_seat, seeds, options: dict | None = None,
@@ -78,18 +146,10 @@ def play_seated(game, seating, seeds, batch: int = 256, progress=None,
         # a slot whose games are all played keeps stepping a spare game on its first legal
         # action
         actions = masks.argmax(axis=1)
-        groups: dict[int, list[int]] = {}
-        for i in sorted(active):
-            groups.setdefault(id(assign[i][seats[i]]), []).append(i)
-        for members in groups.values():
-            agent = assign[members[0]][seats[members[0]]]
-            if getattr(agent, "needs_state", False):  # a search agent reads positions (base.py)
-                actions[members] = agent.act_states([games.slots[i] for i in members])
-            else:
-                actions[members] = agent.act_batch(obs[members], masks[members])
-        before = len(games.finished)
-        games.step(actions)
-        for done in games.finished[before:]:
+        agent_of = {i: assign[i][seats[i]] for i in active}
+        act_grouped(actions, sorted(active), agent_of, obs, masks, lambda i: games.slots[i])
+        ended = games.step(actions).games
+        for done in ended:
             slot = done.index
             if slot not in active:
                 continue
@@ -100,7 +160,6 @@ def play_seated(game, seating, seeds, batch: int = 256, progress=None,
                 owner[slot] = j
             else:
                 active.discard(slot)
-        if progress is not None and games.finished[before:]:
+        if progress is not None and ended:
             progress(len(results))
-        del games.finished[:]
     return [results[j] for j in range(len(seeds))]

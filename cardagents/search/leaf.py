@@ -89,7 +89,6 @@ def collect(game: str, hands: int, seed: int = 0, batch: int = 256, keep: float 
     games = VectorGame(game, num_envs=batch, seed=seed, options=options)
     policy = heuristic_for(game, seed)
     rng = np.random.default_rng([seed, 7])
-    hands_before = games.hands_played()
     pending: list[list[int]] = [[] for _ in range(batch)]  # this hand's kept rows, per slot
     states, seats, values = [], [], []
     done, last = 0, time.monotonic()
@@ -107,25 +106,15 @@ def collect(game: str, hands: int, seed: int = 0, batch: int = 256, keep: float 
             for i in np.flatnonzero(rng.random(batch) < explore).tolist():
                 legal = np.flatnonzero(masks[i])
                 actions[i] = legal[rng.integers(legal.size)]
-        _, ended = games.step(actions)
-        after = games.hands_played()
-        grown = np.flatnonzero(ended | (after != hands_before))
-        if grown.size:
-            finished = {f.index: f for f in games.finished}
-            games.finished.clear()
-            for i in grown.tolist():
-                record = finished.get(i)
-                result = record.results[-1] if record is not None else \
-                    games.slots[i].results[-1]
-                variant = games.variant(i)
-                worth = [variant.hand_value(result, s) for s in range(4)]
-                for row in pending[i]:
-                    values.append((row, worth, done))
-                pending[i] = []
-                done += 1
-                if done >= hands:
-                    break
-        hands_before = after
+        for i, result in games.step(actions).hands:
+            variant = games.variant(i)
+            worth = [variant.hand_value(result, s) for s in range(4)]
+            for row in pending[i]:
+                values.append((row, worth, done))
+            pending[i] = []
+            done += 1
+            if done >= hands:
+                break
         if progress and time.monotonic() - last > 10:
             last = time.monotonic()
             progress(f"  {done}/{hands} hands, {len(values)} positions")

@@ -97,25 +97,13 @@ import numpy as np
 from cardagents.players.base import Agent, check_game
 from cardagents.ppo.loading import checkpoint_agent
 from cardagents.search.leaf import global_critic, load_leaf
+from cardagents.search.rollouts import hand_worth, rollout_policy, rollout_values
+from cardagents.search.spec import DEFAULTS, MAX_BATCH, checked, parse_spec
 from cardenv.core.errors import StateError
 from cardenv.games import make_game
-from cardenv.vector import VectorGame
 
-__all__ = ["DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "PIMCAgent", "SearchResult", "choose",
-           "global_critic", "leaf_value", "parse_spec", "rollout_values", "sampler_of"]
+__all__ = ["PIMCAgent", "SearchResult", "choose", "global_critic", "leaf_value", "sampler_of"]
 
-DEFAULTS = {"worlds": 8, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
-            "margin": 1.5, "prior": None, "depth": 0, "critic": None}
-# the bounds a spec or a constructor argument must fall in
-BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16),
-          "depth": (0, 1 << 16)}
-# the budget with a PPO prior (see the module docstring's table): format with path=
-PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
-# the budget with a leaf value (cardagents.search.leaf): format with path= the game's leaf
-# (checkpoints/<game>_leaf.npz); what it costs and wins against the default, and why Dabang's
-# better budget is depth 8: docs/results.md, "Search agent (PIMC)"
-LEAF_BUDGET = "pimc:depth=16,critic={path}"
-MAX_BATCH = 1 << 16
 
 
 @dataclass
@@ -137,159 +125,6 @@ def sampler_of(game):
                          f"(game.sample_worlds(state, seat, n, rng)): PIMC needs one") from None
 
 
-def parse_spec(spec: str) -> dict:
-    """The options of a spec ``pimc`` or ``pimc:key=value,...`` (the keys of ``DEFAULTS``),
-    the defaults filled in; ``ValueError`` naming the problem for anything else."""
-    if not isinstance(spec, str) or not (spec == "pimc" or spec.startswith("pimc:")):
-        raise ValueError(f"a PIMC spec is 'pimc' or 'pimc:key=value,...', got {spec!r}")
-    options = dict(DEFAULTS)
-    body = spec[len("pimc:"):] if spec != "pimc" else ""
-    for part in body.split(",") if body else []:
-        key, eq, value = part.partition("=")
-        key = key.strip()
-        if not eq or not key or not value.strip():
-            raise ValueError(f"{spec}: {part!r} is not key=value")
-        if key not in DEFAULTS:
-            raise ValueError(f"{spec}: unknown option {key!r} (options: "
-                             f"{', '.join(DEFAULTS)})")
-        value = value.strip()
-        if key in BOUNDS:
-            low, high = BOUNDS[key]
-            if not value.isdigit() or not low <= int(value) <= high:
-                raise ValueError(f"{spec}: {key} must be an int in {low}..{high}, got {value!r}")
-            options[key] = int(value)
-        elif key == "margin":
-            try:
-                margin = float(value)
-            except ValueError:
-                margin = float("nan")
-            if not 0 <= margin <= 10:
-                raise ValueError(f"{spec}: margin must be a number in [0, 10], got {value!r}")
-            options[key] = margin
-        elif key == "time":
-            try:
-                seconds = float(value)
-            except ValueError:
-                seconds = float("nan")
-            if not 0 < seconds <= 3600:  # also refuses nan and inf
-                raise ValueError(f"{spec}: time must be seconds in (0, 3600], got {value!r}")
-            options[key] = seconds
-        else:
-            if value.startswith("pimc"):
-                raise ValueError(f"{spec}: the {key} policy cannot itself search")
-            options[key] = value
-    return options
-
-
-def rollout_values(starts: list, seats, policy, deadline: float | None = None,
-                   batch: int = 4096, depth: int = 0, leaf=None,
-                   clock=time.perf_counter) -> np.ndarray:
-    """Play each state of ``starts`` (in progress, of one game; their rules variants may
-    differ: a Dabang later hand's worlds are first hands of a game with the hand's situation as
-    options, so the worlds of different decisions are states of different variants, each
-    variant a batch of its own) to the end of its current hand with ``policy`` (``act_batch``)
-    in every seat, ``batch`` at a time through ``VectorGame``;
-    ``(n,)`` float: the hand's reward for ``seats[i]``, ``nan`` where ``deadline`` (a reading
-    of ``clock``, ``time.perf_counter`` by default; read once before each batched step) came
-    first. With ``depth`` > 0 a rollout stops once it has
-    played ``depth`` steps and ``seats[i]`` is to act again, valued ``leaf(global_states)``
-    (``(k, S)`` global states -> ``(k,)`` values for the seat to act). The states are played
-    on (pass clones to keep them). A rollout's game, once over, stays over in its slot
-    (``VectorGame(refill=False)``): no new game is dealt or stepped there."""
-    if depth and leaf is None:
-        raise ValueError("depth-limited rollouts need a leaf value (leaf)")
-    values = np.full(len(starts), np.nan)
-    variants: dict[int, list[int]] = {}  # a VectorGame plays one variant
-    for i, state in enumerate(starts):
-        variants.setdefault(id(state.game), []).append(i)
-    for members in variants.values():
-        for first in range(0, len(members), batch):
-            part = members[first:first + batch]
-            if not _play_out(starts, seats, policy, part, values, deadline, depth, leaf,
-                             clock):
-                return values
-    return values
-
-
-def _play_out(starts, seats, policy, part, values, deadline, depth=0, leaf=None,
-              clock=time.perf_counter) -> bool:
-    """``rollout_values`` on the starts ``part``; False when the deadline came."""
-    game = starts[part[0]].game
-    live = np.array(part)  # the rollout each slot plays
-    games = VectorGame(game, states=[starts[i] for i in live], started=True, refill=False)
-    hands = games.hands_played()
-    seat_of = np.array([seats[i] for i in live], dtype=np.int64)
-    running = np.arange(len(live))  # the slots whose rollout goes on
-    steps = 0
-    while True:
-        if deadline is not None and clock() > deadline:
-            return False
-        obs, masks = games.observations(), games.masks()
-        # a slot whose game is over stays so (refill=False: its action is ignored); one whose
-        # hand is over in a game that goes on (a match episode) plays on idly (argmax)
-        if running.size == len(live):  # every slot runs: no copies
-            actions = np.asarray(policy.act_batch(obs, masks), dtype=np.int64)
-        else:
-            actions = masks.argmax(axis=1)
-            actions[running] = policy.act_batch(obs[running], masks[running])
-        rewards, ended = games.step(actions)
-        steps += 1
-        # the hand is over when results grow, or the game ended (its slot stays over)
-        grown = ended | (games.hands_played() != hands)
-        done = running[grown[running]]
-        if done.size:
-            _score(games, done, live, seat_of, rewards, values)
-            hands[done] = -1
-        if depth and steps >= depth:
-            # deep enough: a rollout whose seat is to act again takes the leaf value
-            cut = np.flatnonzero((hands >= 0) & (games.current() == seat_of))
-            if cut.size:
-                values[live[cut]] = leaf(games.states()[cut])
-                hands[cut] = -1
-                done = np.concatenate([done, cut])
-        if done.size:
-            running = np.flatnonzero(hands >= 0)
-            if not running.size:
-                return True
-            if 4 * (len(live) - running.size) >= len(live):
-                # a quarter of the slots are idle: the rest go on in a smaller batch (an ended
-                # game costs little to step with refill=False, but its rows are still in the
-                # observations and masks, and below the engine's min_batch the smaller batch
-                # steps state by state, faster; a new batch costs about one step of each slot
-                # it takes; never shrinking measured no faster)
-                states = [games.slots[i] for i in running.tolist()]
-                live, seat_of = live[running], seat_of[running]
-                games = VectorGame(game, states=states, started=True, refill=False)
-                hands = games.hands_played()
-                running = np.arange(len(live))
-
-
-def _score(games, done, live, seat_of, rewards, values) -> None:
-    """``values`` of the rollouts whose hand ended in the slots ``done`` at the last step: the
-    hand's worth for the rollout's seat (``game.hand_value``, where the game has it: in a
-    match episode a hand's reward is 0 until the match ends), else the step's reward (the
-    hand's, paid as it ends)."""
-    value_of = getattr(games.game, "hand_value", None)
-    finished = {f.index: f for f in games.finished}  # games ended at this step
-    games.finished.clear()
-    if value_of is None:
-        values[live[done]] = rewards[done, seat_of[done]]
-        return
-    for i in done.tolist():
-        record = finished.get(i)
-        result = record.results[-1] if record is not None else games.slots[i].results[-1]
-        values[live[i]] = value_of(result, int(seat_of[i]))
-
-
-def hand_worth(state, seat: int) -> float:
-    """What the hand that ``state`` just finished is worth to ``seat`` (``game.hand_value``
-    where the game has it, else the reward it paid)."""
-    value_of = getattr(state.game, "hand_value", None)
-    if value_of is None:
-        return float(state.last_rewards[seat])
-    return value_of(state.results[-1], seat)
-
-
 def choose(table: np.ndarray, margin: float = 0.0) -> int:
     """The candidate to play from a ``(samples, candidates)`` table of rollout values (``nan``:
     not finished), candidate 0 being the rollout policy's own choice: the best mean (the first
@@ -307,23 +142,6 @@ def choose(table: np.ndarray, margin: float = 0.0) -> int:
         if gain.size < 2 or gain.mean() <= margin * gain.std(ddof=1) / np.sqrt(gain.size):
             return 0  # not clearly better than the policy's choice: keep that
     return best
-
-
-def rollout_policy(spec: str, game: str):
-    """The rollout policy ``spec`` names: ``heuristic``, ``random`` or a PPO checkpoint path
-    (greedy); ``ValueError`` for anything else."""
-    if spec.startswith("pimc"):
-        raise ValueError("the rollout policy cannot itself search")
-    if spec == "random":
-        from cardagents.players.random import RandomAgent
-        return RandomAgent(game, 0)
-    if spec == "heuristic":
-        from cardagents.players.heuristics import heuristic_for
-        return heuristic_for(game, 0)
-    if not os.path.isfile(spec):
-        raise ValueError(f"unknown rollout policy {spec!r}: heuristic, random or the path of a "
-                         f"PPO checkpoint")
-    return checkpoint_agent(spec, game)
 
 
 def _path(path, key: str) -> str:
@@ -358,26 +176,18 @@ class PIMCAgent(Agent):
                  rollouts: int = DEFAULTS["rollouts"], top_k: int = DEFAULTS["top_k"],
                  rollout="heuristic", time_limit: float | None = None, seed: int | None = 0,
                  batch: int = 4096, margin: float = DEFAULTS["margin"], prior=None,
-                 depth: int = DEFAULTS["depth"], critic=None, clock=time.perf_counter):
+                 depth: int = DEFAULTS["depth"], critic=None, clock=time.perf_counter,
+                 check_worlds: bool = False):
         self.game = check_game(game)
         sampler_of(make_game(self.game))  # a clear error now, not at the first decision
-        for key, value in (("worlds", worlds), ("rollouts", rollouts), ("top_k", top_k),
-                           ("depth", depth)):
-            low, high = BOUNDS[key]
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or \
-                    not low <= value <= high:
-                raise ValueError(f"{key} must be an int in {low}..{high}, got {value!r}")
-        if time_limit is not None and not (isinstance(time_limit, (int, float))
-                                           and 0 < time_limit <= 3600):
-            raise ValueError(f"time_limit must be seconds in (0, 3600] or None, got "
-                             f"{time_limit!r}")
+        self.worlds, self.rollouts = checked("worlds", worlds), checked("rollouts", rollouts)
+        self.top_k, depth = checked("top_k", top_k), checked("depth", depth)
+        if time_limit is not None:
+            checked("time", time_limit, "time_limit")
         if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
             raise ValueError(f"batch must be an int in 1..{MAX_BATCH}, got {batch!r}")
-        self.worlds, self.rollouts, self.top_k = int(worlds), int(rollouts), int(top_k)
-        if isinstance(margin, bool) or not isinstance(margin, (int, float)) or \
-                not 0 <= margin <= 10:
-            raise ValueError(f"margin must be a number in [0, 10], got {margin!r}")
-        self.time_limit, self.batch, self.margin = time_limit, batch, float(margin)
+        self.margin = checked("margin", margin)
+        self.time_limit, self.batch = time_limit, batch
         if not callable(clock):
             raise ValueError(f"clock must be a callable giving seconds, got {clock!r}")
         # what time_limit is read on: injectable, so that a test can tell what the limit does
@@ -413,6 +223,9 @@ class PIMCAgent(Agent):
         self.seed = 0 if seed is None else int(seed)
         self.searched = 0  # decisions searched (for benchmarks)
         self.unsampled = 0  # decisions left to the rollout policy: the sampler gave up
+        # the contract promises each world the seat's legal mask: check_worlds also checks it
+        # (once per world; for a new game's sampler), where otherwise only the seat is
+        self.check_worlds = bool(check_worlds)
 
     @classmethod
     def from_spec(cls, spec: str, game: str, seed: int = 0) -> "PIMCAgent":
@@ -445,7 +258,7 @@ class PIMCAgent(Agent):
         states = list(states)
         results: list = [None] * len(states)
         masks = [s.legal_mask() for s in states]
-        search = []
+        groups: dict[int, list[int]] = {}  # one batch per game (rules options), in first order
         for i, mask in enumerate(masks):
             legal = np.flatnonzero(mask)
             if legal.size == 0:
@@ -454,41 +267,50 @@ class PIMCAgent(Agent):
                 results[i] = SearchResult(int(legal[0]), legal.astype(np.int64),
                                           np.full(1, np.nan), np.zeros(1, dtype=np.int64))
             else:
-                search.append(i)
-        if search:
-            found = self._search([states[i] for i in search], [masks[i] for i in search])
-            for i, result in zip(search, found):
+                groups.setdefault(id(states[i].game), []).append(i)
+        # the time limit is per searched decision: each group's deadline counts from its start
+        for members in groups.values():
+            found = self._search([states[i] for i in members], [masks[i] for i in members])
+            for i, result in zip(members, found):
                 results[i] = result
         return results
 
     def _search(self, states, masks) -> list["SearchResult"]:
+        """``search`` on decisions of one game (rules options), each with a choice."""
         start = self.clock()
         deadline = None if self.time_limit is None else start + self.time_limit * len(states)
         game = states[0].game
-        if any(s.game is not game for s in states):  # one batch per game (rules options)
-            out: list = [None] * len(states)
-            groups: dict[int, list[int]] = {}
-            for i, s in enumerate(states):
-                groups.setdefault(id(s.game), []).append(i)
-            for members in groups.values():
-                found = self._search([states[i] for i in members], [masks[i] for i in members])
-                for i, result in zip(members, found):
-                    out[i] = result
-            return out
-        sample = sampler_of(game)
-        seats = [s.current_player for s in states]
-        obs = game.observations(states)
-        mask_array = np.stack(masks)
+        obs, mask_array = game.observations(states), np.stack(masks)
         keys = [zlib.crc32(o.tobytes() + m.tobytes()) for o, m in zip(obs, mask_array)]
         # the rollout policy's random choices restart from what the seats know, too
         self.policy.reseed(int(np.random.default_rng([self.seed, *keys]).integers(2 ** 62)))
         own = np.asarray(self.policy.act_batch(obs, mask_array), dtype=np.int64)
         candidates = self._candidates(obs, mask_array, own)
-        starts, owners, start_seats, values = [], [], [], []
+        owners, values, starts, seats = self._first_plies(states, masks, keys, candidates,
+                                                          deadline)
+        values = np.array(values, dtype=float)
+        if starts:
+            played = rollout_values(starts, seats, self.policy, deadline, self.batch,
+                                    self.depth, self.leaf, self.clock)
+            index = np.array([j for _, _, j in owners])
+            values[index >= 0] = played[index[index >= 0]]
+        self.searched += len(states)
+        return self._results(owners, values, candidates)
+
+    def _first_plies(self, states, masks, keys, candidates, deadline) -> tuple:
+        """Each decision's worlds with each candidate applied (``rollouts`` times per world):
+        ``owners`` (decision, candidate, start index or -1) per sample, ``values`` (the hand's
+        worth where the candidate ended it, else nan), the ``starts`` to play out and their
+        seats. Worlds are drawn from a generator seeded by the agent's seed and what the seat
+        knows (``keys``)."""
+        game = states[0].game
+        sample = sampler_of(game)
+        owners, values, starts, seats = [], [], [], []
         for d, state in enumerate(states):
-            rng = np.random.default_rng([self.seed, keys[d]])
+            seat = state.current_player
             try:
-                worlds = sample(state, seats[d], self.worlds, rng)
+                worlds = sample(state, seat, self.worlds, np.random.default_rng([self.seed,
+                                                                                 keys[d]]))
             except StateError:
                 # the sampler ran out of proposals (a rare position where few deals fit):
                 # this decision is the rollout policy's, not a crash hours into a run
@@ -500,33 +322,30 @@ class PIMCAgent(Agent):
             for w, world in enumerate(worlds):
                 if w and deadline is not None and self.clock() > deadline:
                     break  # out of time: the worlds started so far (at least one) count
-                if world.current_player != seats[d] or not np.array_equal(
-                        world.legal_mask(), masks[d]):
+                if world.current_player != seat or (self.check_worlds and not np.array_equal(
+                        world.legal_mask(), masks[d])):
                     raise ValueError(f"{game.name}.sample_worlds returned a world where seat "
-                                     f"{seats[d]} does not have the same legal actions")
+                                     f"{seat} does not have the same legal actions")
                 for _ in range(self.rollouts):
                     for k, action in enumerate(candidates[d]):
-                        state_k = world.clone()
-                        hands = len(state_k.results)
-                        state_k.apply(int(action))
-                        if len(state_k.results) > hands or state_k.is_over:
-                            values.append(hand_worth(state_k, seats[d]))  # the hand ended
+                        world_k = world.clone()
+                        hands = len(world_k.results)
+                        world_k.apply(int(action))
+                        if len(world_k.results) > hands or world_k.is_over:
+                            values.append(hand_worth(world_k, seat))  # the hand ended
                             owners.append((d, k, -1))
                         else:
                             values.append(np.nan)
                             owners.append((d, k, len(starts)))
-                            starts.append(state_k)
-                            start_seats.append(seats[d])
-        values = np.array(values, dtype=float)
-        if starts:
-            played = rollout_values(starts, start_seats, self.policy, deadline, self.batch,
-                                    self.depth, self.leaf, self.clock)
-            index = np.array([j for _, _, j in owners])
-            values[index >= 0] = played[index[index >= 0]]
-        self.searched += len(states)
-        # each decision's (samples, candidates) values: a sample is a world and a rollout,
-        # every candidate played in it (paired comparisons); nan: not finished in time
-        tables = [[] for _ in states]
+                            starts.append(world_k)
+                            seats.append(seat)
+        return owners, values, starts, seats
+
+    def _results(self, owners, values, candidates) -> list["SearchResult"]:
+        """Each decision's ``SearchResult`` from its samples' values: a sample is a world and a
+        rollout, every candidate played in it (paired comparisons); nan: not finished in
+        time."""
+        tables = [[] for _ in candidates]
         for (d, k, _), value in zip(owners, values.tolist()):
             if k == 0:
                 tables[d].append(np.full(len(candidates[d]), np.nan))

@@ -264,7 +264,7 @@ DISTILL_FOCUS = ("tribute", "bury", "endgame")
 
 def _check_distill(cfg: Config, need) -> None:
     """The distillation fields (``kind: distill``) and ``init``."""
-    from cardagents.search.pimc import parse_spec  # numpy only
+    from cardagents.search.spec import parse_spec  # numpy only
     need(cfg.kind in KINDS, f"kind must be one of {', '.join(KINDS)}, got {cfg.kind!r}")
     for name, high in (("distill_labels", 10 ** 6), ("distill_pool", 1000),
                        ("distill_buffer", 10 ** 7), ("distill_minibatch", 10 ** 6),

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from cardagents.players.lockstep import partnership
+from cardagents.players.lockstep import LearnerSeats, draw_side
 from cardagents.players.observation import ObsView
 from cardagents.ppo.compute import autocast
 from cardagents.search.pimc import PIMCAgent, SearchResult
@@ -120,14 +120,12 @@ class Gatherer:
                  rng: np.random.Generator):
         self.games = VectorGame(game, num_envs, seed=seed, options=options)
         self.opponent, self.rng = opponent, rng
-        self.learner = np.zeros((num_envs, self.games.game.num_players), dtype=bool)
+        self.seating = LearnerSeats(num_envs, self.games.game.num_players)
         for slot in range(num_envs):
             self._seat(slot)
 
     def _seat(self, slot: int) -> None:
-        sides = partnership(self.games.slots[slot])
-        self.learner[slot] = False
-        self.learner[slot, sides[int(self.rng.integers(2))]] = True
+        self.seating.seat(slot, draw_side(self.games.slots[slot], self.rng), self.opponent)
 
     def gather(self, net, count: int, precision: str = "fp32") -> Candidates:
         """Play on until ``count`` learner decisions with a choice are met (the policy samples
@@ -138,10 +136,10 @@ class Gatherer:
         while len(states) < count:
             obs, masks, seats = games.observations(), games.masks(), games.current()
             actions = masks.argmax(axis=1)
-            mine = self.learner[np.arange(len(seats)), seats]
+            mine = self.seating.to_act(seats)
             theirs = np.flatnonzero(~mine)
             if theirs.size:
-                actions[theirs] = self.opponent.act_batch(obs[theirs], masks[theirs])
+                self.seating.opponents_act(actions, theirs.tolist(), obs, masks)
             rows = np.flatnonzero(mine)
             if rows.size:
                 probs = policy_probs(net, obs[rows], masks[rows], precision)
@@ -157,11 +155,8 @@ class Gatherer:
                     obs_rows.append(obs[rows[k]])
                     mask_rows.append(masks[rows[k]])
                     prob_rows.append(probs[k])
-            before = len(games.finished)
-            games.step(actions)
-            for done in games.finished[before:]:
+            for done in games.step(actions).games:
                 self._seat(done.index)  # the slot holds its next game
-            del games.finished[:]
         return Candidates(states, np.array(obs_rows, dtype=np.float32), np.array(mask_rows),
                           np.array(prob_rows, dtype=np.float32))
 
@@ -271,7 +266,7 @@ class Distiller:
 
     Args:
         game: the game's name; options: the stage's rules options.
-        search: the PIMC spec (``cardagents.search.pimc.parse_spec``), e.g.
+        search: the PIMC spec (``cardagents.search.spec.parse_spec``), e.g.
             ``pimc:depth=8,critic=checkpoints/dabang_leaf.npz``.
         opponent: who the learner plays in its gathering games (the heuristic).
         seed: seeds the gathering games' deals and draws, and the search.

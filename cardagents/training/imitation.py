@@ -58,12 +58,9 @@ class Demonstrator:
                                ("seat", seats), ("game", self.number * n + np.arange(n))):
                 steps[key].append(value)
             count += n
-            before = len(games.finished)
-            games.step(actions)
-            for done in games.finished[before:]:
+            for done in games.step(actions).games:
                 ended[int(self.number[done.index]) * n + done.index] = done.returns
                 self.number[done.index] += 1
-            del games.finished[:]  # read here only: a long warm start would hoard them
         rows = {k: np.concatenate(v)[:size] for k, v in steps.items() if v}
         ret = np.zeros(size, dtype=np.float32)
         has_value = np.zeros(size, dtype=bool)

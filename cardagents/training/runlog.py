@@ -1,9 +1,11 @@
-"""A training run's log (``RunLog``): ``metrics.jsonl`` in the run folder, one JSON record per
-line (the learner's settings, one per imitation chunk, per PPO iteration, per learning-curve
-evaluation and per final evaluation, each with the PPO samples and imitated decisions so far and
-the run's wall seconds over all its processes), TensorBoard scalars beside it (``tb/``), and the
-console lines of an iteration, a curve point and a final evaluation (``iteration_line``,
-``curve_line``, ``evaluation_line``). ``python -m cardagents curves`` draws the records.
+"""A training run's log (``RunLog``): one call (``log``) per event feeds its three sinks under one
+set of names: ``metrics.jsonl`` in the run folder, one JSON record per line (the learner's
+settings, one per imitation chunk, per PPO iteration, per learning-curve evaluation and per final
+evaluation, each with the PPO samples and imitated decisions so far and the run's wall seconds
+over all its processes), TensorBoard scalars beside it (``tb/``: each number of the record as
+``phase/name``, or ``phase/group/name`` for one of several evaluations at a step), and the
+console line of the event (``iteration_line``, ``curve_line``, ``evaluation_line``, made from the
+record). ``python -m cardagents curves`` draws the records.
 
 A resumed run drops the records that came after its checkpoint (those iterations are trained
 again), so that a run's log reads as if it had never stopped.
@@ -55,6 +57,25 @@ class RunLog:
             f.write(json.dumps(record) + "\n")
         return record
 
+    def log(self, phase: str, values: dict, *, samples: int, imitated: int,
+            step: int | None = None, group: str = "", line: str | None = None) -> dict:
+        """The event ``phase`` with ``values``, in all three sinks: the record appended to
+        ``metrics.jsonl`` (returned), its numbers as TensorBoard scalars at ``step`` (default
+        ``samples``) tagged ``phase/name`` (``phase/group/name`` with a ``group``), and
+        ``line`` printed when given."""
+        record = self.record(phase, samples, imitated, **values)
+        prefix = f"{phase}/{group}/" if group else f"{phase}/"
+        self.scalars(samples if step is None else step,
+                     {prefix + k: v for k, v in values.items() if _number(v)})
+        if line is not None:
+            print(line, flush=True)
+        return record
+
+    def close(self) -> None:
+        """Flush and close the TensorBoard writer (``metrics.jsonl`` is closed after each
+        record)."""
+        self.writer.close()
+
     def records(self, phase: str) -> list[dict]:
         """The records of ``phase`` in ``metrics.jsonl`` so far (a resumed run's earlier ones)."""
         if not os.path.exists(self.metrics_path):
@@ -68,6 +89,11 @@ class RunLog:
         for tag, value in values.items():
             if value is not None:
                 self.writer.add_scalar(tag, value, step)
+
+
+def _number(value) -> bool:
+    """Whether ``value`` is a TensorBoard scalar (an int or float, not a bool)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def iteration_line(iteration: int, samples: int, total: int, sps: float, timing: dict,

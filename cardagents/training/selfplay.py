@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardagents.players.lockstep import partnership
+from cardagents.players.lockstep import LearnerSeats, draw_side
 
 
 @dataclass
@@ -340,10 +340,9 @@ class SelfPlay:
         self.recent = deque(maxlen=400)  # (opponent kind, learner team reward) per game
         self.games_done = 0  # games finished so far (``recent`` keeps the last 400)
         n = len(games)
-        self.roles: list = [None] * n  # per slot: (agent or "learner" per seat, opponent kind)
-        self.learner = np.zeros((n, 4), dtype=bool)
-        self.opponent: list = [None] * n  # the agent in the other seats (frozen: the pool)
-        self.snapshot = np.full(n, -1, dtype=np.int64)  # frozen: the pool's snapshot, else -1
+        self.kind: list = [None] * n  # per slot: the opponent kind
+        # the learner's seats, the agent in the others (frozen: the pool, and its snapshot)
+        self.seating = LearnerSeats(n, 4)
         for i in range(n):
             self.seat(i)
         self.with_states, self.values_later = with_states, values_later
@@ -358,14 +357,12 @@ class SelfPlay:
         weights = np.array([self.opponents[n] for n in names], dtype=float)
         kind = names[self.rng.choice(len(names), p=weights / weights.sum())]
         if kind == "frozen":  # one of the pool's snapshots
-            opponent, self.snapshot[slot] = self.frozen, self.rng.integers(len(self.frozen))
+            opponent, snapshot = self.frozen, int(self.rng.integers(len(self.frozen)))
         else:
-            opponent, self.snapshot[slot] = self.players[kind], -1
-        side = partnership(self.games.slots[slot])[int(self.rng.integers(2))]
-        seats = [("learner" if seat in side else opponent) for seat in range(4)]
-        self.roles[slot] = (seats, kind)
-        self.learner[slot] = [who == "learner" for who in seats]
-        self.opponent[slot] = opponent
+            opponent, snapshot = self.players[kind], -1
+        side = draw_side(self.games.slots[slot], self.rng)
+        self.kind[slot] = kind
+        self.seating.seat(slot, side, opponent, snapshot)
 
     def set_match_value(self, match_value) -> None:
         """Learn from ``match_value``'s match reward from now on (``None``: the game's own
@@ -382,21 +379,16 @@ class SelfPlay:
     def mean_payoff(self, kind: str = "heuristic") -> float | None:
         return mean_payoff(self.recent, kind)
 
-    def _shaped(self, hands: np.ndarray, ended: np.ndarray, finished: list,
-                rewards: np.ndarray | None = None) -> np.ndarray:
-        """Per-seat shaping rewards of the hands that ended this step; ``hands`` is each slot's
-        count of finished hands before the step. With a match value, they also swap the game's
-        ``rewards`` of the step (needed then) for the match reward: the learner learns from
-        ``rewards + shaped``, the reported returns read ``rewards`` alone."""
-        shaped = np.zeros((len(ended), 4))
-        last = {done.index: done.results[-1] for done in finished}
-        # a hand of a match ended and the match goes on
-        went_on = np.flatnonzero(~ended & (self.games.hands_played() > hands)).tolist()
+    def _shaped(self, hands: list, rewards: np.ndarray) -> np.ndarray:
+        """Per-seat shaping rewards of the hands that ended this step (``hands``: the step's
+        ``HandEnd`` list). With a match value, they also swap the game's ``rewards`` of the step
+        for the match reward: the learner learns from ``rewards + shaped``, the reported
+        returns read ``rewards`` alone."""
+        shaped = np.zeros_like(rewards, dtype=float)
         mv = self.match_value
         if mv is not None:
             shaped -= rewards  # Dabang pays only at hands' ends: what is left is the match's
-        for i in sorted(set(last) | set(went_on)):
-            result = last[i] if i in last else self.games.slots[i].results[-1]
+        for i, result in hands:
             if self.shaping is not None:
                 shaped[i] += self.shaping(result, self.shaping_weight)
             if mv is not None:
@@ -412,11 +404,10 @@ class SelfPlay:
         rows (``policy(obs, masks, states)`` with ``with_states``). Episodes still running stay
         open for the next call."""
         games, book = self.games, self.episodes
-        rows = np.arange(len(games))
         while book.closed_count < samples:
             obs, masks, seats = games.observations(), games.masks(), games.current()
             actions = np.zeros(len(games), dtype=np.int64)
-            learner = self.learner[rows, seats]
+            learner = self.seating.to_act(seats)
             mine = np.flatnonzero(learner)
             if len(mine):
                 if self.with_states:
@@ -430,25 +421,16 @@ class SelfPlay:
                     actions[mine], logp, values = policy(obs[mine], masks[mine])
                 book.record(mine, seats[mine], obs[mine], masks[mine], actions[mine], logp,
                             values, states)
-            groups: dict = {}  # each opponent acts once on all its rows, in first-row order
-            for i in np.flatnonzero(~learner).tolist():
-                who = self.opponent[i]
-                groups.setdefault(id(who), (who, []))[1].append(i)
-            for who, members in groups.values():
-                which = self.snapshot[members]
-                actions[members] = who.act_batch(obs[members], masks[members]) \
-                    if which[0] < 0 else who.act_batch(obs[members], masks[members], which)
-            before = len(games.finished)
+            # each opponent acts once on all its rows, in first-row order
+            self.seating.opponents_act(actions, np.flatnonzero(~learner).tolist(), obs, masks)
+            step = games.step(actions)
+            rewards, ended = step.rewards, step.ended
             extra = self.shaping is not None or self.match_value is not None
-            hands = games.hands_played() if extra else None
-            rewards, ended = games.step(actions)
-            shaped = self._shaped(hands, ended, games.finished[before:], rewards) if extra \
-                else np.zeros_like(rewards)
-            del games.finished[:]  # nothing else reads them; a long run would hoard them
+            shaped = self._shaped(step.hands, rewards) if extra else np.zeros_like(rewards)
             book.add_rewards(rewards, shaped)
             closing = np.flatnonzero(ended)
             for i, team_return in zip(closing.tolist(), book.close(closing)):
-                self.recent.append((self.roles[i][1], team_return))
+                self.recent.append((self.kind[i], team_return))
                 self.games_done += 1
                 self.seat(i)
         return book.take()

@@ -14,13 +14,12 @@ import time
 import numpy as np
 import torch
 
-from cardagents.evaluation.evaluate import duplicate
 from cardagents.evaluation.progress import Progress, RunClock
 from cardagents.players.heuristics import heuristic_for
 from cardagents.players.lockstep import as_game
 from cardagents.players.random import RandomAgent
 from cardagents.ppo import compute
-from cardagents.ppo.agent import PPOAgent, slim
+from cardagents.ppo.agent import slim
 from cardagents.ppo.losses import fit, imitation_loss, ppo_loss
 from cardagents.ppo.net import make_net
 from cardagents.training.checkpoints import restore, save_training
@@ -28,8 +27,9 @@ from cardagents.training.collector import Collector
 from cardagents.training.config import (Config, collector_settings, learning_rate,
                                         needs_heuristic, option_sets, run_path, stage_at,
                                         stage_config)
+from cardagents.training.evaluations import Evaluations
 from cardagents.training.imitation import Demonstrator
-from cardagents.training.runlog import RunLog, curve_line, evaluation_line, iteration_line
+from cardagents.training.runlog import RunLog, iteration_line
 from cardagents.training.selfplay import Batch
 from cardenv.core.errors import ConfigError
 from cardenv.vector import VectorGame
@@ -37,8 +37,9 @@ from cardenv.vector import VectorGame
 __all__ = ["Trainer"]
 
 
-class Trainer:
-    """One training run: games, learner, opponents, buffers, logs and checkpoints."""
+class Trainer(Evaluations):
+    """One training run: games, learner, opponents, buffers, logs and checkpoints (and its
+    evaluations, ``cardagents.training.evaluations``)."""
 
     def __init__(self, cfg: Config, resume: dict | None = None):
         self.cfg = cfg
@@ -52,20 +53,7 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.run_path = run_path(cfg)
         os.makedirs(self.run_path, exist_ok=True)
-        # a run from an init checkpoint of an earlier layout reads the observation and state
-        # prefixes that checkpoint was trained on (layouts only grow at their end)
-        obs_size, state_size = cfg.observation_size, None
-        if cfg.init:
-            obs_size, state_size = self.init_sizes(cfg.init)
-        self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic, head=cfg.head,
-                                         obs_size=obs_size, state_size=state_size)
-        self.net = self.make_net().to(self.compute.device)
-        # the network collection acts with, on the CPU: the learner itself when it is there too,
-        # else a copy refreshed after every update
-        self.actor = self.net if self.compute.device.type == "cpu" else self.make_net()
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
-        if cfg.init and not resume:
-            self.load_init(cfg.init)
+        self._learner(resume)
         self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic(cfg) else None
         self.random = RandomAgent(cfg.game, cfg.seed)
         self.pool: list = []  # frozen snapshots (state dicts)
@@ -83,6 +71,53 @@ class Trainer:
         self.stage = stage_at(cfg, self.samples)
         self.active = self.stages[self.stage]
         self.sync_actor()
+        self._collection(resume, first_seed)
+        # seconds of the iteration in progress, by part (collect, update, eval)
+        self.timing: dict[str, float] = {}
+        self.run: RunClock | None = None  # the whole run's time left (made by train)
+        # torch_threads auto in one process: the update takes the cores that stayed free while
+        # collecting (none that another process holds); Ray actors idle during the update, so
+        # with workers it takes them all
+        self.free = compute.FreeCores(self.compute.threads) \
+            if cfg.torch_threads == "auto" and not cfg.workers else None
+        self.update_threads = self.compute.threads
+        self.runlog = RunLog(self.run_path, elapsed, self.samples, self.imitated)
+        # the policy PPO started from, evaluated (eval_start): this process's evaluations are
+        # kept as they are made; a resumed run's were made before it, read once here
+        self.starts = self.runlog.records("start_evaluation") if resume else []
+        # the games the evaluations play: each option set of the run, made once
+        self.variants = [(options, as_game(cfg.game, dict(options)))
+                         for options in option_sets(cfg)]
+        self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
+                 threads=self.compute.threads, reasons=list(self.compute.reasons))
+        # a distillation stage's labels (cardagents.training.distill; made when one is entered)
+        self.distiller, self.distiller_key = None, None
+        self.distill_saved = resume.get("distill") if resume else None
+
+    def _learner(self, resume: dict | None) -> None:
+        """The learner's network (``net``), the one collection acts with (``actor``), their
+        maker (``make_net``) and the optimizer; a new run with ``init`` starts from its
+        weights."""
+        cfg = self.cfg
+        # a run from an init checkpoint of an earlier layout reads the observation and state
+        # prefixes that checkpoint was trained on (layouts only grow at their end)
+        obs_size, state_size = cfg.observation_size, None
+        if cfg.init:
+            obs_size, state_size = self.init_sizes(cfg.init)
+        self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic, head=cfg.head,
+                                         obs_size=obs_size, state_size=state_size)
+        self.net = self.make_net().to(self.compute.device)
+        # the network collection acts with, on the CPU: the learner itself when it is there too,
+        # else a copy refreshed after every update
+        self.actor = self.net if self.compute.device.type == "cpu" else self.make_net()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.lr, eps=1e-5)
+        if cfg.init and not resume:
+            self.load_init(cfg.init)
+
+    def _collection(self, resume: dict | None, first_seed: int) -> None:
+        """Who collects (``collector``: in this process, or Ray actors with ``workers``, and
+        then the curve evaluations as Ray tasks beside training, ``evaluator``)."""
+        cfg = self.cfg
         players = {"heuristic": self.heuristic, "random": self.random}
         self.evaluator = None  # curve evaluations as Ray tasks beside training (workers > 0)
         if cfg.workers:  # Ray actors collect; nothing imports Ray otherwise
@@ -100,28 +135,6 @@ class Trainer:
                                        self.generator, players)
             self.collector.deal(self.settings(self.active), first_seed)
             self.collector.set_pool(self.pool)
-        # seconds of the iteration in progress, by part (collect, update, eval)
-        self.timing: dict[str, float] = {}
-        self.run: RunClock | None = None  # the whole run's time left (made by train)
-        # torch_threads auto in one process: the update takes the cores that stayed free while
-        # collecting (none that another process holds); Ray actors idle during the update, so
-        # with workers it takes them all
-        self.free = compute.FreeCores(self.compute.threads) \
-            if cfg.torch_threads == "auto" and not cfg.workers else None
-        self.update_threads = self.compute.threads
-        self.runlog = RunLog(self.run_path, elapsed, self.samples, self.imitated)
-        self.writer = self.runlog.writer
-        # the policy PPO started from, evaluated (eval_start): this process's evaluations are
-        # kept as they are made; a resumed run's were made before it, read once here
-        self.starts = self.runlog.records("start_evaluation") if resume else []
-        # the games the evaluations play: each option set of the run, made once
-        self.variants = [(options, as_game(cfg.game, dict(options)))
-                         for options in option_sets(cfg)]
-        self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
-                 threads=self.compute.threads, reasons=list(self.compute.reasons))
-        # a distillation stage's labels (cardagents.training.distill; made when one is entered)
-        self.distiller, self.distiller_key = None, None
-        self.distill_saved = resume.get("distill") if resume else None
 
     def settings(self, active: Config) -> dict:
         """``collector_settings`` of a stage, in the run's resolved precision."""
@@ -136,9 +149,12 @@ class Trainer:
 
     # --- the run's log ---------------------------------------------------------------------------
 
-    def log(self, phase: str, **values) -> dict:
-        """One record of the run's log (``cardagents.training.runlog``), at the samples so far."""
-        return self.runlog.record(phase, self.samples, self.imitated, **values)
+    def log(self, phase: str, *, step: int | None = None, group: str = "",
+            line: str | None = None, **values) -> dict:
+        """One event of the run's log (``cardagents.training.runlog.RunLog.log``: the record,
+        its TensorBoard scalars at ``step``, default the samples so far, and ``line``)."""
+        return self.runlog.log(phase, values, samples=self.samples, imitated=self.imitated,
+                               step=step, group=group, line=line)
 
     def _enter_stage(self, index: int) -> None:
         """Switch to stage ``index``: its opponent mix and shaping from the next game seated
@@ -202,14 +218,12 @@ class Trainer:
             self.sync_actor()
             self.imitated += len(chunk)
             policy_loss, value_loss = np.mean(losses["policy_loss"]), np.mean(losses["value_loss"])
-            self.writer.add_scalar("imitation/policy_loss", policy_loss, self.imitated)
-            self.writer.add_scalar("imitation/agreement", agreement, self.imitated)
-            self.log("imitation", agreement=round(agreement, 4),
-                     policy_loss=round(float(policy_loss), 4))
             self.run.update("imitation", self.imitated - first)
-            print(f"imitation {self.imitated:,}/{cfg.imitation_samples:,} decisions | policy "
-                  f"loss {policy_loss:.3f} | value loss {value_loss:.3f} | agrees with the "
-                  f"heuristic on {agreement:.1%} | {self.run.text()}", flush=True)
+            line = (f"imitation {self.imitated:,}/{cfg.imitation_samples:,} decisions | policy "
+                    f"loss {policy_loss:.3f} | value loss {value_loss:.3f} | agrees with the "
+                    f"heuristic on {agreement:.1%} | {self.run.text()}")
+            self.log("imitation", step=self.imitated, line=line, agreement=round(agreement, 4),
+                     policy_loss=round(float(policy_loss), 4))
 
     # --- learning -----------------------------------------------------------------------------
 
@@ -386,6 +400,9 @@ class Trainer:
         return phases
 
     def train(self) -> dict:
+        """The run: the warm start, the start evaluation and curve point, the PPO iterations
+        (stage by stage), the checkpoints and the final evaluations; what ``result.json``
+        holds."""
         cfg = self.cfg
         start = time.perf_counter()
         # the time left for the whole run, on every phase's line
@@ -406,48 +423,7 @@ class Trainer:
         first = self.samples
         self.run.start("ppo")
         while self.samples < cfg.total_samples:
-            if cfg.stages and stage_at(cfg, self.samples) != self.stage:
-                self._enter_stage(stage_at(cfg, self.samples))
-            lr = learning_rate(cfg, self.samples, self.active)  # the stage's schedule
-            for group in self.optimizer.param_groups:
-                group["lr"] = lr
-            self.timing = {"collect": 0.0, "update": 0.0, "eval": 0.0}
-            labels = self.distill_labels() if self.active.kind == "distill" else None
-            start_collect = time.perf_counter()
-            batch = self.collect()
-            self.timing["collect"] = time.perf_counter() - start_collect
-            stats = self.update(batch, labels)
-            self.timing["update"] = time.perf_counter() - start_collect - self.timing["collect"]
-            self.iteration += 1
-            self.samples += len(batch)
-            self.run.update("ppo", self.samples - first)
-            if cfg.curve_every and self.iteration % cfg.curve_every == 0:
-                self.curve_point()  # adds its seconds to timing["eval"]
-            self.curve_results()  # curve evaluations that finished on Ray meanwhile
-            if self.iteration % cfg.snapshot_every == 0:
-                self.pool.append({k: v.detach().cpu().clone()
-                                  for k, v in self.net.state_dict().items()})
-                self.pool = self.pool[-cfg.pool_size:]
-                self.collector.set_pool(self.pool)
-            seconds = time.perf_counter() - began  # the whole iteration, end to end
-            sps = len(batch) / max(seconds, 1e-9)
-            other = seconds - sum(self.timing.values())  # stage changes, snapshots, checkpoints
-            win, payoff = self.collector.win_rate(), self.collector.mean_payoff("heuristic")
-            self.log("ppo", iteration=self.iteration, stage=self.stage, samples_per_s=round(sps),
-                     lr=lr, **{f"{k}_s": round(v, 3) for k, v in self.timing.items()},
-                     other_s=round(other, 3),
-                     update_samples_per_s=round(len(batch) / max(self.timing["update"], 1e-9)),
-                     update_threads=self.update_threads,
-                     win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
-                     **{k: round(v, 6) for k, v in stats.items()})
-            self.runlog.scalars(self.samples, {
-                **{f"losses/{k}": v for k, v in stats.items()}, "charts/SPS": sps,
-                "charts/learning_rate": lr, **{f"time/{k}_s": v for k, v in self.timing.items()},
-                "time/iteration_s": seconds, "charts/win_rate_vs_heuristic": win,
-                "charts/payoff_vs_heuristic": payoff})
-            if self.iteration % cfg.log_every == 0:
-                print(iteration_line(self.iteration, self.samples, cfg.total_samples, sps,
-                                     self.timing, win, lr, stats, self.run.text()), flush=True)
+            self.iterate(began, first)
             began = time.perf_counter()
             if self.iteration % cfg.checkpoint_every == 0:
                 self.save("checkpoint.pt")
@@ -457,7 +433,7 @@ class Trainer:
         if self.evaluator is not None:  # the last curve points, before the final evaluations
             self.curve_results(wait=True)
         slim(final, os.path.join(self.run_path, "agent.pt"))
-        self.writer.flush()
+        self.runlog.writer.flush()
         result = {"checkpoint": final, "samples": self.samples, "iterations": self.iteration,
                   "seconds": time.perf_counter() - start}
         if cfg.eval_deals:
@@ -467,107 +443,46 @@ class Trainer:
                 result.update(self.start_to_end(result["evaluation"]))
         return result
 
-    def playing_agent(self) -> "PPOAgent":
-        """The greedy policy as it stands, for evaluations: a CPU network of its own (training
-        goes on changing the learner's), acting in the run's precision."""
-        net = self.make_net()
-        net.load_state_dict({k: v.detach().cpu() for k, v in self.net.state_dict().items()})
-        return PPOAgent(self.cfg.game, net, greedy=True, precision=self.compute.precision)
-
-    def versus(self, opponent, deals: int, seed: int, label: str | None = None,
-               phase: str | None = None):
-        """Duplicate evaluations of the greedy policy as it stands against ``opponent``,
-        ``deals`` pairs from seed ``seed`` under each option set of the run: yields (options,
-        statistics) as each ends. With a ``label``, a progress line (with ``phase``, the run
-        phase it updates, the option set's index appended, and the whole run's time left), and
-        with workers the chunks go to Ray (the rollout actors are gone by the final
-        evaluations): the same result."""
-        agent = self.playing_agent()
-        for i, (options, game) in enumerate(self.variants):
-            run = {} if phase is None else dict(run=self.run, phase=f"{phase} {i}")
-            more = {} if label is None else dict(
-                progress=Progress(2 * deals, label + (f" {options}" if options else ""),
-                                  "games", **run),
-                workers=self.cfg.workers, address=self.cfg.ray_address)
-            yield options, duplicate(game, agent, opponent, deals, seed=seed, **more)
-
-    def curve_point(self) -> None:
-        """A learning-curve evaluation: ``curve_deals`` pairs against the heuristic under each
-        option set, on seeds apart from the final evaluation's. With Ray workers they are Ray
-        tasks that run while training goes on (``curve_results`` logs them when they finish);
-        else they are played here, and their seconds count as evaluation."""
-        began, deals, seed = time.perf_counter(), self.cfg.curve_deals, 20_000_000 + self.cfg.seed
-        if self.evaluator is not None:
-            agent = self.playing_agent()
-            for options, game in self.variants:
-                self.evaluator.submit((self.samples, options), game, agent, self.heuristic,
-                                      deals, seed=seed)
-        else:
-            for options, stats in self.versus(self.heuristic, deals, seed):
-                self._curve_record(self.samples, options, stats)
-        if self.timing:
-            self.timing["eval"] += time.perf_counter() - began
-
-    def curve_results(self, wait: bool = False) -> None:
-        """Log the curve evaluations that Ray finished (all of them, waiting, with ``wait``)."""
-        for (samples, options), stats in self.evaluator.results(wait) if self.evaluator else ():
-            self._curve_record(samples, options, stats)
-
-    def _curve_record(self, samples: int, options: dict, stats: dict) -> None:
-        print(curve_line(samples, options, self.cfg.curve_deals, stats), flush=True)
-        self.log("curve", at_samples=samples, options=options, deals=self.cfg.curve_deals,
-                 **{k: stats[k] for k in ("win_rate", "win_rate_ci95", "mean_payoff_per_game",
-                                          "mean_payoff_ci95")})
-        self.writer.add_scalar("eval/curve_win_rate_vs_heuristic", stats["win_rate"], samples)
-
-    def evaluate(self, deals: int, opponent: str = "heuristic", start: bool = False) -> dict:
-        """The final evaluation against ``opponent`` ("heuristic" or "random") under each set
-        of training options, with a progress line; as Ray tasks with ``workers``. With
-        ``start``, the same evaluation of the policy PPO starts from (``eval_start``), logged
-        as phase ``start_evaluation``."""
-        other = self.heuristic if opponent == "heuristic" else RandomAgent(self.cfg.game,
-                                                                           self.cfg.seed)
-        label = (f"start evaluation ({self.imitated:,} imitated decisions, before PPO)"
-                 if start else "evaluation") + f": PPO vs {opponent}"
-        results = []
-        phase = "start evaluation" if start else f"evaluation vs {opponent}"
-        for options, stats in self.versus(other, deals, 10_000_000 + self.cfg.seed, label,
-                                          phase if self.run is not None else None):
-            print(evaluation_line(label, options, deals, stats), flush=True)
-            results.append({"options": options, **stats})
-            record = self.log("start_evaluation" if start else "evaluation", opponent=opponent,
-                              options=options, deals=deals,
-                              **{k: stats[k] for k in ("win_rate", "win_rate_ci95",
-                                                       "mean_payoff_per_game")})
-            if start:
-                self.starts.append(record)
-        if not start:
-            self.writer.add_scalar(f"eval/win_rate_vs_{opponent}", results[0]["win_rate"],
-                                   self.samples)
-        return results[0] if len(results) == 1 else {"by_options": results}
-
-    def start_to_end(self, end: dict) -> dict:
-        """Where the run started (its ``start_evaluation`` records: this process's or, resumed,
-        an earlier one's) against where it ended (``end``, the final evaluation against the
-        heuristic), per option set: printed, one line each, and returned for ``result.json``
-        (``evaluation_start``, ``start_to_end``); nothing without a start."""
-        starts = self.starts
-        ends = end.get("by_options", [end])
-        if len(starts) != len(ends):
-            return {}
-        lines = []
-        for first, last in zip(starts, ends):
-            (a, b), (c, d) = first["win_rate_ci95"], last["win_rate_ci95"]
-            verdict = ("better, the intervals apart" if c > b else
-                       "worse, the intervals apart" if d < a else "the intervals overlap")
-            options = f" {last['options']}" if last["options"] else ""
-            print(f"start -> end vs heuristic{options}, {last['pairs']} duplicate deal pairs: "
-                  f"win rate {first['win_rate']:.3f} ({a:.3f}..{b:.3f}) -> "
-                  f"{last['win_rate']:.3f} ({c:.3f}..{d:.3f}): {verdict}", flush=True)
-            lines.append({"options": last["options"], "start": first["win_rate"],
-                          "start_ci95": [a, b], "end": last["win_rate"], "end_ci95": [c, d],
-                          "apart": c > b or d < a, "verdict": verdict})
-        begin = [{k: r[k] for k in ("options", "deals", "win_rate", "win_rate_ci95",
-                                    "mean_payoff_per_game", "imitated")} for r in starts]
-        return {"evaluation_start": begin[0] if len(begin) == 1 else {"by_options": begin},
-                "start_to_end": lines}
+    def iterate(self, began: float, first: int) -> None:
+        """One PPO iteration: the stage and learning rate, (labels,) collection, the update,
+        curve points and snapshots, and its log (timed from ``began``; ``first``: the samples
+        this process started from)."""
+        cfg = self.cfg
+        if cfg.stages and stage_at(cfg, self.samples) != self.stage:
+            self._enter_stage(stage_at(cfg, self.samples))
+        lr = learning_rate(cfg, self.samples, self.active)  # the stage's schedule
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        self.timing = {"collect": 0.0, "update": 0.0, "eval": 0.0}
+        labels = self.distill_labels() if self.active.kind == "distill" else None
+        start_collect = time.perf_counter()
+        batch = self.collect()
+        self.timing["collect"] = time.perf_counter() - start_collect
+        stats = self.update(batch, labels)
+        self.timing["update"] = time.perf_counter() - start_collect - self.timing["collect"]
+        self.iteration += 1
+        self.samples += len(batch)
+        self.run.update("ppo", self.samples - first)
+        if cfg.curve_every and self.iteration % cfg.curve_every == 0:
+            self.curve_point()  # adds its seconds to timing["eval"]
+        self.curve_results()  # curve evaluations that finished on Ray meanwhile
+        if self.iteration % cfg.snapshot_every == 0:
+            self.pool.append({k: v.detach().cpu().clone()
+                              for k, v in self.net.state_dict().items()})
+            self.pool = self.pool[-cfg.pool_size:]
+            self.collector.set_pool(self.pool)
+        seconds = time.perf_counter() - began  # the whole iteration, end to end
+        sps = len(batch) / max(seconds, 1e-9)
+        other = seconds - sum(self.timing.values())  # stage changes, snapshots, checkpoints
+        win, payoff = self.collector.win_rate(), self.collector.mean_payoff("heuristic")
+        line = iteration_line(self.iteration, self.samples, cfg.total_samples, sps,
+                              self.timing, win, lr, stats, self.run.text()) \
+            if self.iteration % cfg.log_every == 0 else None
+        self.log("ppo", line=line, iteration=self.iteration, stage=self.stage,
+                 samples_per_s=round(sps), lr=lr,
+                 **{f"{k}_s": round(v, 3) for k, v in self.timing.items()},
+                 other_s=round(other, 3),
+                 update_samples_per_s=round(len(batch) / max(self.timing["update"], 1e-9)),
+                 update_threads=self.update_threads,
+                 win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
+                 **{k: round(v, 6) for k, v in stats.items()})

@@ -141,7 +141,7 @@ def test_the_learner_meets_its_own_decisions_with_their_states():
         # the state is the position the observation was made at, for the learner's seat
         assert np.array_equal(state.legal_mask(), mask)
         assert np.array_equal(game.observations([state])[0], obs)
-        assert gatherer.learner[:, state.current_player].any()
+        assert gatherer.seating.learner[:, state.current_player].any()
     assert np.allclose(found.probs.sum(axis=1), 1, atol=1e-5)
 
 

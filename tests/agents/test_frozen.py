@@ -104,13 +104,13 @@ def test_games_keep_the_pool_they_were_seated_with():
     first = collector.frozen
     selfplay = collector.selfplay
     collector.collect(400)  # games end and are seated again, most with the pool
-    seated = [i for i in range(16) if selfplay.opponent[i] is first]
-    assert seated and set(selfplay.snapshot[seated].tolist()) <= {0, 1}
-    assert (selfplay.snapshot[[i for i in range(16) if i not in seated]] == -1).all()
+    seated = [i for i in range(16) if selfplay.seating.opponent[i] is first]
+    assert seated and set(selfplay.seating.snapshot[seated].tolist()) <= {0, 1}
+    assert (selfplay.seating.snapshot[[i for i in range(16) if i not in seated]] == -1).all()
     collector.set_pool([nets[1].state_dict()])  # a new pool: the games running keep the old
-    assert [i for i in range(16) if selfplay.opponent[i] is first] == seated
+    assert [i for i in range(16) if selfplay.seating.opponent[i] is first] == seated
     batch = collector.collect(400)
     assert len(batch.obs) >= 400
     # the games seated since play the new pool's only snapshot
-    fresh = [i for i in range(16) if selfplay.opponent[i] is collector.frozen]
-    assert fresh and (selfplay.snapshot[fresh] == 0).all()
+    fresh = [i for i in range(16) if selfplay.seating.opponent[i] is collector.frozen]
+    assert fresh and (selfplay.seating.snapshot[fresh] == 0).all()

@@ -30,11 +30,9 @@ def test_demonstrations_are_the_games_as_played(game, options):
                            ("state", games.states()), ("slot", np.arange(envs)),
                            ("seat", seats)):
             rows[key].extend(value)
-        games.step(actions)
-        for done in games.finished:
+        for done in games.step(actions).games:
             ends.append((done.index, start[done.index], len(rows["action"]), done.returns))
             start[done.index] = len(rows["action"])
-        del games.finished[:]
     stride = -(-size // envs) * envs  # rows played per chunk, the dropped ones included
     for k, chunk in enumerate((first, second)):
         part = slice(k * stride, k * stride + size)

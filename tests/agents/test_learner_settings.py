@@ -277,7 +277,7 @@ def test_a_learner_off_the_cpu_acts_through_a_cpu_copy_synced_after_each_update(
     assert all(torch.equal(learner[k], actor[k]) for k in learner)
     assert all(v.device.type == "cpu" for v in on_cpu(
         {"model": learner, "nested": [learner["scale"]]})["model"].values())
-    trainer.writer.close()
+    trainer.runlog.close()
 
 
 # --- what every iteration logs -----------------------------------------------------------------
@@ -304,8 +304,14 @@ def test_every_iteration_logs_its_rate_kl_clip_and_where_the_time_went(tmp_path,
     events = EventAccumulator(str(tmp_path / "t" / "tb"))
     events.Reload()
     tags = set(events.Tags()["scalars"])
-    assert {"time/collect_s", "time/update_s", "time/eval_s", "charts/learning_rate",
-            "losses/approx_kl", "losses/clip_fraction", "charts/SPS"} <= tags
+    # TensorBoard names each number as metrics.jsonl does, under its phase (RunLog.log)
+    numbers = {f"ppo/{k}" for k, v in ppo[0].items() if k not in ("phase", "samples",
+               "imitated", "seconds") and isinstance(v, (int, float))}
+    assert {"ppo/collect_s", "ppo/update_s", "ppo/eval_s", "ppo/lr", "ppo/approx_kl",
+            "ppo/clip_fraction", "ppo/samples_per_s"} <= numbers == {
+        t for t in tags if t.startswith("ppo/")}
+    assert any(t.startswith("curve/") for t in tags) and not any(
+        t.startswith(("time/", "charts/", "losses/", "eval/")) for t in tags)
 
 
 @pytest.mark.parametrize("idle_share, cores, machine, expected", [

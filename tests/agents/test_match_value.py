@@ -104,9 +104,8 @@ def test_match_reward_telescopes_over_a_match(mv):
     step = games.step
 
     def watched(actions):  # the last hand of each match that ends (its public results)
-        before = len(games.finished)
         out = step(actions)
-        ends.extend(done.results[-1] for done in games.finished[before:])
+        ends.extend(done.results[-1] for done in out.games)
         return out
 
     games.step = watched

@@ -17,7 +17,9 @@ import pytest
 
 from cardagents.evaluation.evaluate import main
 from cardagents.players.heuristics import heuristic_for
-from cardagents.search.pimc import DEFAULTS, PIMCAgent, choose, parse_spec, rollout_values
+from cardagents.search.pimc import PIMCAgent, choose
+from cardagents.search.rollouts import rollout_values
+from cardagents.search.spec import DEFAULTS, parse_spec
 from cardagents.specs import make_agent
 from cardenv import games as registry
 from cardenv.core.errors import StateError
@@ -485,6 +487,32 @@ def test_a_sampler_that_changes_the_seats_legal_actions_is_refused(monkeypatch):
         PIMCAgent("dagong", worlds=2).act_states([state])
 
 
+def test_check_worlds_also_checks_each_worlds_legal_mask(monkeypatch):
+    """The contract promises each world the seat's legal mask; the search trusts it (a mask
+    per world saved), and ``check_worlds=True`` checks it, once per world (for a new game's
+    sampler)."""
+    game = make_game("dagong")
+    [state] = positions(game, 1, seed=6)
+    real = type(game).sample_worlds
+    asked = []
+
+    def other_mask(self, s, seat, n, rng):  # the seat to act as in s, another legal mask
+        worlds = real(self, s, seat, n, rng)
+        for world in worlds:
+            def legal_mask(world=world):
+                asked.append(world)
+                return ~type(world).legal_mask(world)
+            world.legal_mask = legal_mask
+        return worlds
+
+    monkeypatch.setattr(type(game), "sample_worlds", other_mask)
+    PIMCAgent("dagong", worlds=2).act_states([state])  # the contract trusted
+    assert asked == []
+    with pytest.raises(ValueError, match="same legal actions"):
+        PIMCAgent("dagong", worlds=2, check_worlds=True).act_states([state])
+    assert len(asked) == 1  # the first world's mask, read once: refused
+
+
 def test_a_sampler_that_gives_up_leaves_the_decision_to_the_rollout_policy(monkeypatch):
     """A rare position where the sampler runs out of proposals (StateError) is played with the
     rollout policy's choice and counted, the others of the same call are still searched."""
@@ -631,7 +659,7 @@ def test_the_search_benchmark_times_the_prior_budget(oracle_worlds, few_bench_po
     """With torch and the shipped checkpoint the benchmark also times ``PRIOR_BUDGET``."""
     pytest.importorskip("torch")
     from cardagents.bench import players as bench
-    from cardagents.search.pimc import PRIOR_BUDGET
+    from cardagents.search.spec import PRIOR_BUDGET
 
     spec = bench.fast_spec("dagong")
     assert spec == PRIOR_BUDGET.format(path="checkpoints/dagong_ppo.pt")
@@ -735,7 +763,7 @@ def test_a_leaf_file_is_a_critic(oracle_worlds):
 
 @pytest.mark.parametrize("name", ["dagong", "dabang"])
 def test_the_leaf_budget_names_the_shipped_leaf(name):
-    from cardagents.search.pimc import LEAF_BUDGET
+    from cardagents.search.spec import LEAF_BUDGET
 
     agent = make_agent(LEAF_BUDGET.format(path=LEAVES[name]), name)
     assert agent.depth == 16 and agent.leaf.game == name

@@ -79,12 +79,10 @@ def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
     checked = {"match goes on": 0, "game ended": 0}
     for _ in range(20_000):
         hands = np.array([len(state.results) for state in games.slots])
-        before = len(games.finished)
         masks = games.masks()
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        _, ended = games.step(actions)
-        finished = games.finished[before:]
-        shaped = trainer.collector.selfplay._shaped(hands, ended, finished)
+        rewards, _, hand_ends, finished = games.step(actions)
+        shaped = trainer.collector.selfplay._shaped(hand_ends, rewards)
         for i, state in enumerate(games.slots):
             done = next((f for f in finished if f.index == i), None)
             if done is None and len(state.results) == hands[i]:
@@ -123,7 +121,7 @@ def test_stages_run_in_order_from_one_command(tmp_path, capsys):
     assert trainer.stage == 1 and trainer.collector.selfplay.opponents == {"heuristic": 1}
     assert trainer.collector.games.variant(0).options["hands"] == 2
     assert trainer.cfg.total_samples == 3000
-    trainer.writer.close()
+    trainer.runlog.close()
     for bad, message in [("stages=[{opponents: {random: 1}}]", "needs samples"),
                          ("stages=[{samples: 10, epochs: 2}]", "unknown field"),
                          ("stages=[{samples: 10, options: {hands: 0}}]", r"stages\[0\]")]:

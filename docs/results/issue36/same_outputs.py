@@ -8,16 +8,17 @@ import json
 import pathlib
 import sys
 
+import numpy as np
 import torch
 
-RUNS = ("quick", "staged", "staged_global")
+RUNS = ("quick", "staged", "staged_global", "match", "distill")
 
 
 def strip(value):
     """``value`` without the entries that measure time or name the run's folder."""
     if isinstance(value, dict):
         return {k: strip(v) for k, v in value.items()
-                if k not in ("seconds", "checkpoint", "update_threads") and not k.endswith("_s")
+                if k not in ("checkpoint", "update_threads") and not k.endswith(("_s", "seconds"))
                 and "per_s" not in k}
     if isinstance(value, list):
         return [strip(v) for v in value]
@@ -42,6 +43,12 @@ def main(before: str, after: str) -> bool:
             all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
         print(f"{run}: metrics ({len(lines[0])} records), result.json and weights "
               f"{'same' if equal else 'DIFFERENT'}")
+        same &= equal
+    for name in sorted(p.name for p in a.glob("*.npz")):  # the leaf value's data and weights
+        with np.load(a / name) as x, np.load(b / name) as y:
+            equal = sorted(x.files) == sorted(y.files) and all(
+                np.array_equal(x[k], y[k]) for k in x.files if k not in ("meta", "command"))
+        print(f"{name}: {'same' if equal else 'DIFFERENT'}")
         same &= equal
     print("the same outputs" if same else "OUTPUTS DIFFER")
     return same

@@ -3,12 +3,14 @@
 # checkout before a change and on the one after, then compare the two folders with
 # same_outputs.py. Usage: same_outputs.sh CHECKOUT OUT [old]  ("old": a checkout from before
 # issue 36, whose package was agents/ and whose commands were python -m agents.X).
-# About 7 minutes on the 2-core machine (the Quick start's run is most of it).
+# About 12 minutes on the 2-core machine (the Quick start's run is most of it).
 set -euo pipefail
 checkout=$(cd "$1" && pwd); out=$(mkdir -p "$2" && cd "$2" && pwd)
 cd "$checkout"; export PYTHONPATH="$checkout"
-if [ "${3:-}" = old ]; then E="python -m agents.evaluate"; C="python -m agents.compare"
-else E="python -m cardagents evaluate"; C="python -m cardagents compare"; fi
+if [ "${3:-}" = old ]; then
+    E="python -m agents.evaluate"; C="python -m agents.compare"; L="python -m agents.leaf"
+else E="python -m cardagents evaluate"; C="python -m cardagents compare"; L="python -m cardagents leaf"
+fi
 $E dagong checkpoints/dagong_ppo.pt heuristic --deals 300 --quiet --out "$out/e1.json"
 $E dabang checkpoints/dabang_ppo.pt heuristic --deals 100 --quiet --out "$out/e2.json"
 $E dabang checkpoints/dabang_ppo.pt heuristic --deals 6 --match --max-hands 4 --quiet \
@@ -24,3 +26,14 @@ python train.py --config configs/smoke.yaml "stages=$stages" run_dir="$out" run_
     >"$out/staged.log" 2>&1
 python train.py --config configs/smoke.yaml "stages=$stages" critic=global game=dabang \
     run_dir="$out" run_name=staged_global >"$out/staged_global.log" 2>&1
+# matches with the match reward and score shaping (the hand ends inside a match), a distillation
+# stage (search labels), the leaf value's heuristic hands (hand ends read from the engine's step)
+python train.py --config configs/smoke.yaml game=dabang reward=match score_shaping=1.0 \
+    "options=[{episode: match}]" imitation_samples=0 run_dir="$out" run_name=match \
+    >"$out/match.log" 2>&1
+distill="[{samples: 3000, kind: distill, labels: 3, select: uncertain, temperature: 0,
+  search: 'pimc:worlds=2,depth=4,critic=checkpoints/dabang_leaf.npz'}]"
+python train.py --config configs/smoke.yaml game=dabang "stages=$distill" imitation_samples=0 \
+    opponents="{heuristic: 1.0}" run_dir="$out" run_name=distill >"$out/distill.log" 2>&1
+$L train dabang --hands 40 --batch 32 --valid-hands 0 --eval-hands 0 --epochs 1 \
+    --out "$out/leaf.npz" >"$out/leaf.log" 2>&1
