@@ -9,9 +9,8 @@ entry point (terminal play, the web page, the single-agent env) read them here.
 from __future__ import annotations
 
 import difflib
-import os
 
-from cardagents.ppo.loading import checkpoint_agent
+from cardagents.ppo.loading import policy_agent
 
 AGENT_NAMES = ("random", "heuristic", "pimc")  # besides checkpoint paths (and pimc:...)
 
@@ -22,16 +21,12 @@ def make_agent(spec: str, game: str, seed: int = 0):
     if isinstance(spec, str) and (spec == "pimc" or spec.startswith("pimc:")):
         from cardagents.search.pimc import PIMCAgent
         return PIMCAgent.from_spec(spec, game, seed)
-    if spec == "random":
-        from cardagents.players.random import RandomAgent
-        return RandomAgent(game, seed)
-    if spec == "heuristic":
-        from cardagents.players.heuristics import heuristic_for
-        return heuristic_for(game, seed)
-    if not os.path.exists(spec):
-        close = difflib.get_close_matches(spec, AGENT_NAMES, n=1)
+    agent = policy_agent(spec, game, seed)
+    if agent is None:
+        close = difflib.get_close_matches(spec, AGENT_NAMES, n=1) if isinstance(spec, str) \
+            else []
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ValueError(f"unknown agent {spec!r}{hint}: an agent is one of "
                          f"{', '.join(AGENT_NAMES)} (or pimc:key=value,...) or the path of a "
                          f"PPO checkpoint")
-    return checkpoint_agent(spec, game)
+    return agent

@@ -11,7 +11,7 @@ import time
 
 import numpy as np
 
-from cardagents.ppo.loading import checkpoint_agent
+from cardagents.ppo.loading import policy_agent
 from cardenv.vector import VectorGame
 
 __all__ = ["hand_worth", "rollout_policy", "rollout_values"]
@@ -124,13 +124,9 @@ def rollout_policy(spec: str, game: str):
     (greedy); ``ValueError`` for anything else."""
     if spec.startswith("pimc"):
         raise ValueError("the rollout policy cannot itself search")
-    if spec == "random":
-        from cardagents.players.random import RandomAgent
-        return RandomAgent(game, 0)
-    if spec == "heuristic":
-        from cardagents.players.heuristics import heuristic_for
-        return heuristic_for(game, 0)
-    if not os.path.isfile(spec):
+    policy = policy_agent(spec, game) if spec in ("random", "heuristic") or \
+        os.path.isfile(spec) else None
+    if policy is None:
         raise ValueError(f"unknown rollout policy {spec!r}: heuristic, random or the path of a "
                          f"PPO checkpoint")
-    return checkpoint_agent(spec, game)
+    return policy
