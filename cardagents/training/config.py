@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 import yaml
 
+from cardagents.evaluation.evaluate import MAX_DEALS, MAX_WORKERS  # as evaluate's --deals
 from cardagents.training import schedules
 from cardagents.training.rewards import SHAPING, shaping_for
 from cardagents.training.rewards.match_value import REWARDS, match_value_for
@@ -240,8 +241,6 @@ class Config:
 _OPPONENTS = ("heuristic", "frozen", "random")
 # upper bounds of the counts (bounds against typos such as 10**12, not targets)
 MAX_SAMPLES = 10 ** 13  # total_samples, rollout_samples, minibatch, imitation_* samples
-MAX_DEALS = 10 ** 8  # eval_deals, curve_deals (as cardagents evaluate --deals)
-MAX_WORKERS = 1024
 # hidden, as cardagents.ppo.agent reads a checkpoint (1 GB a layer)
 MAX_HIDDEN, MAX_LAYERS = 16384, 16
 LIMITS = {"num_envs": MAX_NUM_ENVS, "epochs": 10_000, "imitation_epochs": 10_000,
