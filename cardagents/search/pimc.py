@@ -7,7 +7,9 @@ For each decision with more than one legal action, ``PIMCAgent``:
 1. draws ``worlds`` complete states that agree with everything the acting seat has seen
    (``game.sample_worlds``), from a random generator seeded by the agent's seed and the seat's
    observation and legal mask, so a decision depends only on what the seat knows (the
-   hidden-card test in ``tests/agents/test_search.py`` holds it to that);
+   hidden-card test in ``tests/agents/test_search.py`` holds it to that); the contract
+   promises each world the seat to act and its legal mask: the seat is checked, the mask only
+   with ``check_worlds=True`` (once per world, for a new game's sampler);
 2. takes as candidates every legal action, or with ``top_k`` the ``top_k`` most likely under a
    policy that offers probabilities (``action_probabilities(obs, masks)``, as ``PPOAgent``
    does): the ``prior`` (a PPO checkpoint; the rollouts are still the rollout policy's), else
@@ -51,9 +53,10 @@ is the rollout policy's own choice, counted in ``unsampled``; the game goes on.
 Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=0.1`` (also
 ``prior=PATH``, ``depth=N``, ``critic=PATH``) wherever a player is named
 (``cardagents.evaluation.evaluate``, the ``cardenv.players`` entry point), ``rollout`` being
-``heuristic``, ``random`` or a PPO checkpoint path (``parse_spec``), and ``critic`` a leaf value
-file (``PATH.npz``, e.g. the shipped ``checkpoints/dagong_leaf.npz``; numpy only, no torch) or a PPO
-checkpoint with a global critic (``leaf_value``):
+``heuristic``, ``random`` or a PPO checkpoint path (``cardagents.search.spec.parse_spec``, with
+the defaults and bounds; the rollouts are ``cardagents.search.rollouts``), and ``critic`` a leaf
+value file (``PATH.npz``, e.g. the shipped ``checkpoints/dagong_leaf.npz``; numpy only, no
+torch) or a PPO checkpoint with a global critic (``leaf_value``):
 ``pimc:depth=8,critic=checkpoints/dagong_leaf.npz``.
 
 A Dabang follow of several cards is built card by card, one decision per card: the agent
