@@ -5,34 +5,35 @@ imports run one way, down this list (tests/test_layering.py holds them to it):
   lockstep, and each game's heuristic (``players/heuristics``);
 - ``ppo``: the policy network, its losses, checkpoints and ``PPOAgent``, the learner's compute,
   frozen snapshots;
-- ``search``: PIMC over sampled worlds and its leaf values;
+- ``search``: PIMC over sampled worlds, its spec, rollouts and leaf values;
 - ``specs``: a player spec (``random``, ``heuristic``, ``pimc:...``, a checkpoint path) to an
   agent;
 - ``evaluation``: duplicate deal pairs, evaluations, leagues and ratings, comparisons, reports;
-- ``training``: what ``train.py`` runs on (config, self-play, imitation, distillation, rewards,
-  checkpoints, the run's log);
+- ``training``: the run ``train.py`` starts (``Trainer``, its evaluations) and what it runs on
+  (config, self-play, imitation, distillation, rewards, checkpoints, the run's log);
 - ``bench``: speed;
 - ``cluster``: where Ray runs (with ``*/remote.py``, the only modules that import Ray).
 
 Command lines: ``python -m cardagents COMMAND`` (``evaluate``, ``league``, ``compare``,
 ``report``, ``curves``, ``bench``, ``leaf``, ``match_value``).
 
-    from cardagents import PPOAgent, DagongHeuristic, DabangHeuristic, RandomAgent
+    from cardagents import PPOAgent, DagongHeuristic, DabangHeuristic, PIMCAgent, RandomAgent
     agent = PPOAgent.load("checkpoints/dagong_ppo.pt")
 
-``PPOAgent`` needs torch (the ``[train]`` extra); the others only numpy. The heuristics and
-``PPOAgent`` are imported on first use.
+``PPOAgent`` needs torch (the ``[train]`` extra); the others only numpy. The heuristics,
+``PPOAgent`` and ``PIMCAgent`` are imported on first use.
 """
 
 from cardagents.players.base import Agent
 from cardagents.players.random import RandomAgent
 
 __all__ = ["Agent", "RandomAgent", "DagongHeuristic", "DabangHeuristic", "PPOAgent",
-           "CheckpointError", "heuristic_for"]
+           "CheckpointError", "PIMCAgent", "heuristic_for"]
 
 _LAZY = {"DagongHeuristic": "cardagents.players.heuristics.dagong",
          "DabangHeuristic": "cardagents.players.heuristics.dabang.player",
          "PPOAgent": "cardagents.ppo.agent", "CheckpointError": "cardagents.ppo.agent",
+         "PIMCAgent": "cardagents.search.pimc",
          "heuristic_for": "cardagents.players.heuristics"}
 
 

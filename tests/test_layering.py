@@ -130,7 +130,7 @@ def test_the_rooms_of_cardagents_import_one_way():
     shipped with the ones before it alone."""
     for module, imported in graph().items():
         here = room(module)
-        if here == "__init__":  # the package's lazy names reach into players and ppo
+        if here == "__init__":  # its lazy names (strings) reach players, ppo and search
             assert {room(m) for m in imported} <= {"__init__", "players", "ppo"}, imported
             continue
         assert here in ROOMS, f"{module}: a room the layering does not know"
