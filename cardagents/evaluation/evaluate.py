@@ -168,7 +168,44 @@ def check_run(parser, args) -> None:
             parser.error('--workers needs Ray: pip install -e ".[dist]"')
 
 
+def join_workers(parser, args) -> None:
+    """Join (or start) Ray where ``--workers`` asks for it, so that an unreachable
+    ``--address`` fails before the games (``evaluate``, ``league``); ``parser.error`` if so."""
+    if args.workers:
+        from cardagents.cluster import Unreachable, connect
+        try:
+            connect(args.address, args.workers)
+        except Unreachable as exc:
+            parser.error(f"--address: {exc}")
+
+
+def set_torch_threads(threads: int) -> None:
+    """``--threads``: torch's CPU threads, where a PPO agent was loaded (torch imported)."""
+    if "torch" in sys.modules and sys.modules["torch"] is not None:
+        sys.modules["torch"].set_num_threads(threads)
+
+
 def main(argv=None) -> dict:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check_arguments(parser, args)
+    options, game, a, b = _game_and_agents(parser, args)
+    join_workers(parser, args)
+    records = _records(parser, args, game)
+    set_torch_threads(args.threads)
+    start = time.perf_counter()
+    progress = None if args.quiet else Progress(2 * args.deals, "evaluation", "games")
+    stats = duplicate(game, a, b, args.deals, seed=args.seed, progress=progress,
+                      workers=args.workers, address=args.address, records=records)
+    stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
+                 options=options, unit="match" if args.match else "hand",
+                 seconds=time.perf_counter() - start)
+    _report(args, stats, options)
+    return stats
+
+
+def _parser() -> cli.ArgumentParser:
+    """The command line of ``python -m cardagents evaluate``."""
     parser = cli.ArgumentParser(prog="python -m cardagents evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=names())
@@ -201,51 +238,53 @@ def main(argv=None) -> dict:
                              "extra); the result is the same as in one process")
     parser.add_argument("--address", help="with --workers: the Ray cluster to join ('auto', "
                                           "'host:port'; default: start a local instance)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _check_arguments(parser, args) -> None:
+    """The counts, ``check_run``'s checks, and every path written at the end (a result is
+    never lost after the games); ``parser.error`` on the first that fails."""
     if not 1 <= args.deals <= MAX_DEALS:
         parser.error(f"--deals must be >= 1 (at most {MAX_DEALS:,}), got {args.deals}")
     check_run(parser, args)
-    # every path written at the end is checked now: a result is never lost after the games
     if args.out is not None and (problem := cli.output_file_problem(args.out)):
         parser.error(f"--out {args.out}: {problem}")
     if args.records is not None and (problem := cli.output_folder_problem(args.records)):
         parser.error(f"--records {args.records}: {problem}")
+
+
+def _game_and_agents(parser, args) -> tuple:
+    """(the rules options, the game the deals are played in, agent A, agent B), made once
+    (the game checks the options: ``--set``, ``--match``); ``parser.error`` if one fails."""
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
     try:
         options.update(parse_assignments(args.set))
     except ValueError as exc:
         parser.error(str(exc))
     try:
-        # the game the deals are played in, made once (it checks the options: --set, --match)
         game = as_game(args.game, options)
         a = make_agent(args.agent_a, args.game, args.seed)
         b = make_agent(args.agent_b, args.game, args.seed + 1)
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
-    if args.workers:  # join (or start) Ray now: an unreachable --address fails before the games
-        from cardagents.cluster import Unreachable, connect
-        try:
-            connect(args.address, args.workers)
-        except Unreachable as exc:
-            parser.error(f"--address: {exc}")
-    records = None
-    if args.records:
-        try:
-            os.makedirs(args.records, exist_ok=True)
-        except OSError as exc:
-            parser.error(f"--records {args.records}: cannot create the folder "
-                         f"({exc.strerror or exc})")
-        records = record_writer(args.records, game, args.agent_a, args.agent_b,
-                                {"seed": args.seed, "deals": args.deals})
-    if "torch" in sys.modules and sys.modules["torch"] is not None:  # a PPO agent was loaded
-        sys.modules["torch"].set_num_threads(args.threads)
-    start = time.perf_counter()
-    progress = None if args.quiet else Progress(2 * args.deals, "evaluation", "games")
-    stats = duplicate(game, a, b, args.deals, seed=args.seed, progress=progress,
-                      workers=args.workers, address=args.address, records=records)
-    stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
-                 options=options, unit="match" if args.match else "hand",
-                 seconds=time.perf_counter() - start)
+    return options, game, a, b
+
+
+def _records(parser, args, game):
+    """``--records``: the folder made and its ``record_writer`` (``None`` without it)."""
+    if not args.records:
+        return None
+    try:
+        os.makedirs(args.records, exist_ok=True)
+    except OSError as exc:
+        parser.error(f"--records {args.records}: cannot create the folder "
+                     f"({exc.strerror or exc})")
+    return record_writer(args.records, game, args.agent_a, args.agent_b,
+                         {"seed": args.seed, "deals": args.deals})
+
+
+def _report(args, stats: dict, options: dict) -> None:
+    """Print the result, and write it to ``--out``; say where the records went."""
     low, high = stats["win_rate_ci95"]
     mlow, mhigh = stats["mean_payoff_ci95"]
     print(f"{args.game}: {args.agent_a} vs {args.agent_b}, {stats['pairs']} duplicate deal pairs "
@@ -261,7 +300,6 @@ def main(argv=None) -> dict:
         print(f"  written to {args.out}", file=sys.stderr)
     if args.records:
         print(f"  {2 * args.deals} game records in {args.records}", file=sys.stderr)
-    return stats
 
 
 if __name__ == "__main__":

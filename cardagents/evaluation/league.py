@@ -58,7 +58,8 @@ from datetime import datetime, timezone
 
 from cardagents.evaluation import league_report
 from cardagents.evaluation.duplicate import CHUNK, Pairs, chunk_seed, deal_chunks, play_pairs
-from cardagents.evaluation.evaluate import MAX_HANDS, check_run
+from cardagents.evaluation.evaluate import (MAX_HANDS, check_run, join_workers,
+                                            set_torch_threads)
 from cardagents.evaluation.progress import Progress
 from cardagents.players.lockstep import as_game
 from cardagents.search.spec import parse_spec
@@ -286,6 +287,31 @@ def redraw(path: str) -> dict:
 
 def main(argv=None) -> dict:
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    args.argv = argv
+    if args.redraw:
+        if args.game or args.players:
+            parser.error("--redraw FILE takes no game or players: they are in the file")
+        return redraw(args.redraw)
+    if args.game is None:
+        parser.error("name a game: " + ", ".join(names()))
+    unit = "match" if args.match else "hand"
+    pairs = _check_sizes(parser, args, unit)
+    check_run(parser, args)
+    note = None if args.quiet else (lambda line: print(line, file=sys.stderr))
+    specs = _players(parser, args, note)
+    out = _out_path(parser, args)
+    options, game, agents = _game_and_agents(parser, args, specs)
+    join_workers(parser, args)
+    set_torch_threads(args.threads)
+    return run(game, specs, agents, out, {
+        "game": args.game, "options": options, "unit": unit, "seed": args.seed,
+        "pairs": pairs, "chunk": args.chunk, "batch": BATCH}, args, note)
+
+
+def _parser() -> cli.ArgumentParser:
+    """The command line of ``python -m cardagents league``."""
     parser = cli.ArgumentParser(prog="python -m cardagents league", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", nargs="?", choices=names())
@@ -325,15 +351,12 @@ def main(argv=None) -> dict:
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads of a PPO agent (default 1)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
-    args = parser.parse_args(argv)
-    args.argv = argv
-    if args.redraw:
-        if args.game or args.players:
-            parser.error("--redraw FILE takes no game or players: they are in the file")
-        return redraw(args.redraw)
-    if args.game is None:
-        parser.error("name a game: " + ", ".join(names()))
-    unit = "match" if args.match else "hand"
+    return parser
+
+
+def _check_sizes(parser, args, unit: str) -> int:
+    """The pair count (``--pairs``, else the unit's default), after checking it, ``--chunk``
+    and ``--bootstrap``; ``parser.error`` on the first out of its range."""
     pairs = DEFAULT_PAIRS[unit] if args.pairs is None else args.pairs
     if not 1 <= pairs <= MAX_PAIRS:
         parser.error(f"--pairs must be >= 1 (at most {MAX_PAIRS:,}), got {pairs}")
@@ -341,8 +364,12 @@ def main(argv=None) -> dict:
         parser.error(f"--chunk must be >= 1 (at most {MAX_PAIRS:,}), got {args.chunk}")
     if not 10 <= args.bootstrap <= MAX_BOOTSTRAP:
         parser.error(f"--bootstrap must be in 10..{MAX_BOOTSTRAP:,}, got {args.bootstrap}")
-    check_run(parser, args)
-    note = None if args.quiet else (lambda line: print(line, file=sys.stderr))
+    return pairs
+
+
+def _players(parser, args, note) -> list[str]:
+    """The players' specs: those named, else ``default_players`` (``note`` hears of one left
+    out); 2 to ``MAX_PLAYERS`` of them, each once."""
     specs = args.players or default_players(args.game, note)
     if len(specs) < 2:
         parser.error(f"a league needs at least two players, got {len(specs)}")
@@ -351,6 +378,12 @@ def main(argv=None) -> dict:
     twice = sorted({s for s in specs if specs.count(s) > 1})
     if twice:
         parser.error(f"each player once: {', '.join(twice)} named twice")
+    return specs
+
+
+def _out_path(parser, args) -> str:
+    """The JSON to write (``--out`` or the default): a ``.json`` that can be written and is no
+    other file than a league's."""
     out = args.out or f"league_{args.game}{'_matches' if args.match else ''}.json"
     if not out.endswith(".json"):
         parser.error(f"--out {out}: name a .json file (the .md and .png go beside it)")
@@ -359,6 +392,12 @@ def main(argv=None) -> dict:
     if os.path.exists(out) and (read_json(out) or {}).get("format") != FORMAT:
         parser.error(f"--out {out}: the file exists and is not a league's JSON; it is not "
                      f"overwritten (choose another path, or remove it)")
+    return out
+
+
+def _game_and_agents(parser, args, specs: list[str]) -> tuple[dict, object, list]:
+    """(the rules options, the game, the agents of ``specs``, player k seeded ``seed + k``);
+    ``parser.error`` if the game has no whole matches (``--match``) or one fails to be made."""
     options = {"episode": "match", "max_hands": args.max_hands} if args.match else {}
     if args.match:
         try:
@@ -371,17 +410,7 @@ def main(argv=None) -> dict:
         agents = [make_agent(spec, args.game, args.seed + k) for k, spec in enumerate(specs)]
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
-    if args.workers:
-        from cardagents.cluster import Unreachable, connect
-        try:
-            connect(args.address, args.workers)
-        except Unreachable as exc:
-            parser.error(f"--address: {exc}")
-    if "torch" in sys.modules and sys.modules["torch"] is not None:
-        sys.modules["torch"].set_num_threads(args.threads)
-    return run(game, specs, agents, out, {
-        "game": args.game, "options": options, "unit": unit, "seed": args.seed,
-        "pairs": pairs, "chunk": args.chunk, "batch": BATCH}, args, note)
+    return options, game, agents
 
 
 def run(game, specs, agents, out, settings, args, note) -> dict:

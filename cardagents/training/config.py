@@ -261,39 +261,45 @@ DISTILL_SELECT = ("all", "uncertain", "entropy")  # cardagents.training.distill.
 DISTILL_FOCUS = ("tribute", "bury", "endgame")
 
 
-def _check_distill(cfg: Config, need) -> None:
+def _need(ok, message) -> None:
+    """A failed check: ``ConfigError`` with ``message`` (one line, after ``config: ``)."""
+    if not ok:
+        raise ConfigError(f"config: {message}")
+
+
+def _check_distill(cfg: Config) -> None:
     """The distillation fields (``kind: distill``) and ``init``."""
     from cardagents.search.spec import parse_spec  # numpy only
-    need(cfg.kind in KINDS, f"kind must be one of {', '.join(KINDS)}, got {cfg.kind!r}")
+    _need(cfg.kind in KINDS, f"kind must be one of {', '.join(KINDS)}, got {cfg.kind!r}")
     for name, high in (("distill_labels", 10 ** 6), ("distill_pool", 1000),
                        ("distill_buffer", 10 ** 7), ("distill_minibatch", 10 ** 6),
                        ("distill_envs", MAX_NUM_ENVS)):
         value = getattr(cfg, name)
-        need(is_int(value) and 1 <= value <= high,
-             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
-    need(is_int(cfg.distill_max_legal) and cfg.distill_max_legal >= 0,
-         f"distill_max_legal must be an int >= 0, got {cfg.distill_max_legal!r}")
-    need(cfg.distill_select in DISTILL_SELECT, f"distill_select must be one of "
-         f"{', '.join(DISTILL_SELECT)}, got {cfg.distill_select!r}")
-    need(isinstance(cfg.distill_focus, list) and all(f in DISTILL_FOCUS
-                                                     for f in cfg.distill_focus),
-         f"distill_focus must be a list of {', '.join(DISTILL_FOCUS)}, got "
-         f"{cfg.distill_focus!r}")
+        _need(is_int(value) and 1 <= value <= high,
+              f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
+    _need(is_int(cfg.distill_max_legal) and cfg.distill_max_legal >= 0,
+          f"distill_max_legal must be an int >= 0, got {cfg.distill_max_legal!r}")
+    _need(cfg.distill_select in DISTILL_SELECT, f"distill_select must be one of "
+          f"{', '.join(DISTILL_SELECT)}, got {cfg.distill_select!r}")
+    _need(isinstance(cfg.distill_focus, list) and all(f in DISTILL_FOCUS
+                                                      for f in cfg.distill_focus),
+          f"distill_focus must be a list of {', '.join(DISTILL_FOCUS)}, got "
+          f"{cfg.distill_focus!r}")
     for name in ("distill_temperature", "distill_coef"):
         value = getattr(cfg, name)
-        need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
-                                               f"{value!r}")
+        _need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
+                                                f"{value!r}")
     try:
         spec = parse_spec(cfg.distill_search)
     except ValueError as exc:
         raise ConfigError(f"config: distill_search: {exc}") from None
     for key in ("critic", "prior"):
-        need(spec[key] is None or os.path.isfile(spec[key]),
-             f"distill_search: {key} {spec[key]!r} is not a file")
-    need(cfg.init is None or (isinstance(cfg.init, str) and os.path.isfile(cfg.init)),
-         f"init must be the path of a PPO checkpoint, got {cfg.init!r}")
+        _need(spec[key] is None or os.path.isfile(spec[key]),
+              f"distill_search: {key} {spec[key]!r} is not a file")
+    _need(cfg.init is None or (isinstance(cfg.init, str) and os.path.isfile(cfg.init)),
+          f"init must be the path of a PPO checkpoint, got {cfg.init!r}")
     if cfg.kind == "distill":
-        need(not cfg.workers, "kind: distill labels in this process: it needs workers: 0")
+        _need(not cfg.workers, "kind: distill labels in this process: it needs workers: 0")
         from cardagents.search.pimc import sampler_of
         try:
             sampler_of(make_game(cfg.game))
@@ -303,106 +309,158 @@ def _check_distill(cfg: Config, need) -> None:
 
 
 def _check(cfg: Config) -> Config:
-    def need(ok, message):
-        if not ok:
-            raise ConfigError(f"config: {message}")
+    """``cfg`` checked field by field, in a fixed order (the first failing check is the error),
+    with ``total_samples`` set to its stages' sum where it has stages."""
+    _check_game(cfg)
+    _check_counts(cfg)
+    _check_run(cfg)
+    _check_imitation(cfg)
+    _check_update(cfg)
+    _check_compute(cfg)
+    _check_reward(cfg)
+    _check_network(cfg)
+    _check_opponents(cfg)
+    # the game options are checked by the game itself
+    game_variants(cfg.game, cfg.options)
+    _check_distill(cfg)
+    _check_stages(cfg)
+    if cfg.stages:
+        cfg.total_samples = sum(stage["samples"] for stage in cfg.stages)
+    return cfg
 
-    need(cfg.game in game_names(), f"game must be one of {', '.join(game_names())}, got "
-                                   f"{cfg.game!r}")
-    need(isinstance(cfg.options, dict) or (isinstance(cfg.options, list) and cfg.options and
-                                           all(isinstance(o, dict) for o in cfg.options)),
-         "options must be a mapping or a non-empty list of mappings")
+
+def _check_game(cfg: Config) -> None:
+    """``game`` and the shape of ``options`` (their values are the game's to check)."""
+    _need(cfg.game in game_names(), f"game must be one of {', '.join(game_names())}, got "
+                                    f"{cfg.game!r}")
+    _need(isinstance(cfg.options, dict) or (isinstance(cfg.options, list) and cfg.options and
+                                            all(isinstance(o, dict) for o in cfg.options)),
+          "options must be a mapping or a non-empty list of mappings")
+
+
+def _check_counts(cfg: Config) -> None:
+    """The sample counts and intervals (each at most its ``LIMITS`` bound), and ``seed``."""
     for name in ("total_samples", "num_envs", "rollout_samples", "epochs", "minibatch",
                  "snapshot_every", "pool_size", "checkpoint_every", "log_every"):
         value, high = getattr(cfg, name), LIMITS.get(name, MAX_SAMPLES)
-        need(is_int(value) and 1 <= value <= high,
-             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
-    need(is_int(cfg.seed) and 0 <= cfg.seed < 2 ** 32, f"seed must be an int in 0..2**32-1, "
-                                                       f"got {cfg.seed!r}")
-    need(isinstance(cfg.run_dir, str) and cfg.run_dir, f"run_dir must be a folder name, got "
-                                                       f"{cfg.run_dir!r}")
-    need(isinstance(cfg.run_name, str), f"run_name must be a string, got {cfg.run_name!r}")
-    need(is_int(cfg.eval_deals) and 0 <= cfg.eval_deals <= MAX_DEALS,
-         f"eval_deals must be an int >= 0 (at most {MAX_DEALS:,}), got {cfg.eval_deals!r}")
-    need(is_int(cfg.workers) and 0 <= cfg.workers <= MAX_WORKERS,
-         f"workers must be an int >= 0 (at most {MAX_WORKERS}), got {cfg.workers!r}")
-    need(cfg.ray_address is None or (isinstance(cfg.ray_address, str) and cfg.ray_address),
-         "ray_address must be null, \"auto\" or \"host:port\"")
-    need(isinstance(cfg.eval_start, bool), f"eval_start must be true or false, got "
-                                           f"{cfg.eval_start!r}")
-    need(is_int(cfg.curve_every) and cfg.curve_every >= 0, "curve_every must be an int >= 0")
-    need(is_int(cfg.curve_deals) and 1 <= cfg.curve_deals <= MAX_DEALS,
-         f"curve_deals must be an int >= 1 (at most {MAX_DEALS:,}), got {cfg.curve_deals!r}")
-    need(is_int(cfg.imitation_samples) and 0 <= cfg.imitation_samples <= MAX_SAMPLES,
-         f"imitation_samples must be an int >= 0 (at most {MAX_SAMPLES:,}), got "
-         f"{cfg.imitation_samples!r}")
+        _need(is_int(value) and 1 <= value <= high,
+              f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
+    _need(is_int(cfg.seed) and 0 <= cfg.seed < 2 ** 32, f"seed must be an int in 0..2**32-1, "
+                                                        f"got {cfg.seed!r}")
+
+
+def _check_run(cfg: Config) -> None:
+    """Where the run is written, its evaluations and learning curves, and its Ray workers."""
+    _need(isinstance(cfg.run_dir, str) and cfg.run_dir, f"run_dir must be a folder name, got "
+                                                        f"{cfg.run_dir!r}")
+    _need(isinstance(cfg.run_name, str), f"run_name must be a string, got {cfg.run_name!r}")
+    _need(is_int(cfg.eval_deals) and 0 <= cfg.eval_deals <= MAX_DEALS,
+          f"eval_deals must be an int >= 0 (at most {MAX_DEALS:,}), got {cfg.eval_deals!r}")
+    _need(is_int(cfg.workers) and 0 <= cfg.workers <= MAX_WORKERS,
+          f"workers must be an int >= 0 (at most {MAX_WORKERS}), got {cfg.workers!r}")
+    _need(cfg.ray_address is None or (isinstance(cfg.ray_address, str) and cfg.ray_address),
+          "ray_address must be null, \"auto\" or \"host:port\"")
+    _need(isinstance(cfg.eval_start, bool), f"eval_start must be true or false, got "
+                                            f"{cfg.eval_start!r}")
+    _need(is_int(cfg.curve_every) and cfg.curve_every >= 0, "curve_every must be an int >= 0")
+    _need(is_int(cfg.curve_deals) and 1 <= cfg.curve_deals <= MAX_DEALS,
+          f"curve_deals must be an int >= 1 (at most {MAX_DEALS:,}), got {cfg.curve_deals!r}")
+
+
+def _check_imitation(cfg: Config) -> None:
+    """The imitation warm start: its samples, chunks, epochs and learning rate."""
+    _need(is_int(cfg.imitation_samples) and 0 <= cfg.imitation_samples <= MAX_SAMPLES,
+          f"imitation_samples must be an int >= 0 (at most {MAX_SAMPLES:,}), got "
+          f"{cfg.imitation_samples!r}")
     for name in ("imitation_chunk", "imitation_epochs"):
         value, high = getattr(cfg, name), LIMITS.get(name, MAX_SAMPLES)
-        need(is_int(value) and 1 <= value <= high,
-             f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
-    need(is_number(cfg.imitation_lr) and cfg.imitation_lr > 0,
-         "imitation_lr must be a finite number > 0")
+        _need(is_int(value) and 1 <= value <= high,
+              f"{name} must be an int >= 1 (at most {high:,}), got {value!r}")
+    _need(is_number(cfg.imitation_lr) and cfg.imitation_lr > 0,
+          "imitation_lr must be a finite number > 0")
+
+
+def _check_update(cfg: Config) -> None:
+    """The PPO update's coefficients and the learning-rate schedule."""
     for name in ("lr", "gamma", "gae_lambda", "clip", "ent_coef", "vf_coef", "max_grad_norm"):
         value = getattr(cfg, name)
-        need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
+        _need(is_number(value) and value >= 0, f"{name} must be a finite number >= 0, got "
                                                f"{value!r}")
-    need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1, "gamma in (0, 1], gae_lambda in [0, 1]")
+    _need(0 < cfg.gamma <= 1 and 0 <= cfg.gae_lambda <= 1,
+          "gamma in (0, 1], gae_lambda in [0, 1]")
     schedules.check(cfg.lr_schedule, cfg.lr, cfg.lr_floor, cfg.lr_warmup)
-    need(cfg.torch_threads == "auto" or (is_int(cfg.torch_threads)
-                                         and 1 <= cfg.torch_threads <= cli.MAX_THREADS),
-         f"torch_threads must be auto or an int >= 1 (at most {cli.MAX_THREADS}), got "
-         f"{cfg.torch_threads!r}")
+
+
+def _check_compute(cfg: Config) -> None:
+    """``torch_threads``, and (with torch) whether this machine can run ``device`` and
+    ``precision``."""
+    _need(cfg.torch_threads == "auto" or (is_int(cfg.torch_threads)
+                                          and 1 <= cfg.torch_threads <= cli.MAX_THREADS),
+          f"torch_threads must be auto or an int >= 1 (at most {cli.MAX_THREADS}), got "
+          f"{cfg.torch_threads!r}")
     if torch is not None:  # device and precision: ConfigError for what this machine cannot do
         compute.resolve(cfg.device, cfg.precision, cfg.torch_threads)
-    need(is_number(cfg.score_shaping) and cfg.score_shaping >= 0,
-         "score_shaping must be a finite number >= 0")
-    need(cfg.score_shaping == 0 or shaping_for(cfg.game) is not None,
-         f"score_shaping applies to {', '.join(SHAPING)} only")
-    need(cfg.reward in REWARDS, f"reward must be one of {', '.join(REWARDS)}, got "
-                                f"{cfg.reward!r}")
+
+
+def _check_reward(cfg: Config) -> None:
+    """``score_shaping`` and ``reward`` (a match reward needs the game's table for its rules)."""
+    _need(is_number(cfg.score_shaping) and cfg.score_shaping >= 0,
+          "score_shaping must be a finite number >= 0")
+    _need(cfg.score_shaping == 0 or shaping_for(cfg.game) is not None,
+          f"score_shaping applies to {', '.join(SHAPING)} only")
+    _need(cfg.reward in REWARDS, f"reward must be one of {', '.join(REWARDS)}, got "
+                                 f"{cfg.reward!r}")
     if cfg.reward == "match":  # a game with a table, which is there and was fitted under the
         # game's rules (cardagents.training.rewards.match_value says which games have one)
         try:
             match_value_for(cfg.game, cfg.reward, cfg.options)
         except ValueError as exc:
             raise ConfigError(f"config: reward: match: {exc}") from None
-    need(cfg.critic in CRITICS if torch is not None else isinstance(cfg.critic, str),
-         f"critic must be one of local, global, got {cfg.critic!r}")
-    need(cfg.head in ("fixed", "features"), f"head must be fixed or features, got {cfg.head!r}")
-    need(cfg.observation_size is None or (is_int(cfg.observation_size)
-                                          and cfg.observation_size >= 1),
-         f"observation_size must be null or an int >= 1, got {cfg.observation_size!r}")
-    need(isinstance(cfg.hidden, list) and 1 <= len(cfg.hidden) <= MAX_LAYERS and
-         all(is_int(h) and 1 <= h <= MAX_HIDDEN for h in cfg.hidden),
-         f"hidden must be a list of ints (1..{MAX_LAYERS} of them, each 1..{MAX_HIDDEN}), got "
-         f"{cfg.hidden!r}")
-    need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
+
+
+def _check_network(cfg: Config) -> None:
+    """The networks: ``critic``, ``head``, ``observation_size`` and ``hidden``."""
+    _need(cfg.critic in CRITICS if torch is not None else isinstance(cfg.critic, str),
+          f"critic must be one of local, global, got {cfg.critic!r}")
+    _need(cfg.head in ("fixed", "features"),
+          f"head must be fixed or features, got {cfg.head!r}")
+    _need(cfg.observation_size is None or (is_int(cfg.observation_size)
+                                           and cfg.observation_size >= 1),
+          f"observation_size must be null or an int >= 1, got {cfg.observation_size!r}")
+    _need(isinstance(cfg.hidden, list) and 1 <= len(cfg.hidden) <= MAX_LAYERS and
+          all(is_int(h) and 1 <= h <= MAX_HIDDEN for h in cfg.hidden),
+          f"hidden must be a list of ints (1..{MAX_LAYERS} of them, each 1..{MAX_HIDDEN}), got "
+          f"{cfg.hidden!r}")
+
+
+def _check_opponents(cfg: Config) -> None:
+    """The opponent mix: known names, weights >= 0, not all 0."""
+    _need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
     for name, weight in cfg.opponents.items():
-        need(name in _OPPONENTS, f"unknown opponent {name!r}; expected {_OPPONENTS}")
-        need(is_number(weight) and weight >= 0,
-             f"opponent weight {name} must be a finite number >= 0, got {weight!r}")
-    need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
-    # the game options are checked by the game itself
-    game_variants(cfg.game, cfg.options)
-    _check_distill(cfg, need)
-    need(isinstance(cfg.stages, list), "stages must be a list of mappings")
+        _need(name in _OPPONENTS, f"unknown opponent {name!r}; expected {_OPPONENTS}")
+        _need(is_number(weight) and weight >= 0,
+              f"opponent weight {name} must be a finite number >= 0, got {weight!r}")
+    _need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
+
+
+def _check_stages(cfg: Config) -> None:
+    """``stages``: each a mapping with ``samples`` and known fields, whose config
+    (``stage_config``) passes every check (its error prefixed ``stages[i]: ``)."""
+    _need(isinstance(cfg.stages, list), "stages must be a list of mappings")
     for i, stage in enumerate(cfg.stages):
-        need(isinstance(stage, dict), f"stages[{i}] must be a mapping, got {stage!r}")
-        need(is_int(stage.get("samples")) and stage["samples"] >= 1,
-             f"stages[{i}] needs samples: an int >= 1")
+        _need(isinstance(stage, dict), f"stages[{i}] must be a mapping, got {stage!r}")
+        _need(is_int(stage.get("samples")) and stage["samples"] >= 1,
+              f"stages[{i}] needs samples: an int >= 1")
         unknown = sorted(set(stage) - {"samples", *STAGE_FIELDS, *DISTILL_FIELDS,
                                        *DISTILL_ALIASES})
-        need(not unknown, f"stages[{i}]: unknown field(s) {unknown}; a stage sets samples and "
-                          f"any of {', '.join(STAGE_FIELDS)}, kind and its distillation "
-                          f"fields")
+        _need(not unknown, f"stages[{i}]: unknown field(s) {unknown}; a stage sets samples and "
+                           f"any of {', '.join(STAGE_FIELDS)}, kind and its distillation "
+                           f"fields")
         try:
             stage_config(cfg, i)
         except ConfigError as exc:
             raise ConfigError(f"config: stages[{i}]: {str(exc).removeprefix('config: ')}") \
                 from None
-    if cfg.stages:
-        cfg.total_samples = sum(stage["samples"] for stage in cfg.stages)
-    return cfg
 
 
 def stage_config(cfg: Config, index: int) -> Config:

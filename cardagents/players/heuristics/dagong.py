@@ -252,124 +252,31 @@ class DagongHeuristic(Agent):
         return ally, False
 
     def _play(self, obs, legal, following: bool) -> int:
-        hand = obs[_HAND]
-        cards_left = obs[_CARDS_LEFT]
-        my_cards = int(cards_left[0])
+        """A play of the ``legal`` actions (or PASS, when ``following``): going out where a play
+        empties the hand, else the best score of the module docstring's rules."""
         plays = legal[legal >= cat.FIRST_PLAY]
-        if following:
-            stand = int(obs[_STANDING_SEAT].argmax())
-        out = plays[_LEN[plays] == my_cards]
+        out = plays[_LEN[plays] == int(obs[_CARDS_LEFT][0])]
         if out.size:  # going out ends everything well
             return int(out[np.argmin(_STRENGTH[out])])
         ally, solo_game = self.sides(obs)
-        feeding = False
-        if following and ally[stand] >= 1.0:
-            # never overtake a known partner -- except to add points to a trick it is taking:
-            # every opponent still in has passed on it, and the play is no bomb
-            passed = obs[_PASSED]
-            if solo_game or FEED_POINTS_SHARE <= 0 or any(
-                    ally[s] < 1.0 and cards_left[s] > 0 and not passed[s] for s in (1, 2, 3)):
-                return cat.PASS
-            plays = plays[~_IS_BOMB[plays]]
+        stand = int(obs[_STANDING_SEAT].argmax()) if following else -1
+        feeding = following and ally[stand] >= 1.0
+        if feeding:  # a known partner's play stands
+            plays = _feeding_plays(obs, plays, ally, solo_game)
             if not plays.size:
                 return cat.PASS
-            feeding = True
-
-        naturals = hand[:52].reshape(13, 4).sum(1).astype(np.int64)
-        jokers = int(hand[52] + hand[53])
-        cover = _COVER[plays]
-        umin = np.minimum(cover, naturals)
-        used = np.clip(_NAT[plays, None] - (umin.cumsum(1) - umin), 0, umin)
-        after = naturals - used
-        jok = _JOK[plays]
-        cost = (F[_R13, naturals] - F[_R13, after]).sum(1) + JOKER_VALUE * jok - SHED * _LEN[plays]
-        cost -= RUN_BONUS * _RUN_EXTRA_RANKS[plays]  # a run saves the plays its ranks would take
-        if jokers == 4:
-            cost += TIANZHA_BONUS * (jok > 0)
-        # natural 正510K sets broken (the engine keeps protected copies back when it can)
-        sets = 0
-        prot_rank = np.zeros(3, np.int64)
-        for s in range(4):
-            k = int(min(hand[4 * r + s] for r in cat.POINT_RANKS))
-            sets += k
-            prot_rank += k
-        if sets:
-            pr = np.array(cat.POINT_RANKS)
-            spare = naturals[pr] - prot_rank
-            cost += SET_VALUE * np.maximum(used[:, pr] - spare, 0).max(1)
-        bomb = _IS_BOMB[plays]
-        cost += bomb * (BOMB_EXTRA + BOMB_STRENGTH_COST * _STRENGTH[plays])
-        cost += K510_VALUE * _IS_K510[plays]
-        points = used @ _POINTS_PER_RANK
-        height = _HEIGHT[plays]
-
-        # hidden partner: showing the called card
-        if obs[_PARTNER][0] and not obs[_REVEALED]:
-            cost += _CALLED_PLAY[plays] * (REVEAL_EARLY if my_cards > 10 else REVEAL_LATE)
-        else:  # the dealer's own copy: keep it back on a tie
-            cost += _CALLED_PLAY[plays] * 1e-3
-
-        # two plays left: prefer winning the lead with the strong one
-        j2 = jokers - jok
-        rest_total = after.sum(1) + j2
-        nz = after > 0
-        one_rank = nz.sum(1) <= 1
-        rest_one = (rest_total > 0) & (one_rank | _run_shape(after, j2, 2)
-                                       | _run_shape(after, j2, 3))
-        if rest_one.any():
-            rest_key = np.where(nz.any(1), nz.argmax(1), 0) / 12.0
-            rest_strong = np.where(one_rank & (rest_total >= 4), 1.0,
-                                   np.where(one_rank, np.where(rest_key >= 11 / 12, 0.7, 0.2),
-                                            0.6))
-            play_strong = np.where(bomb, 1.0, np.where(_IS_RUN[plays], 0.6,
-                                                       np.where(height >= 11 / 12, 0.7,
-                                                                0.5 * height)))
-            cost -= rest_one * TWO_STEP * np.maximum(rest_strong, play_strong)
-
-        opp_near = [(s, int(cards_left[s])) for s in (1, 2, 3)
-                    if 0 < cards_left[s] <= 4 and ally[s] < 1.0]
+        cost, points, naturals = _price(obs, plays)
         if not following:
-            if not solo_game:
-                # points led are exposed to whoever wins the trick
-                mate_cover = 1.0 - 0.5 * ally[1:].max()
-                cost += LEAD_POINT_WEIGHT * points * mate_cover
-            for s, n in opp_near:
-                cost += (_LEN[plays] == n) * DANGER * (1.0 - ally[s]) * (1.0 - height)
-                if n <= 3:  # their n cards may be a bomb: keep the lead with plays they lack
-                    cost += (_LEN[plays] < n) * 0.5 * (1.0 - ally[s])
-            for s in (1, 2, 3):
-                n = int(cards_left[s])
-                if ally[s] >= 1.0 and 0 < n <= 4:
-                    cost -= (_LEN[plays] == n) * (~bomb) * FEED * (1.0 - height)
-            score = -cost
+            score = _lead_score(obs, plays, cost, points, ally, solo_game)
         elif feeding:
-            # only with a play nothing unseen can beat in kind (bombs aside)
-            played = obs[_PLAYED].reshape(4, 54)[:, :52].sum(0).reshape(13, 4).sum(1)
-            unseen = 8 - naturals - played
-            above = np.concatenate([np.cumsum(unseen[::-1])[::-1][1:], [0]])  # ranks > r
-            safe = (_KEY[plays] >= 0) & (above[np.maximum(_KEY[plays], 0)] <= 0)
-            score = (POINT_WEIGHT * FEED_POINTS_SHARE * points - cost
-                     - 10.0 * ((points == 0) | ~safe))
+            score = _feed_score(obs, plays, cost, points, naturals)
         else:
-            value = np.where(bomb, BOMB_WIN_VALUE, WIN_VALUE)
-            enemy = 1.0 - ally[stand]
-            if not solo_game:
-                trick = float(obs[_TRICK_POINTS])
-                value += POINT_WEIGHT * enemy * trick
-                # my own points in the play are won too if it stands (a bomb may invite a
-                # bigger one, so its own points count for less)
-                score_own = POINT_WEIGHT * points * np.where(bomb, BOMB_OWN_POINT_SHARE,
-                                                             OWN_POINT_SHARE)
-            else:
-                value += (SOLO_RACE_VALUE + SOLO_BOMB_VALUE * bomb) * enemy
-                score_own = 0.0
-            n_stand = int(cards_left[stand])
-            if n_stand <= 4:
-                stop = STOP_VALUE * enemy * (5 - n_stand) / 4.0
-                value += stop * (2.0 if solo_game else 1.0)
-            if opp_near:
-                value += 1.0
-            score = value + score_own - cost
+            score = _follow_score(obs, plays, cost, points, ally, solo_game, stand)
+        return self._choose(score, plays, following)
+
+    def _choose(self, score: np.ndarray, plays: np.ndarray, following: bool) -> int:
+        """The play of the best ``score`` (exact ties broken by a draw), or PASS where
+        ``following`` and no play is worth more than nothing."""
         if score.size > 1:
             score = score + 1e-6 * self.rng.random(score.size)
         best = int(np.argmax(score))
@@ -417,160 +324,36 @@ class DagongHeuristic(Agent):
                     act: np.ndarray) -> np.ndarray:
         """``_play`` on every row: ``following`` whether PASS is legal there, ``row`` / ``act``
         the legal plays (each row has one at least), row-major in ascending action order."""
-        rows = len(obs)
-        hand = obs[:, _HAND]
-        cards_left = obs[:, _CARDS_LEFT]
-        my_cards = cards_left[:, 0].astype(np.int64)
-        actions = np.full(rows, cat.PASS, np.int64)
-        decided = np.zeros(rows, bool)
-
-        # going out: the first play of the smallest bomb strength among those of my hand's length
-        out = np.flatnonzero(_LEN[act] == my_cards[row])
-        if out.size:
-            key = _STRENGTH[act[out]] * _N + act[out]
-            out_rows, starts = _groups(row[out])
-            actions[out_rows] = np.minimum.reduceat(key, starts) % _N
-            decided[out_rows] = True
-
+        actions = np.full(len(obs), cat.PASS, np.int64)
+        decided = _going_out_batch(actions, obs[:, _CARDS_LEFT][:, 0].astype(np.int64), row, act)
         ally, solo_game = _sides_batch(obs)
         stand = obs[:, _STANDING_SEAT].argmax(1)
-        ally_stand = ally[np.arange(rows), stand]
-        partner_standing = following & (ally_stand >= 1.0) & ~decided
-        passed = obs[:, _PASSED]
-        opponent_in = ((ally[:, 1:] < 1.0) & (cards_left[:, 1:] > 0) & (passed[:, 1:] == 0)).any(1)
-        pass_now = partner_standing & (solo_game | (FEED_POINTS_SHARE <= 0) | opponent_in)
+        pass_now, feeding = _partner_standing_batch(obs, following, ally, solo_game, stand,
+                                                    decided)
         decided |= pass_now  # (actions there are PASS already)
-        feeding = partner_standing & ~pass_now
         keep = ~decided[row] & ~(feeding[row] & _IS_BOMB[act])
         row, act = row[keep], act[keep]
         if not row.size:
             return actions
         scored, starts = _groups(row)  # a feeding row left without a play passes
-
-        # the price of each play (``_play``, same operations in the same order)
-        naturals = (hand[:, 0:52:4] + hand[:, 1:52:4] + hand[:, 2:52:4]
-                    + hand[:, 3:52:4]).astype(np.int8)
-        jokers = (hand[:, 52] + hand[:, 53]).astype(np.int64)
-        nat = naturals[row]
-        umin = np.minimum(_COVER8[act], nat)
-        used = np.minimum(np.maximum(_NAT8[act, None] - (umin.cumsum(1, dtype=np.int8) - umin), 0),
-                          umin)
-        after = nat - used
-        jok = _JOK[act]
-        length = _LEN[act]
-        drop = np.take(_F_DROP, (_F_DROP_BASE + 9 * naturals.astype(np.intp))[row] + after)
-        cost = drop.sum(1) + JOKER_VALUE * jok - SHED * length
-        cost -= RUN_BONUS * _RUN_EXTRA_RANKS[act]
-        cost = np.where(jokers[row] == 4, cost + TIANZHA_BONUS * (jok > 0), cost)
-        pr = list(cat.POINT_RANKS)
-        suits = hand[:, np.array(pr)[:, None] * 4 + np.arange(4)]  # (rows, 3 point ranks, 4)
-        sets = suits.min(1).astype(np.int64).sum(1)
-        in_set = np.flatnonzero(sets[row] > 0)  # (elsewhere nothing is added)
-        spare = (naturals[:, pr] - sets[:, None])[row[in_set]]
-        cost[in_set] += SET_VALUE * np.maximum(used[in_set][:, pr] - spare, 0).max(1)
-        bomb = _IS_BOMB[act]
-        cost += bomb * (BOMB_EXTRA + BOMB_STRENGTH_COST * _STRENGTH[act])
-        cost += K510_VALUE * _IS_K510[act]
-        points = used @ _POINTS_PER_RANK
-        height = _HEIGHT[act]
-
-        hidden = (obs[:, _PARTNER][:, 0] != 0) & (obs[:, _REVEALED] == 0)
-        reveal = np.where(hidden, np.where(my_cards > 10, REVEAL_EARLY, REVEAL_LATE), 1e-3)
-        cost += _CALLED_PLAY[act] * reveal[row]
-
-        # two plays left: only where it can be (the rest is one rank, or a run -- which needs
-        # every rank with 4+ naturals, and the 2s, in the play), exactly as ``_play`` elsewhere
-        bits = (naturals > 0) << np.arange(13)
-        hand_bits = bits.sum(1)
-        heavy_bits = (bits * ((naturals >= 4) | (np.arange(13) == 12))).sum(1)
-        left = hand_bits[row] & ~_COVER_BITS[act]  # ranks the play does not name
-        maybe = np.flatnonzero(((left & (left - 1)) == 0) | ((left & heavy_bits[row]) == 0))
-        if maybe.size:
-            two_step = np.zeros(len(row))
-            rest = after[maybe]
-            j2 = jokers[row[maybe]] - jok[maybe]
-            rest_total = rest.sum(1) + j2
-            nz = rest > 0
-            ranks_left = nz.sum(1)
-            one_rank = ranks_left <= 1
-            # _run_shape(rest, j2, 2) | _run_shape(rest, j2, 3), sharing the per-rank work
-            span = (12 - nz[:, ::-1].argmax(1)) - nz.argmax(1) + 1
-            runnable = (ranks_left > 0) & ~nz[:, 12]
-            top = rest.max(1)
-            run = np.zeros(maybe.size, bool)
-            for per in (2, 3):
-                n_ranks = rest_total // per
-                run |= (runnable & (top <= per) & (rest_total % per == 0) & (n_ranks >= 2)
-                        & (n_ranks >= span) & (n_ranks <= 12))
-            rest_one = (rest_total > 0) & (one_rank | run)
-            if rest_one.any():
-                m_bomb, m_height = bomb[maybe], height[maybe]
-                rest_key = np.where(nz.any(1), nz.argmax(1), 0) / 12.0
-                rest_strong = np.where(one_rank & (rest_total >= 4), 1.0,
-                                       np.where(one_rank, np.where(rest_key >= 11 / 12, 0.7, 0.2),
-                                                0.6))
-                play_strong = np.where(m_bomb, 1.0, np.where(_IS_RUN[act[maybe]], 0.6,
-                                                             np.where(m_height >= 11 / 12, 0.7,
-                                                                      0.5 * m_height)))
-                two_step[maybe] = rest_one * TWO_STEP * np.maximum(rest_strong, play_strong)
-                any_row = np.zeros(rows, bool)
-                any_row[row[maybe[rest_one]]] = True
-                cost = np.where(any_row[row], cost - two_step, cost)
-
-        near = (cards_left[:, 1:] > 0) & (cards_left[:, 1:] <= 4) & (ally[:, 1:] < 1.0)
-        near_any = near.any(1)
+        cost, points, naturals = _price_batch(obs, row, act)
         leading = ~following
+        lead_score = (_lead_scores_batch(obs, ally, solo_game, row, act, cost, points)
+                      if leading.any() else 0.0)
+        feed_score = (_feed_scores_batch(obs, feeding, naturals, row, act, cost, points)
+                      if feeding.any() else 0.0)
+        follow_score = (_follow_scores_batch(obs, ally, solo_game, stand, row, act, cost, points)
+                        if (following & ~feeding).any() else 0.0)
+        score = np.where(leading[row], lead_score,
+                         np.where(feeding[row], feed_score, follow_score))
+        actions[scored] = self._choose_batch(score, row, act, starts, following[scored])
+        return actions
 
-        # leading
-        if leading.any():
-            lead = np.where(solo_game, 0.0, 1.0 - 0.5 * ally[:, 1:].max(1))  # mate cover
-            c = np.where(solo_game[row], cost, cost + LEAD_POINT_WEIGHT * points * lead[row])
-            for s in (1, 2, 3):
-                n = cards_left[:, s].astype(np.int64)[row]
-                enemy = (1.0 - ally[:, s])[row]
-                near_s = near[:, s - 1][row]
-                c = np.where(near_s, c + (length == n) * DANGER * enemy * (1.0 - height), c)
-                c = np.where(near_s & (n <= 3), c + (length < n) * 0.5 * enemy, c)
-            for s in (1, 2, 3):
-                n = cards_left[:, s].astype(np.int64)
-                mate = ((ally[:, s] >= 1.0) & (n > 0) & (n <= 4))[row]
-                c = np.where(mate, c - (length == n[row]) * (~bomb) * FEED * (1.0 - height), c)
-            lead_score = -c
-
-        # following a known partner's play, to add points
-        if feeding.any():
-            fed = np.flatnonzero(feeding)
-            played = obs[fed, _PLAYED].reshape(-1, 4, 54)[:, :, :52].sum(1)
-            unseen = 8 - naturals[fed].astype(np.int64) - played.reshape(-1, 13, 4).sum(2)
-            above = np.zeros((rows, 13))
-            above[fed, :-1] = np.cumsum(unseen[:, ::-1], 1)[:, ::-1][:, 1:]  # ranks > r
-            key = _KEY[act]
-            safe = (key >= 0) & (above[row, np.maximum(key, 0)] <= 0)
-            feed_score = (POINT_WEIGHT * FEED_POINTS_SHARE * points - cost
-                          - 10.0 * ((points == 0) | ~safe))
-
-        # following
-        if (following & ~feeding).any():
-            enemy = 1.0 - ally_stand
-            value = np.where(bomb, BOMB_WIN_VALUE, WIN_VALUE)
-            trick = obs[:, _TRICK_POINTS].astype(np.float64)
-            points_value = value + (POINT_WEIGHT * enemy * trick)[row]
-            own = POINT_WEIGHT * points * np.where(bomb, BOMB_OWN_POINT_SHARE, OWN_POINT_SHARE)
-            race_value = value + (SOLO_RACE_VALUE + SOLO_BOMB_VALUE * bomb) * enemy[row]
-            solo_c = solo_game[row]
-            value = np.where(solo_c, race_value, points_value)
-            own = np.where(solo_c, 0.0, own)
-            n_stand = cards_left[np.arange(rows), stand].astype(np.int64)
-            stop = STOP_VALUE * enemy * (5 - n_stand) / 4.0 * np.where(solo_game, 2.0, 1.0)
-            value = np.where((n_stand <= 4)[row], value + stop[row], value)
-            value = np.where(near_any[row], value + 1.0, value)
-            follow_score = value + own - cost
-
-        score = np.where(leading[row], lead_score if leading.any() else 0.0,
-                         np.where(feeding[row], feed_score if feeding.any() else 0.0,
-                                  follow_score if (following & ~feeding).any() else 0.0))
-
-        # tie-breaks: the draws the per-row loop makes, in row order
+    def _choose_batch(self, score: np.ndarray, row: np.ndarray, act: np.ndarray,
+                      starts: np.ndarray, following: np.ndarray) -> np.ndarray:
+        """``_choose`` on every scored row (``starts``: where its candidates begin;
+        ``following``: per scored row), with the tie-break draws the per-row loop makes, in row
+        order."""
         counts = np.diff(np.append(starts, row.size))
         noisy = np.repeat(counts > 1, counts)
         total = int(noisy.sum())
@@ -579,15 +362,358 @@ class DagongHeuristic(Agent):
         best_score = np.maximum.reduceat(score, starts)
         at_best = np.flatnonzero(score == np.repeat(best_score, counts))
         first = at_best[np.r_[True, row[at_best[1:]] != row[at_best[:-1]]]]
-        chosen = np.where(following[scored] & (best_score <= 0.0), cat.PASS, act[first])
-        actions[scored] = chosen
-        return actions
+        return np.where(following & (best_score <= 0.0), cat.PASS, act[first])
+
+
+# --- one position: the steps of ``_play`` --------------------------------------------------------
+
+
+def _feeding_plays(obs, plays: np.ndarray, ally, solo_game: bool) -> np.ndarray:
+    """With a known partner's play standing, the plays that may add points to its trick: none (a
+    PASS: never overtake a known partner) unless every opponent still in has passed on it, and
+    then no bomb."""
+    cards_left, passed = obs[_CARDS_LEFT], obs[_PASSED]
+    if solo_game or FEED_POINTS_SHARE <= 0 or any(
+            ally[s] < 1.0 and cards_left[s] > 0 and not passed[s] for s in (1, 2, 3)):
+        return plays[:0]
+    return plays[~_IS_BOMB[plays]]
+
+
+def _price(obs, plays: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What each play costs the hand (the module docstring's "every play is priced"), the points
+    it holds, and the hand's natural cards per rank."""
+    hand = obs[_HAND]
+    naturals = hand[:52].reshape(13, 4).sum(1).astype(np.int64)
+    jokers = int(hand[52] + hand[53])
+    used = _naturals_used(naturals, plays)
+    after = naturals - used
+    jok = _JOK[plays]
+    cost = (F[_R13, naturals] - F[_R13, after]).sum(1) + JOKER_VALUE * jok - SHED * _LEN[plays]
+    cost -= RUN_BONUS * _RUN_EXTRA_RANKS[plays]  # a run saves the plays its ranks would take
+    if jokers == 4:
+        cost += TIANZHA_BONUS * (jok > 0)
+    sets, protected = _natural_sets(hand)
+    if sets:  # natural 正510K sets broken (the engine keeps protected copies back when it can)
+        pr = np.array(cat.POINT_RANKS)
+        spare = naturals[pr] - protected
+        cost += SET_VALUE * np.maximum(used[:, pr] - spare, 0).max(1)
+    cost += _IS_BOMB[plays] * (BOMB_EXTRA + BOMB_STRENGTH_COST * _STRENGTH[plays])
+    cost += K510_VALUE * _IS_K510[plays]
+    cost += _CALLED_PLAY[plays] * _reveal_price(obs)
+    cost -= _two_step_credit(after, jokers - jok, plays)
+    return cost, used @ _POINTS_PER_RANK, naturals
+
+
+def _naturals_used(naturals: np.ndarray, plays: np.ndarray) -> np.ndarray:
+    """The natural cards of each rank each play takes from the hand: those it names, as far as
+    the hand holds them, up to its count of naturals (lower ranks first); jokers do the rest."""
+    umin = np.minimum(_COVER[plays], naturals)
+    return np.clip(_NAT[plays, None] - (umin.cumsum(1) - umin), 0, umin)
+
+
+def _natural_sets(hand) -> tuple[int, np.ndarray]:
+    """The natural 正510K sets in the hand (a 5, a 10 and a K of one suit), and the cards of each
+    point rank they hold."""
+    sets = 0
+    prot_rank = np.zeros(3, np.int64)
+    for s in range(4):
+        k = int(min(hand[4 * r + s] for r in cat.POINT_RANKS))
+        sets += k
+        prot_rank += k
+    return sets, prot_rank
+
+
+def _reveal_price(obs) -> float:
+    """The price of a play that shows the called card: 明鸡 for the hidden partner (less late in
+    the hand); else, the dealer's own copy, just enough to keep it back on a tie."""
+    if obs[_PARTNER][0] and not obs[_REVEALED]:
+        return REVEAL_EARLY if int(obs[_CARDS_LEFT][0]) > 10 else REVEAL_LATE
+    return 1e-3
+
+
+def _two_step_credit(after: np.ndarray, j2: np.ndarray, plays: np.ndarray):
+    """Two plays left: the credit of each play that leaves one play in hand (naturals ``after``,
+    ``j2`` jokers), preferring to win the lead with the strong one first; 0.0 where none does."""
+    rest_one, one_rank, rest_total = _rest_is_one_play(after, j2)
+    if not rest_one.any():
+        return 0.0
+    return _two_step_value(rest_one, one_rank, rest_total, after > 0, plays)
+
+
+def _rest_is_one_play(after: np.ndarray, j2: np.ndarray):
+    """Whether what each play leaves is one play (one rank, or a run of pairs or triples); and
+    whether it is one rank, and its card count."""
+    rest_total = after.sum(1) + j2
+    one_rank = (after > 0).sum(1) <= 1
+    rest_one = (rest_total > 0) & (one_rank | _run_shape(after, j2, 2)
+                                   | _run_shape(after, j2, 3))
+    return rest_one, one_rank, rest_total
+
+
+def _two_step_value(rest_one, one_rank, rest_total, nz, plays) -> np.ndarray:
+    """The two-step credit (shared by ``_play`` and ``_play_batch``): ``TWO_STEP`` times the
+    strength of the stronger of the play and the one play it leaves (``nz``: the ranks left)."""
+    rest_key = np.where(nz.any(1), nz.argmax(1), 0) / 12.0
+    rest_strong = np.where(one_rank & (rest_total >= 4), 1.0,
+                           np.where(one_rank, np.where(rest_key >= 11 / 12, 0.7, 0.2), 0.6))
+    height = _HEIGHT[plays]
+    play_strong = np.where(_IS_BOMB[plays], 1.0,
+                           np.where(_IS_RUN[plays], 0.6,
+                                    np.where(height >= 11 / 12, 0.7, 0.5 * height)))
+    return rest_one * TWO_STEP * np.maximum(rest_strong, play_strong)
+
+
+def _opponents_near(cards_left, ally) -> list[tuple[int, int]]:
+    """(seat, cards left) of each opponent about to go out (1 to 4 cards left)."""
+    return [(s, int(cards_left[s])) for s in (1, 2, 3)
+            if 0 < cards_left[s] <= 4 and ally[s] < 1.0]
+
+
+def _lead_score(obs, plays, cost, points, ally, solo_game: bool) -> np.ndarray:
+    """Leading: the cheapest play, with the points it leads into the opponents, the length an
+    opponent about to go out could go out on avoided, and a known partner's length fed."""
+    cards_left = obs[_CARDS_LEFT]
+    height = _HEIGHT[plays]
+    cost = cost.copy()
+    if not solo_game:
+        # points led are exposed to whoever wins the trick
+        mate_cover = 1.0 - 0.5 * ally[1:].max()
+        cost += LEAD_POINT_WEIGHT * points * mate_cover
+    for s, n in _opponents_near(cards_left, ally):
+        cost += (_LEN[plays] == n) * DANGER * (1.0 - ally[s]) * (1.0 - height)
+        if n <= 3:  # their n cards may be a bomb: keep the lead with plays they lack
+            cost += (_LEN[plays] < n) * 0.5 * (1.0 - ally[s])
+    for s in (1, 2, 3):
+        n = int(cards_left[s])
+        if ally[s] >= 1.0 and 0 < n <= 4:
+            cost -= (_LEN[plays] == n) * (~_IS_BOMB[plays]) * FEED * (1.0 - height)
+    return -cost
+
+
+def _feed_score(obs, plays, cost, points, naturals) -> np.ndarray:
+    """Adding points to a known partner's trick: only with a play nothing unseen can beat in kind
+    (bombs aside)."""
+    played = obs[_PLAYED].reshape(4, 54)[:, :52].sum(0).reshape(13, 4).sum(1)
+    unseen = 8 - naturals - played
+    above = np.concatenate([np.cumsum(unseen[::-1])[::-1][1:], [0]])  # ranks > r
+    safe = (_KEY[plays] >= 0) & (above[np.maximum(_KEY[plays], 0)] <= 0)
+    return (POINT_WEIGHT * FEED_POINTS_SHARE * points - cost
+            - 10.0 * ((points == 0) | ~safe))
+
+
+def _follow_score(obs, plays, cost, points, ally, solo_game: bool, stand: int) -> np.ndarray:
+    """Following: what a play is worth (the lead, the trick's points by the chance the standing
+    player is an opponent, stopping an opponent about to go out) less its price."""
+    cards_left = obs[_CARDS_LEFT]
+    bomb = _IS_BOMB[plays]
+    value = np.where(bomb, BOMB_WIN_VALUE, WIN_VALUE)
+    enemy = 1.0 - ally[stand]
+    if not solo_game:
+        trick = float(obs[_TRICK_POINTS])
+        value += POINT_WEIGHT * enemy * trick
+        # my own points in the play are won too if it stands (a bomb may invite a
+        # bigger one, so its own points count for less)
+        score_own = POINT_WEIGHT * points * np.where(bomb, BOMB_OWN_POINT_SHARE,
+                                                     OWN_POINT_SHARE)
+    else:
+        value += (SOLO_RACE_VALUE + SOLO_BOMB_VALUE * bomb) * enemy
+        score_own = 0.0
+    n_stand = int(cards_left[stand])
+    if n_stand <= 4:
+        stop = STOP_VALUE * enemy * (5 - n_stand) / 4.0
+        value += stop * (2.0 if solo_game else 1.0)
+    if _opponents_near(cards_left, ally):
+        value += 1.0
+    return value + score_own - cost
 
 
 def _groups(sorted_rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The distinct values of a non-empty sorted array and where each one's run starts."""
     starts = np.flatnonzero(np.r_[True, sorted_rows[1:] != sorted_rows[:-1]])
     return sorted_rows[starts], starts
+
+
+# --- the batched path: the steps of ``_play_batch``, each ``_play``'s on every row ---------------
+
+
+def _going_out_batch(actions: np.ndarray, my_cards: np.ndarray, row: np.ndarray,
+                     act: np.ndarray) -> np.ndarray:
+    """Going out: in each row with a play of the hand's length, the first play of the smallest
+    bomb strength among those, set in ``actions``; returns the rows so decided."""
+    decided = np.zeros(len(actions), bool)
+    out = np.flatnonzero(_LEN[act] == my_cards[row])
+    if out.size:
+        key = _STRENGTH[act[out]] * _N + act[out]
+        out_rows, starts = _groups(row[out])
+        actions[out_rows] = np.minimum.reduceat(key, starts) % _N
+        decided[out_rows] = True
+    return decided
+
+
+def _partner_standing_batch(obs, following, ally, solo_game, stand,
+                            decided) -> tuple[np.ndarray, np.ndarray]:
+    """``_feeding_plays`` on every row not ``decided`` that follows a known partner's play: (the
+    rows that pass, the rows that may add points to its trick with a play that is no bomb)."""
+    cards_left, passed = obs[:, _CARDS_LEFT], obs[:, _PASSED]
+    ally_stand = ally[np.arange(len(obs)), stand]
+    partner_standing = following & (ally_stand >= 1.0) & ~decided
+    opponent_in = ((ally[:, 1:] < 1.0) & (cards_left[:, 1:] > 0) & (passed[:, 1:] == 0)).any(1)
+    pass_now = partner_standing & (solo_game | (FEED_POINTS_SHARE <= 0) | opponent_in)
+    return pass_now, partner_standing & ~pass_now
+
+
+def _price_batch(obs, row, act) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_price`` of every candidate (``row``, ``act``), with the same operations in the same
+    order: its price and points, and each row's natural cards per rank (int8)."""
+    hand = obs[:, _HAND]
+    naturals = (hand[:, 0:52:4] + hand[:, 1:52:4] + hand[:, 2:52:4]
+                + hand[:, 3:52:4]).astype(np.int8)
+    jokers = (hand[:, 52] + hand[:, 53]).astype(np.int64)
+    nat = naturals[row]
+    used = _naturals_used_batch(nat, act)
+    after = nat - used
+    jok = _JOK[act]
+    drop = np.take(_F_DROP, (_F_DROP_BASE + 9 * naturals.astype(np.intp))[row] + after)
+    cost = drop.sum(1) + JOKER_VALUE * jok - SHED * _LEN[act]
+    cost -= RUN_BONUS * _RUN_EXTRA_RANKS[act]
+    cost = np.where(jokers[row] == 4, cost + TIANZHA_BONUS * (jok > 0), cost)
+    in_set, set_price = _broken_sets_batch(hand, naturals, used, row)
+    cost[in_set] += set_price
+    cost += _IS_BOMB[act] * (BOMB_EXTRA + BOMB_STRENGTH_COST * _STRENGTH[act])
+    cost += K510_VALUE * _IS_K510[act]
+    cost += _CALLED_PLAY[act] * _reveal_prices_batch(obs)[row]
+    cost = _minus_two_step_batch(cost, naturals, jokers, after, row, act)
+    return cost, used @ _POINTS_PER_RANK, naturals
+
+
+def _naturals_used_batch(nat: np.ndarray, act: np.ndarray) -> np.ndarray:
+    """``_naturals_used`` of every candidate (``nat``: its row's naturals), in int8."""
+    umin = np.minimum(_COVER8[act], nat)
+    return np.minimum(np.maximum(_NAT8[act, None] - (umin.cumsum(1, dtype=np.int8) - umin), 0),
+                      umin)
+
+
+def _broken_sets_batch(hand, naturals, used, row) -> tuple[np.ndarray, np.ndarray]:
+    """The natural 正510K sets each candidate breaks: (the candidates in a hand with a set, their
+    price); elsewhere nothing is added."""
+    pr = list(cat.POINT_RANKS)
+    suits = hand[:, np.array(pr)[:, None] * 4 + np.arange(4)]  # (rows, 3 point ranks, 4)
+    sets = suits.min(1).astype(np.int64).sum(1)
+    in_set = np.flatnonzero(sets[row] > 0)
+    spare = (naturals[:, pr] - sets[:, None])[row[in_set]]
+    return in_set, SET_VALUE * np.maximum(used[in_set][:, pr] - spare, 0).max(1)
+
+
+def _reveal_prices_batch(obs) -> np.ndarray:
+    """``_reveal_price`` of every row."""
+    my_cards = obs[:, _CARDS_LEFT][:, 0].astype(np.int64)
+    hidden = (obs[:, _PARTNER][:, 0] != 0) & (obs[:, _REVEALED] == 0)
+    return np.where(hidden, np.where(my_cards > 10, REVEAL_EARLY, REVEAL_LATE), 1e-3)
+
+
+def _minus_two_step_batch(cost, naturals, jokers, after, row, act) -> np.ndarray:
+    """``cost`` less ``_two_step_credit``, in the rows where ``_play`` takes it (where some play
+    leaves one play), worked out only where it can be nonzero."""
+    maybe = _may_leave_one_play_batch(naturals, row, act)
+    if not maybe.size:
+        return cost
+    rest, m_act = after[maybe], act[maybe]
+    rest_one, one_rank, rest_total = _rest_is_one_play_batch(rest, jokers[row[maybe]] - _JOK[m_act])
+    if not rest_one.any():
+        return cost
+    two_step = np.zeros(len(row))
+    two_step[maybe] = _two_step_value(rest_one, one_rank, rest_total, rest > 0, m_act)
+    any_row = np.zeros(len(naturals), bool)
+    any_row[row[maybe[rest_one]]] = True
+    return np.where(any_row[row], cost - two_step, cost)
+
+
+def _may_leave_one_play_batch(naturals, row, act) -> np.ndarray:
+    """The candidates whose rest may be one play: the ranks the play does not name are one, or
+    hold no rank with 4+ naturals and no 2 (which a run of the rest could not take)."""
+    bits = (naturals > 0) << np.arange(13)
+    hand_bits = bits.sum(1)
+    heavy_bits = (bits * ((naturals >= 4) | (np.arange(13) == 12))).sum(1)
+    left = hand_bits[row] & ~_COVER_BITS[act]  # ranks the play does not name
+    return np.flatnonzero(((left & (left - 1)) == 0) | ((left & heavy_bits[row]) == 0))
+
+
+def _rest_is_one_play_batch(rest, j2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``_rest_is_one_play`` of every candidate, ``_run_shape(rest, j2, 2) | _run_shape(rest,
+    j2, 3)`` sharing the per-rank work."""
+    rest_total = rest.sum(1) + j2
+    nz = rest > 0
+    ranks_left = nz.sum(1)
+    one_rank = ranks_left <= 1
+    span = (12 - nz[:, ::-1].argmax(1)) - nz.argmax(1) + 1
+    runnable = (ranks_left > 0) & ~nz[:, 12]
+    top = rest.max(1)
+    run = np.zeros(len(rest), bool)
+    for per in (2, 3):
+        n_ranks = rest_total // per
+        run |= (runnable & (top <= per) & (rest_total % per == 0) & (n_ranks >= 2)
+                & (n_ranks >= span) & (n_ranks <= 12))
+    return (rest_total > 0) & (one_rank | run), one_rank, rest_total
+
+
+def _opponents_near_batch(cards_left, ally) -> np.ndarray:
+    """(rows, 3): whether each other seat is an opponent about to go out (1 to 4 cards left)."""
+    return (cards_left[:, 1:] > 0) & (cards_left[:, 1:] <= 4) & (ally[:, 1:] < 1.0)
+
+
+def _lead_scores_batch(obs, ally, solo_game, row, act, cost, points) -> np.ndarray:
+    """``_lead_score`` of every candidate (its terms added where ``_play`` adds them)."""
+    cards_left = obs[:, _CARDS_LEFT]
+    near = _opponents_near_batch(cards_left, ally)
+    length, height = _LEN[act], _HEIGHT[act]
+    lead = np.where(solo_game, 0.0, 1.0 - 0.5 * ally[:, 1:].max(1))  # mate cover
+    c = np.where(solo_game[row], cost, cost + LEAD_POINT_WEIGHT * points * lead[row])
+    for s in (1, 2, 3):
+        n = cards_left[:, s].astype(np.int64)[row]
+        enemy = (1.0 - ally[:, s])[row]
+        near_s = near[:, s - 1][row]
+        c = np.where(near_s, c + (length == n) * DANGER * enemy * (1.0 - height), c)
+        c = np.where(near_s & (n <= 3), c + (length < n) * 0.5 * enemy, c)
+    for s in (1, 2, 3):
+        n = cards_left[:, s].astype(np.int64)
+        mate = ((ally[:, s] >= 1.0) & (n > 0) & (n <= 4))[row]
+        c = np.where(mate, c - (length == n[row]) * (~_IS_BOMB[act]) * FEED * (1.0 - height), c)
+    return -c
+
+
+def _feed_scores_batch(obs, feeding, naturals, row, act, cost, points) -> np.ndarray:
+    """``_feed_score`` of every candidate (meaningful in the ``feeding`` rows)."""
+    fed = np.flatnonzero(feeding)
+    played = obs[fed, _PLAYED].reshape(-1, 4, 54)[:, :, :52].sum(1)
+    unseen = 8 - naturals[fed].astype(np.int64) - played.reshape(-1, 13, 4).sum(2)
+    above = np.zeros((len(obs), 13))
+    above[fed, :-1] = np.cumsum(unseen[:, ::-1], 1)[:, ::-1][:, 1:]  # ranks > r
+    key = _KEY[act]
+    safe = (key >= 0) & (above[row, np.maximum(key, 0)] <= 0)
+    return (POINT_WEIGHT * FEED_POINTS_SHARE * points - cost
+            - 10.0 * ((points == 0) | ~safe))
+
+
+def _follow_scores_batch(obs, ally, solo_game, stand, row, act, cost, points) -> np.ndarray:
+    """``_follow_score`` of every candidate (the hand's side and 1 v 3 terms chosen per row)."""
+    rows = len(obs)
+    cards_left = obs[:, _CARDS_LEFT]
+    enemy = 1.0 - ally[np.arange(rows), stand]
+    bomb = _IS_BOMB[act]
+    value = np.where(bomb, BOMB_WIN_VALUE, WIN_VALUE)
+    trick = obs[:, _TRICK_POINTS].astype(np.float64)
+    points_value = value + (POINT_WEIGHT * enemy * trick)[row]
+    own = POINT_WEIGHT * points * np.where(bomb, BOMB_OWN_POINT_SHARE, OWN_POINT_SHARE)
+    race_value = value + (SOLO_RACE_VALUE + SOLO_BOMB_VALUE * bomb) * enemy[row]
+    solo_c = solo_game[row]
+    value = np.where(solo_c, race_value, points_value)
+    own = np.where(solo_c, 0.0, own)
+    n_stand = cards_left[np.arange(rows), stand].astype(np.int64)
+    stop = STOP_VALUE * enemy * (5 - n_stand) / 4.0 * np.where(solo_game, 2.0, 1.0)
+    value = np.where((n_stand <= 4)[row], value + stop[row], value)
+    near_any = _opponents_near_batch(cards_left, ally).any(1)
+    value = np.where(near_any[row], value + 1.0, value)
+    return value + own - cost
 
 
 def _sides_table() -> tuple[np.ndarray, np.ndarray]:
