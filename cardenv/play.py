@@ -276,7 +276,7 @@ def _has_match(name: str) -> bool:
 
 # --- command line ------------------------------------------------------------------------------
 
-def main(argv=None, read_line=input, write=print) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = cli.ArgumentParser(prog="python -m cardenv.play", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("game", choices=game_names())
@@ -302,8 +302,12 @@ def main(argv=None, read_line=input, write=print) -> int:
     parser.add_argument("--games", type=int, default=200,
                         help="random mode: silent games to tally (200; at most 1,000,000)")
     parser.add_argument("--quiet", action="store_true", help="random mode: do not show a game")
-    args = parser.parse_args(argv)
+    return parser
 
+
+def _game(parser, args):
+    """The game ``args`` asks for (its ``--set`` options, ``--match``), with the options that
+    hold in every mode checked (``--record``, ``--delay``, ``--seed``; a drawn seed is set)."""
     if args.seat is not None and args.agents is not None:
         parser.error("--seat plays a game, --agents watches one: give one of them")
     # the options are checked in every mode (the random mode plays under them too)
@@ -327,23 +331,16 @@ def main(argv=None, read_line=input, write=print) -> int:
         parser.error(f"--record {args.record}: {problem}")  # now, not after the game
     if not 0 <= args.delay <= MAX_DELAY:  # also refuses nan; inf is over the bound
         parser.error(f"--delay must be a number of seconds in 0..{MAX_DELAY}, got {args.delay}")
-    drawn = args.seed is None  # a fresh deal each time, said so that it can be played again
-    if drawn:
+    if args.seed is None:
         args.seed = int(np.random.default_rng().integers(MAX_SEED + 1))
     elif not 0 <= args.seed <= MAX_SEED:
         parser.error(f"--seed must be in 0..{MAX_SEED}, got {args.seed}")
+    return game
 
-    def say_seed():
-        if drawn:
-            write(f"seed {args.seed} (replay with --seed {args.seed})")
 
-    if args.seat is None and args.agents is None:
-        if not 0 <= args.games <= MAX_GAMES:
-            parser.error(f"--games must be in 0..{MAX_GAMES:,}, got {args.games}")
-        say_seed()
-        tally(game, args.games, args.seed, args.quiet, args.lang)
-        return 0
-
+def _seating(parser, args, game) -> tuple[list, list, int | None]:
+    """The four seats' specs, players (``None`` for the human) and the human's seat (``None``
+    when watching)."""
     if args.agents is not None:
         specs = [s.strip() for s in args.agents.split(",")]
         if len(specs) != 4:
@@ -373,7 +370,26 @@ def main(argv=None, read_line=input, write=print) -> int:
         if hasattr(player, "reseed"):
             player.reseed(args.seed * 4 + seat)
         players.append(player)
+    return specs, players, human
 
+
+def main(argv=None, read_line=input, write=print) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    drawn = args.seed is None  # a fresh deal each time, said so that it can be played again
+    game = _game(parser, args)
+
+    def say_seed():
+        if drawn:
+            write(f"seed {args.seed} (replay with --seed {args.seed})")
+
+    if args.seat is None and args.agents is None:
+        if not 0 <= args.games <= MAX_GAMES:
+            parser.error(f"--games must be in 0..{MAX_GAMES:,}, got {args.games}")
+        say_seed()
+        tally(game, args.games, args.seed, args.quiet, args.lang)
+        return 0
+    specs, players, human = _seating(parser, args, game)
     table = Table(game, players, args.seed, human, args.lang, read_line, write,
                   delay=args.delay, step=args.step)
     names = [player_name(s) for s in specs]

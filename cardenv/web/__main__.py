@@ -21,7 +21,7 @@ MAX_CONNECTIONS = 1024  # --max-connections: threads serving at once
 MAX_TIMEOUT = 3600.0  # --timeout: seconds
 
 
-def main(argv=None) -> int:
+def _parser():
     parser = cli.ArgumentParser(
         prog="python -m cardenv.web",
         description="Serve a local page to play Dagong and Dabang against the agents and to "
@@ -52,7 +52,12 @@ def main(argv=None) -> int:
                         help="time a client has for each request, and for each read and write "
                              "(20)")
     parser.add_argument("--verbose", action="store_true", help="log every request")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def _check(parser, args) -> None:
+    """The arguments' bounds, and the files and folders they name, checked before anything
+    starts (``parser.error`` on the first that is wrong)."""
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be in 0..65535, got {args.port}")
     if not 1 <= args.max_games <= MAX_GAMES:
@@ -81,6 +86,12 @@ def main(argv=None) -> int:
     for path in args.league:  # named by the user: one that cannot be shown is a mistake
         if "\0" in path or not os.path.isfile(path):
             parser.error(f"--league {path!r}: no such file")
+
+
+def main(argv=None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check(parser, args)
     app = App(checkpoints=args.checkpoint, checkpoint_dir=args.checkpoints,
               records_dir=args.records, max_games=args.max_games,
               save_records=not args.no_save, league_dir=args.leagues,
