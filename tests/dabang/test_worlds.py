@@ -10,7 +10,7 @@
   the same checks over a table of positions (tribute given or not, returned or not, the viewer
   the dealer, the giver or neither, the kitty shown or drawn, a match's second hand) and over
   many seeds; a world of a later hand is the first hand of a game that starts from its match
-  situation (``worlds._later_game``).
+  situation (``worlds.WorldSampler.later_game``).
 - The distribution: the hidden hands against exact enumeration at small end-of-hand positions
   (first hands: the programme's draws; later hands: whole worlds, with the deal-order weighting
   of the declaration asks, whose count is itself checked against the engine's deal).
@@ -31,7 +31,10 @@ from cardenv.dabang import DabangGame
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases import deal as deal_rules
 from cardenv.dabang.follow import play_steps_one
-from cardenv.dabang.worlds import _NOT_HELD, _Proposal, _View, _special_kinds
+from cardenv.dabang.worlds import SAMPLER
+from cardenv.dabang.worlds.common import special_kinds
+from cardenv.dabang.worlds.proposal import Proposal
+from cardenv.dabang.worlds.view import _NOT_HELD, View
 from tests.sizes import sizes
 
 OPTION_SETS = [
@@ -96,7 +99,7 @@ def _check_world(game, state, seat, world, seen):
 def test_two_kinds_held_exactly_twice_force_a_better_follow_than_pair_and_singles():
     """[D-A7] A [2,1,1] follow is illegal while another kind of the led suit than its pair's is
     held exactly twice ([2,2] could be built): the sampler's exempt-kind record
-    (``worlds._View.duty``). Same suits and kinds as the table above; the pair is ♠6."""
+    (``worlds.view.View.duty``). Same suits and kinds as the table above; the pair is ♠6."""
     follow = [(15, 2), (19, 1), (23, 1)]
     hand = [0] * 54
     for kind, count in follow:
@@ -125,9 +128,9 @@ def test_the_after_deal_asks_and_koujoker_passes_go_into_the_proposal():
     """[D-A1] after the deal, seats are looked at in turn from the first seat and asked exactly
     when they could grab; A4: a seat asked at 扣王 holds a joker, and buries big ones first."""
     game, state = _after_deal_position()
-    view = _View(game, state, 0)
+    view = View(game, state, 0)
     assert (view.has_bj, view.no_bj) == ({0, 2}, {1, 3})
-    proposal = _Proposal(view)
+    proposal = Proposal(view)
     assert proposal.hi[1, 53] == proposal.hi[3, 53] == 0  # (column 53: the big joker)
     assert proposal.lo[1, 52] == proposal.lo[3, 52] == 1  # passed at 扣王: a small joker
     assert proposal.lo[2, 53] == 1
@@ -136,8 +139,7 @@ def test_the_after_deal_asks_and_koujoker_passes_go_into_the_proposal():
     worlds = game.sample_worlds(state, 0, 8, np.random.default_rng(400023200116))
     for world in worlds:
         _check_world(game, state, 0, world, views)
-    from cardenv.dabang import worlds as dabang_worlds
-    assert dabang_worlds.sample_worlds.last_tries <= 40, dabang_worlds.sample_worlds.last_tries
+    assert SAMPLER.last_tries <= 40, SAMPLER.last_tries
 
 
 def test_the_givers_koujoker_turn_is_read_with_its_tribute():
@@ -153,7 +155,7 @@ def test_the_givers_koujoker_turn_is_read_with_its_tribute():
     state = game.new_state(400331)
     for _ in range(236):
         state.apply(choose(state))
-    view = _View(game, state, 3)
+    view = View(game, state, 3)
     assert view.giver == 0 and view.kou_kinds[0, 52] == 1 and view.tribute_known is None
     views = _observations(game, state, 3)
     for world in game.sample_worlds(state, 3, 4, np.random.default_rng(400332201229)):
@@ -320,7 +322,7 @@ def test_the_checked_positions_meet_every_kind_of_constraint():
     for heuristic, games, per_game, offset in sources:
         for game, state in _positions({}, games, 3, heuristic, per_game):
             seat = (state.current + offset) % 4
-            view = _View(game, state, seat)
+            view = View(game, state, seat)
             found = {"grab" if view.grabbed else "flips", str(state.phase)}
             found |= {name for name, present in [
                 ("void", any(view.voids)), ("duty", any(view.duty)), ("koujoker", view.kou_seen),
@@ -347,11 +349,11 @@ def _follow_is_legal(hand, follow, led, k):
     return True
 
 
-# [D-A7] the 死棒 duty, read backwards by the sampler (worlds._NOT_HELD): a follow wholly in the
-# led suit of this shape is illegal while the follower holds a kind of that suit exactly this
-# many times (besides the cards the follow uses), and legal without it. Spades are a side suit
-# under trump ♦ at level 3; the lead is the ♠4 (kind 7), the follow uses ♠6, ♠7, ♠8, ♠9 (kinds 15,
-# 19, 23, 27), the extra kind is ♠Q (kind 39).
+# [D-A7] the 死棒 duty, read backwards by the sampler (worlds.view._NOT_HELD): a follow wholly in
+# the led suit of this shape is illegal while the follower holds a kind of that suit exactly
+# this many times (besides the cards the follow uses), and legal without it. Spades are a side
+# suit under trump ♦ at level 3; the lead is the ♠4 (kind 7), the follow uses ♠6, ♠7, ♠8, ♠9
+# (kinds 15, 19, 23, 27), the extra kind is ♠Q (kind 39).
 @pytest.mark.parametrize("shape, held", [
     (shape, count) for shape, counts in sorted(_NOT_HELD.items()) for count in sorted(counts)])
 def test_the_dead_follow_duty_rules_out_what_the_sampler_says(shape, held):
@@ -409,7 +411,7 @@ def test_the_hidden_hands_are_drawn_exactly_from_the_programmes_weights():
     enumeration of a small end-of-hand position (3 cards a seat): no more than sampling noise
     (about 0.02 here; measured 0.016 .. 0.053 over five positions, each at its noise level)."""
     game, state = _late_position(2, 3)
-    proposal = _Proposal(_View(game, state, state.current))
+    proposal = Proposal(View(game, state, state.current))
     exact = _exact_hands(proposal)
     assert 5 <= len(exact) <= 200
     rng, draws = np.random.default_rng(0), 4000
@@ -554,7 +556,7 @@ def test_later_hand_positions(row):
     name, options, play, seed, role, phase, steps, expect = row
     game, state = _reach(options, play, seed, phase, steps)
     seat = _role_seat(state, role)
-    view = _View(game, state, seat)
+    view = View(game, state, seat)
     assert expect <= _facts(view, state), _facts(view, state)
     seen = _observations(game, state, seat)
     worlds = game.sample_worlds(state, seat, 4, np.random.default_rng(seed))
@@ -585,7 +587,7 @@ def test_later_hand_worlds_do_not_depend_on_hidden_cards(positions):
 
 # --- later hands: the distribution, against exact enumeration ----------------------------------
 # After a later hand's deal a seat's dealt cards are weighed by the number of their deal orders
-# that give the seat its declaration asks (worlds._Proposal._arrange_later). The exact
+# that give the seat its declaration asks (worlds.arrange._arrange_later). The exact
 # distribution over the other seats' hands at a small end-of-hand position is enumerated here:
 # a deck is one order of each seat's 52 dealt cards, so an assignment of the unseen cards to the
 # hands weighs prod over seats of N(c) (52 - |c|)! / prod(non-special counts!), where N(c) is the
@@ -638,7 +640,7 @@ def _exact_later(game, state, seat):
     in the proposal's group order) with their exact probabilities, and with the probabilities
     of the programme's weights alone (every order of a dealt multiset counted, as before the
     deal-order weighting)."""
-    proposal = _Proposal(_View(game, state, seat))
+    proposal = Proposal(View(game, state, seat))
     assert all(kind == "hand" for kind, _ in proposal.group_kind)
     spec, rng = proposal.special, np.random.default_rng(0)
     # (the replay check alone, without the sampler's deal-order rejection)
@@ -731,7 +733,7 @@ def test_the_slot_programme_counts_the_deal_orders_the_engine_accepts(seed):
     game = DabangGame(dealer=dealer, blood=0, levels=(5, 9))
     rng = np.random.default_rng(seed)
     deck = rng.permutation(np.repeat(np.arange(54), 4)).tolist()
-    spec = _special_kinds(game.new_state(0).level)
+    spec = special_kinds(game.new_state(0).level)
     s = 1 + seed % 3
     mine = [q for q in range(208) if (q + dealer) % 4 == s]
     spare = [q for q in range(208) if (q + dealer) % 4 == (s + 1) % 4 and deck[q] not in spec]
@@ -768,7 +770,7 @@ def test_the_slot_programme_counts_the_deal_orders_the_engine_accepts(seed):
         for i, q in enumerate(mine):
             cards[q] = spec[put[i]] if i in put else next(it)
         same += asks(cards) == real
-    proposal = _Proposal(_View(game, state, (s + 2) % 4))
+    proposal = Proposal(View(game, state, (s + 2) % 4))
     _, held, strides, _, final, _ = proposal._forward_slots(s, mine, proposal._unseen_special())
     assert same == final[int(np.bincount(cols, minlength=6) @ strides)] >= 1
 
