@@ -365,7 +365,7 @@ class VectorGame:
         for i in grown:
             if ended[i]:
                 games.append(self._finish(i))
-                if len(games[-1].results) > before[i]:  # (a truncated game ends no hand)
+                if len(games[-1].results) > before[i]:  # (a game ended mid-hand reports none)
                     hands.append(HandEnd(i, games[-1].results[-1]))
                 if self.refill:
                     self._refill(i)
