@@ -282,6 +282,9 @@ class VectorGame:
             engine = None  # too few games for numpy's per-call cost to pay off
         self.engine = (engine or SlotBatch)(
             states or [self.variant(i).new_state(s) for i, s in enumerate(seeds)])
+        # each slot's count of finished hands after the last step: the next step reports the
+        # slots whose count grew (one engine read a step, not two)
+        self._hands = np.array(self.engine.hands_played())  # (ours: restart writes to it)
 
     def __len__(self) -> int:
         return len(self.seeds)
@@ -352,13 +355,14 @@ class VectorGame:
         already holds the next game (the next of ``queue``, else a new seed's); with
         ``refill=False`` it stays there, over, and is reported ended at this step only."""
         actions = self._checked(actions)
-        before = self.engine.hands_played()
+        before = self._hands
         rewards, ended = self.engine.step(actions)
         if not self.refill:
             rewards[self._over] = 0.0
             ended = ended & ~self._over
             self._over |= ended
-        grown = np.flatnonzero(ended | (self.engine.hands_played() != before)).tolist()
+        self._hands = np.array(self.engine.hands_played())  # restart resets a refilled slot
+        grown = np.flatnonzero(ended | (self._hands != before)).tolist()
         if not grown:
             return Step(rewards, ended, [], [])
         hands, games = [], []
@@ -395,6 +399,7 @@ class VectorGame:
         self.seeds[slot] = seed
         self._over[slot] = False
         self.engine.replace(slot, self.variant(slot).new_state(seed) if state is None else state)
+        self._hands[slot] = 0  # a game as dealt has finished no hand
 
     def _dealt(self, states, num_envs=None, slot=None, started=False) -> list:
         """``states`` checked as games as dealt of the slots' games (from ``slot``, else 0);
