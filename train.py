@@ -30,9 +30,10 @@ How data is gathered (``cardagents.training.collector``, ``cardagents.training.s
 ``num_envs`` games in lockstep (``cardenv.vector.VectorGame``); in each the learner plays one side's
 seats (a random side of the hand's partnerships as dealt) against an opponent drawn from
 ``opponents`` (``heuristic``, ``frozen``: one of the last ``pool_size`` snapshots of the learner,
-``random``). Only complete hands are learned from, with GAE advantages and no bootstrapping. With
-``workers: N`` (the ``[dist]`` extra) N Ray actors collect and this process updates
-(``cardagents.training.remote``).
+``random``, or any player spec: a PPO checkpoint's path, ``pimc:...``;
+``cardagents.training.opponents``). Only complete hands are learned from, with GAE advantages
+and no bootstrapping. With ``workers: N`` (the ``[dist]`` extra) N Ray actors collect and this
+process updates (``cardagents.training.remote``).
 
 Distillation from search (a stage with ``kind: distill``, ``cardagents.training.distill``): each
 iteration also labels ``distill_labels`` states of the learner's own games with a PIMC search

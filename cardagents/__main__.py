@@ -12,6 +12,8 @@ import sys
 COMMANDS = {  # command -> (module, what it does)
     "evaluate": ("cardagents.evaluation.evaluate", "pit two agents against each other in "
                  "duplicate deal pairs"),
+    "exploit": ("cardagents.training.exploit", "approximate exploitability: train a best "
+                "response to an agent and report its win rate against it"),
     "league": ("cardagents.evaluation.league", "a round-robin league of agents with ratings"),
     "compare": ("cardagents.evaluation.compare", "where agent A wins or loses against B: "
                 "agreement by phase, paired points by kind of hand"),

@@ -96,10 +96,11 @@ class LearnerSeats:
         """``(B,)`` bool: whether the learner holds the seat to act (``seats``) in each slot."""
         return self.learner[np.arange(len(seats)), seats]
 
-    def opponents_act(self, actions, rows, obs, masks) -> None:
+    def opponents_act(self, actions, rows, obs, masks, state_of=None) -> None:
         """``actions[rows]`` (rows where an opponent is to act) chosen by the opponents, each
-        acting once on all its rows (``act_grouped``)."""
-        act_grouped(actions, rows, self.opponent, obs, masks, snapshots=self.snapshot)
+        acting once on all its rows (``act_grouped``; a search opponent on the rows' states,
+        ``state_of(row)``)."""
+        act_grouped(actions, rows, self.opponent, obs, masks, state_of, snapshots=self.snapshot)
 
 
 def play_batched(game, agents_by_seat, seeds, options: dict | None = None,

@@ -13,6 +13,12 @@ act in float32 whatever the learner's precision: they only choose moves (no log-
 are learnt from), and at a few rows a step bf16 saves nothing. A features head's scorer (a small
 MLP per legal pair) runs snapshot by snapshot on the pairs of its rows, over features computed
 once for the batch.
+
+The same pool plays the PPO checkpoints a training config names as opponents
+(``cardagents.training.opponents``): there each snapshot is a checkpoint's network, acting
+greedily as ``PPOAgent`` plays it by default (``greedy=True``), and checkpoints of one network
+shape share a pool, so that a mix of several (an agent, its predecessors, its exploiters) costs
+one pass a step.
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ class FrozenPool:
     Args:
         nets: the snapshots (``PolicyNet`` of one shape), index ``k`` being snapshot ``k``.
         seed: seeds the sampling of their actions (one generator for the pool).
+        greedy: each row plays its snapshot's most likely action (the lowest of equal ones,
+            as ``PolicyNet.act(greedy=True)``) instead of a sampled one.
     """
 
-    def __init__(self, nets: list[PolicyNet], seed: int):
+    def __init__(self, nets: list[PolicyNet], seed: int, greedy: bool = False):
         if not nets:
             raise ValueError("a pool needs at least one snapshot")
         self.scale = nets[0].scale
@@ -50,13 +58,16 @@ class FrozenPool:
             self.head_weight = torch.stack([net.policy.weight for net in nets])  # (K, A, W)
             self.head_bias = torch.stack([net.policy.bias for net in nets])  # (K, A)
         self.generator = torch.Generator().manual_seed(seed)
+        self.greedy = bool(greedy)
 
     def __len__(self) -> int:
         return len(self.head_weight)
 
-    def act_batch(self, observations, masks, which) -> np.ndarray:
-        """Sampled actions of rows ``observations``/``masks``, row ``r`` played by snapshot
-        ``which[r]``."""
+    def act_batch(self, observations, masks, which=None) -> np.ndarray:
+        """Sampled (``greedy``: most likely) actions of rows ``observations``/``masks``, row
+        ``r`` played by snapshot ``which[r]`` (``None``: every row by snapshot 0)."""
+        if which is None:
+            which = np.zeros(len(masks), dtype=np.int64)
         which = torch.as_tensor(np.asarray(which, dtype=np.int64))
         mask = torch.as_tensor(np.asarray(masks).astype(bool, copy=False))
         if not bool(mask.any(-1).all()):
@@ -86,7 +97,8 @@ class FrozenPool:
             if not bool(torch.isfinite(logits).all()):
                 raise RuntimeError("a snapshot's logits are not finite (a diverged network?)")
             logp = segment_log_softmax(rows, logits, n)
-            score = logp.double() + exponential_race(len(rows), self.generator)
+            score = logp if self.greedy else \
+                logp.double() + exponential_race(len(rows), self.generator)
             return cols[segment_first_max(rows, score, n)].numpy()
 
     def _scores(self, obs, features, which, rows, cols) -> torch.Tensor:

@@ -18,6 +18,7 @@ import torch
 from cardagents.ppo.compute import autocast
 from cardagents.ppo.frozen import FrozenPool
 from cardagents.training.config import CollectorSettings
+from cardagents.training.opponents import make_opponents
 from cardagents.training.rewards import shaping_for
 from cardagents.training.rewards.match_value import match_value_for
 from cardagents.training.selfplay import Batch, SelfPlay
@@ -33,14 +34,18 @@ class Collector:
         make_net: builds an empty network of the same shape (for frozen snapshots).
         rng: numpy generator of the seating and opponent draws.
         generator: torch generator of the learner's sampled actions.
-        players: the fixed opponents, ``{"heuristic": agent or None, "random": agent}``.
+        players: the opponents the caller holds, ``{"heuristic": agent or None, "random":
+            agent}``; the others a mix names (checkpoints, search specs) are made when a stage
+            first names them (``cardagents.training.opponents.make_opponents``).
     """
 
     def __init__(self, game: str, seed: int, net, make_net, rng: np.random.Generator,
                  generator: torch.Generator, players: dict):
         self.game, self.seed = game, seed
         self.net, self.make_net = net, make_net
-        self.rng, self.generator, self.players = rng, generator, dict(players)
+        self.rng, self.generator = rng, generator
+        self.held = dict(players)
+        self.players: dict = {}  # opponent name -> (agent, snapshot), as make_opponents
         self.frozen: list = []
         self.settings: CollectorSettings | None = None
         self.games = self.selfplay = None
@@ -50,6 +55,7 @@ class Collector:
         opponents seated (``batched=False``: each state stepped by its own ``apply``, as
         ``VectorGame`` takes it)."""
         self.settings = settings
+        self._meet(settings.opponents)
         self.games = VectorGame(settings.game, settings.num_envs, seed=first_seed,
                                 options=settings.options, batched=batched)
         self.selfplay = SelfPlay(
@@ -70,6 +76,7 @@ class Collector:
             self.deal(settings, self.games.next_seed)
             return
         self.settings = settings
+        self._meet(settings.opponents)
         self.selfplay.opponents = dict(settings.opponents)
         self.selfplay.shaping_weight = settings.score_shaping
         self.selfplay.shaping = shaping_for(settings.game) if settings.score_shaping \
@@ -78,6 +85,13 @@ class Collector:
         if reward != self.selfplay_reward:
             self.selfplay.set_match_value(match_value_for(settings.game, reward,
                                                           settings.options))
+
+    def _meet(self, opponents: dict) -> None:
+        """Make the agents of the mix's names met for the first time (the same objects stay
+        in ``players``, which the ``SelfPlay`` shares)."""
+        new = [name for name in opponents if name != "frozen" and name not in self.players]
+        if new:
+            self.players.update(make_opponents(new, self.game, self.seed, self.held))
 
     @property
     def selfplay_reward(self) -> str:

@@ -21,6 +21,7 @@ import yaml
 
 from cardagents.evaluation.evaluate import MAX_DEALS, MAX_WORKERS  # as evaluate's --deals
 from cardagents.training import schedules
+from cardagents.training.opponents import opponent_problem
 from cardagents.training.rewards import SHAPING, shaping_for
 from cardagents.training.rewards.match_value import REWARDS, match_value_for
 from cardenv import cli
@@ -115,7 +116,12 @@ class Config:
     levels; zero-sum; over a whole match it is potential-based shaping of the +1/-1). Reported
     returns and evaluations stay the game's."""
     opponents: dict = field(default_factory=lambda: {"heuristic": 0.8, "frozen": 0.2})
-    """opponent mix: weights of "heuristic", "frozen" (past snapshots) and "random"."""
+    """opponent mix: weights of "heuristic", "frozen" (past snapshots of the learner),
+    "random", and any player spec: a PPO checkpoint's path (it plays greedily, as in
+    ``python -m cardagents evaluate``; checkpoints of one network shape act together in one
+    batched pass) or a search spec, "pimc" / "pimc:key=value,..." (slow: a search decides in
+    milliseconds to seconds). On the command line: ``opponents.<name>=weight``, e.g.
+    ``opponents.checkpoints/dabang_ppo.pt=0.5`` (``cardagents.training.opponents``)."""
     snapshot_every: int = 5
     """iterations between snapshots of the learner for the frozen pool."""
     pool_size: int = 5
@@ -154,6 +160,10 @@ class Config:
     prints the share)."""
     curve_deals: int = 200
     """duplicate deal pairs per learning-curve evaluation and option set."""
+    curve_opponent: str = "heuristic"
+    """whom the learning curve plays (and the console's recent win rate reads): "heuristic",
+    "random" or a player spec, as ``opponents`` names them (``python -m cardagents exploit``
+    sets it to its target)."""
     checkpoint_every: int = 10
     """iterations between checkpoints."""
     run_dir: str = "runs"
@@ -238,7 +248,6 @@ class Config:
     """games in lockstep the learner plays to meet the states to label."""
 
 
-_OPPONENTS = ("heuristic", "frozen", "random")
 # upper bounds of the counts (bounds against typos such as 10**12, not targets)
 MAX_SAMPLES = 10 ** 13  # total_samples, rollout_samples, minibatch, imitation_* samples
 # hidden, as cardagents.ppo.agent reads a checkpoint (1 GB a layer)
@@ -365,6 +374,10 @@ def _check_run(cfg: Config) -> None:
     _need(is_int(cfg.curve_every) and cfg.curve_every >= 0, "curve_every must be an int >= 0")
     _need(is_int(cfg.curve_deals) and 1 <= cfg.curve_deals <= MAX_DEALS,
           f"curve_deals must be an int >= 1 (at most {MAX_DEALS:,}), got {cfg.curve_deals!r}")
+    _need(cfg.curve_opponent != "frozen", "curve_opponent cannot be frozen (the learner's own "
+                                          "snapshots change as it trains)")
+    problem = opponent_problem(cfg.curve_opponent, cfg.game)
+    _need(problem is None, f"curve_opponent: {problem}")
 
 
 def _check_imitation(cfg: Config) -> None:
@@ -434,10 +447,12 @@ def _check_network(cfg: Config) -> None:
 
 
 def _check_opponents(cfg: Config) -> None:
-    """The opponent mix: known names, weights >= 0, not all 0."""
+    """The opponent mix: names that make an agent for the game (``opponent_problem``: a
+    checkpoint is read, a search spec parsed), weights >= 0, not all 0."""
     _need(isinstance(cfg.opponents, dict) and cfg.opponents, "opponents must be a mapping")
     for name, weight in cfg.opponents.items():
-        _need(name in _OPPONENTS, f"unknown opponent {name!r}; expected {_OPPONENTS}")
+        problem = opponent_problem(name, cfg.game)
+        _need(problem is None, problem)
         _need(is_number(weight) and weight >= 0,
               f"opponent weight {name} must be a finite number >= 0, got {weight!r}")
     _need(sum(cfg.opponents.values()) > 0, "opponent weights sum to 0")
@@ -480,7 +495,7 @@ def needs_heuristic(cfg: Config) -> bool:
     evaluations, or as the teacher of the warm start."""
     mixes = [cfg.opponents] + [stage.get("opponents", {}) for stage in cfg.stages]
     return any(m.get("heuristic", 0) > 0 for m in mixes) or cfg.eval_deals > 0 \
-        or cfg.imitation_samples > 0
+        or cfg.imitation_samples > 0 or (cfg.curve_every > 0 and cfg.curve_opponent == "heuristic")
 
 
 def stage_at(cfg: Config, samples: int) -> int:
@@ -579,7 +594,9 @@ def load_config(path: str | None, overrides: list[str], base: dict | None = None
         _upgrade(loaded)
         data.update(loaded)
     for item in overrides:
-        key, sep, raw = item.partition("=")
+        # opponents.<spec>=weight: a search spec holds '=' itself, the weight follows the last
+        key, sep, raw = item.rpartition("=") if item.startswith("opponents.") \
+            else item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"override {item!r} must look like key=value")
         try:

@@ -95,15 +95,18 @@ def label(options: dict) -> str:
     return ", ".join(f"{k}={v}" for k, v in options.items())
 
 
-def series(records: list[dict]) -> dict:
-    """What the plot draws: per option set the curve points, the training games' results,
-    and the samples/seconds at which each stage begins."""
+def series(records: list[dict], opponent: str = "heuristic") -> dict:
+    """What the plot draws: per option set the curve points, the training games' results
+    against ``opponent`` (the heuristic, or a run's ``curve_opponent``), and the
+    samples/seconds at which each stage begins."""
+    win, payoff = (("win_rate_vs_heuristic", "payoff_vs_heuristic") if opponent == "heuristic"
+                   else ("win_rate_vs_opponent", "payoff_vs_opponent"))
     curves: dict[str, list[dict]] = {}
     for r in records:
         if r["phase"] == "curve":
             curves.setdefault(label(r.get("options") or {}), []).append(r)
-    training = [r for r in records if r["phase"] == "ppo"
-                and r.get("win_rate_vs_heuristic") is not None]
+    training = [{**r, "win": r[win], "payoff": r.get(payoff, float("nan"))} for r in records
+                if r["phase"] == "ppo" and r.get(win) is not None]
     stages, last = [], None
     for r in training:
         if r.get("stage") != last and last is not None:
@@ -112,15 +115,17 @@ def series(records: list[dict]) -> dict:
     return {"curves": curves, "training": training, "stages": stages}
 
 
-def plot(runs: list[tuple[str, list[dict]]], out: str, title: str | None = None) -> str:
-    """Draw the runs' curves into ``out`` (PNG); returns its path."""
+def plot(runs: list[tuple[str, list[dict]]], out: str, title: str | None = None,
+         opponent: str = "heuristic") -> str:
+    """Draw the runs' curves into ``out`` (PNG), played against ``opponent`` (the heuristic,
+    or the runs' ``curve_opponent``); returns its path."""
     import matplotlib
     matplotlib.use("Agg")  # files only: no display needed
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(2, 2, figsize=(12, 8), sharey="row")
     for name, records in runs:
-        data = series(records)
+        data = series(records, opponent)
         for col, x in enumerate(("samples", "seconds")):
             scale = 1e6 if x == "samples" else 3600
             for opt, points in data["curves"].items():
@@ -142,9 +147,9 @@ def plot(runs: list[tuple[str, list[dict]]], out: str, title: str | None = None)
             if data["training"]:
                 xs = [r[x] / scale for r in data["training"]]
                 tag = f"{name}: training games" if len(runs) > 1 else "training games"
-                axes[0][col].plot(xs, [r["win_rate_vs_heuristic"] for r in data["training"]],
+                axes[0][col].plot(xs, [r["win"] for r in data["training"]],
                                   color="grey", alpha=0.35, lw=0.8, label=tag)
-                axes[1][col].plot(xs, [r["payoff_vs_heuristic"] for r in data["training"]],
+                axes[1][col].plot(xs, [r["payoff"] for r in data["training"]],
                                   color="grey", alpha=0.35, lw=0.8, label=tag)
             for at in data["stages"]:
                 for row in (0, 1):
@@ -156,8 +161,9 @@ def plot(runs: list[tuple[str, list[dict]]], out: str, title: str | None = None)
             axes[row][col].grid(alpha=0.3)
     axes[0][0].axhline(0.5, color="red", lw=0.6)
     axes[0][1].axhline(0.5, color="red", lw=0.6)
-    axes[0][0].set_ylabel("win rate vs heuristic (duplicate pairs)")
-    axes[1][0].set_ylabel("mean payoff per game vs heuristic")
+    shown = opponent if len(opponent) <= 30 else "..." + opponent[-27:]
+    axes[0][0].set_ylabel(f"win rate vs {shown} (duplicate pairs)")
+    axes[1][0].set_ylabel(f"mean payoff per game vs {shown}")
     axes[0][0].legend(fontsize=8, loc="lower right")
     fig.suptitle(title or ", ".join(name for name, _ in runs))
     fig.tight_layout()

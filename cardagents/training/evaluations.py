@@ -13,6 +13,7 @@ from cardagents.evaluation.evaluate import duplicate
 from cardagents.evaluation.progress import Progress
 from cardagents.players.random import RandomAgent
 from cardagents.ppo.agent import PPOAgent
+from cardagents.specs import make_agent
 from cardagents.training.runlog import curve_line, evaluation_line
 
 __all__ = ["Evaluations"]
@@ -22,6 +23,19 @@ class Evaluations:
     """The run's evaluations (a base of ``cardagents.training.trainer.Trainer``, whose
     ``cfg``, ``variants``, ``net``, ``make_net``, ``compute``, ``heuristic``, ``evaluator``,
     ``run``, ``timing``, ``starts``, ``samples``, ``imitated`` and ``log`` they use)."""
+
+    _curve_agent = None
+
+    def curve_agent(self):
+        """Whom the learning curve plays: the config's ``curve_opponent`` (the run's heuristic
+        for ``heuristic``; any other spec made once, as ``python -m cardagents evaluate``
+        makes it)."""
+        spec = self.cfg.curve_opponent
+        if spec == "heuristic":
+            return self.heuristic
+        if self._curve_agent is None:
+            self._curve_agent = make_agent(spec, self.cfg.game, self.cfg.seed)
+        return self._curve_agent
 
     def playing_agent(self) -> "PPOAgent":
         """The greedy policy as it stands, for evaluations: a CPU network of its own (training
@@ -48,7 +62,8 @@ class Evaluations:
             yield options, duplicate(game, agent, opponent, deals, seed=seed, **more)
 
     def curve_point(self) -> None:
-        """A learning-curve evaluation: ``curve_deals`` pairs against the heuristic under each
+        """A learning-curve evaluation: ``curve_deals`` pairs against ``curve_opponent`` (the
+        heuristic by default) under each
         option set, on seeds apart from the final evaluation's. With Ray workers they are Ray
         tasks that run while training goes on (``curve_results`` logs them when they finish);
         else they are played here, and their seconds count as evaluation."""
@@ -56,10 +71,10 @@ class Evaluations:
         if self.evaluator is not None:
             agent = self.playing_agent()
             for options, game in self.variants:
-                self.evaluator.submit((self.samples, options), game, agent, self.heuristic,
+                self.evaluator.submit((self.samples, options), game, agent, self.curve_agent(),
                                       deals, seed=seed)
         else:
-            for options, stats in self.versus(self.heuristic, deals, seed):
+            for options, stats in self.versus(self.curve_agent(), deals, seed):
                 self._curve_record(self.samples, options, stats)
         if self.timing:
             self.timing["eval"] += time.perf_counter() - began
@@ -70,9 +85,11 @@ class Evaluations:
             self._curve_record(samples, options, stats)
 
     def _curve_record(self, samples: int, options: dict, stats: dict) -> None:
+        opponent = self.cfg.curve_opponent
         self.log("curve", step=samples, group=self._group(options),
-                 line=curve_line(samples, options, self.cfg.curve_deals, stats),
+                 line=curve_line(samples, options, self.cfg.curve_deals, stats, opponent),
                  at_samples=samples, options=options, deals=self.cfg.curve_deals,
+                 **({} if opponent == "heuristic" else {"opponent": opponent}),
                  **{k: stats[k] for k in ("win_rate", "win_rate_ci95", "mean_payoff_per_game",
                                           "mean_payoff_ci95")})
 

@@ -97,23 +97,26 @@ def _number(value) -> bool:
 
 
 def iteration_line(iteration: int, samples: int, total: int, sps: float, timing: dict,
-                   win: float | None, lr: float, stats: dict, run: str = "") -> str:
-    """The console line of a PPO iteration; ``run``, the whole run's time left
+                   win: float | None, lr: float, stats: dict, run: str = "",
+                   opponent: str = "heuristic") -> str:
+    """The console line of a PPO iteration; ``win``: the recent win rate against
+    ``opponent``; ``run``, the whole run's time left
     (``cardagents.evaluation.progress.RunClock.text``), ends it."""
     bar = "#" * int(min(1.0, samples / total) * 20)
     return (f"[{bar:<20}] iter {iteration} | {samples:,}/{total:,} samples | {sps:,.0f} "
             f"samples/s (collect {timing['collect']:.1f} s, update {timing['update']:.1f} s, "
-            f"eval {timing['eval']:.1f} s) | win vs heuristic "
+            f"eval {timing['eval']:.1f} s) | win vs {opponent} "
             f"{'n/a' if win is None else f'{win:.2f}'} (recent hands) | lr {lr:.2e} | kl "
             f"{stats['approx_kl']:.5f} | clip {stats['clip_fraction']:.3f} | entropy "
             f"{stats['entropy']:.2f}" + (f" | {run}" if run else ""))
 
 
-def curve_line(samples: int, options: dict, deals: int, stats: dict) -> str:
+def curve_line(samples: int, options: dict, deals: int, stats: dict,
+               opponent: str = "heuristic") -> str:
     """The console line of a learning-curve point (``cardagents.evaluation.evaluate.duplicate``'s
-    ``stats`` against the heuristic under ``options``, at ``samples``)."""
+    ``stats`` against ``opponent`` under ``options``, at ``samples``)."""
     low, high = stats["win_rate_ci95"]
-    return (f"curve: PPO vs heuristic{' ' + str(options) if options else ''} at {samples:,} "
+    return (f"curve: PPO vs {opponent}{' ' + str(options) if options else ''} at {samples:,} "
             f"samples: win rate {stats['win_rate']:.3f} ({low:.3f}..{high:.3f}) on {deals} "
             f"pairs, mean payoff per game {stats['mean_payoff_per_game']:+.3f}")
 

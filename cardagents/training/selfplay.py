@@ -305,7 +305,10 @@ class SelfPlay:
         games: the games, stepped in lockstep.
         rng: numpy generator of the seating and opponent draws.
         opponents: weights of the opponent kinds, e.g. ``{"heuristic": 0.8, "frozen": 0.2}``.
-        players: the agent of each fixed kind (``{"heuristic": ..., "random": ...}``);
+        players: the agent of each other kind (``{"heuristic": ..., "random": ...}``), or
+            ``(agent, snapshot)`` for one player of an agent that holds several (a checkpoint
+            in a pool, ``cardagents.training.opponents``); a search agent (``needs_state``)
+            acts on its rows' states;
             ``frozen`` opponents come from ``self.frozen`` (set it when the pool changes; a kind
             is drawn only once it has an agent): a pool of snapshots acting together
             (``cardagents.ppo.frozen.FrozenPool``: ``len(pool)`` snapshots, ``pool.act_batch(obs,
@@ -333,7 +336,7 @@ class SelfPlay:
                  gamma: float, lam: float, shaping=None, shaping_weight: float = 0.0,
                  with_states: bool = False, values_later: bool = False, match_value=None):
         self.games, self.rng = games, rng
-        self.opponents, self.players = dict(opponents), dict(players)
+        self.opponents, self.players = dict(opponents), players  # (the caller's: it grows)
         self.frozen: list = []
         self.shaping = shaping if shaping_weight else None
         self.shaping_weight = shaping_weight
@@ -359,7 +362,8 @@ class SelfPlay:
         if kind == "frozen":  # one of the pool's snapshots
             opponent, snapshot = self.frozen, int(self.rng.integers(len(self.frozen)))
         else:
-            opponent, snapshot = self.players[kind], -1
+            player = self.players[kind]
+            opponent, snapshot = player if isinstance(player, tuple) else (player, -1)
         side = draw_side(self.games.slots[slot], self.rng)
         self.kind[slot] = kind
         self.seating.seat(slot, side, opponent, snapshot)
@@ -422,7 +426,8 @@ class SelfPlay:
                 book.record(mine, seats[mine], obs[mine], masks[mine], actions[mine], logp,
                             values, states)
             # each opponent acts once on all its rows, in first-row order
-            self.seating.opponents_act(actions, np.flatnonzero(~learner).tolist(), obs, masks)
+            self.seating.opponents_act(actions, np.flatnonzero(~learner).tolist(), obs, masks,
+                                       lambda i: games.slots[i])
             step = games.step(actions)
             rewards, ended = step.rewards, step.ended
             extra = self.shaping is not None or self.match_value is not None

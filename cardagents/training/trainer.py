@@ -475,14 +475,21 @@ class Trainer(Evaluations):
         sps = len(batch) / max(seconds, 1e-9)
         other = seconds - sum(self.timing.values())  # stage changes, snapshots, checkpoints
         win, payoff = self.collector.win_rate(), self.collector.mean_payoff("heuristic")
+        # the console reads the recent games against the curve's opponent (the heuristic by
+        # default; an exploiter's target)
+        against = cfg.curve_opponent
+        shown = win if against == "heuristic" else self.collector.win_rate(against)
         line = iteration_line(self.iteration, self.samples, cfg.total_samples, sps,
-                              self.timing, win, lr, stats, self.run.text()) \
+                              self.timing, shown, lr, stats, self.run.text(), against) \
             if self.iteration % cfg.log_every == 0 else None
+        more = {} if against == "heuristic" else {
+            "win_rate_vs_opponent": shown,
+            "payoff_vs_opponent": self.collector.mean_payoff(against)}
         self.log("ppo", line=line, iteration=self.iteration, stage=self.stage,
                  samples_per_s=round(sps), lr=lr,
                  **{f"{k}_s": round(v, 3) for k, v in self.timing.items()},
                  other_s=round(other, 3),
                  update_samples_per_s=round(len(batch) / max(self.timing["update"], 1e-9)),
                  update_threads=self.update_threads,
-                 win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff,
+                 win_rate_vs_heuristic=win, payoff_vs_heuristic=payoff, **more,
                  **{k: round(v, 6) for k, v in stats.items()})
