@@ -248,6 +248,15 @@ class Config:
     """games in lockstep the learner plays to meet the states to label."""
 
 
+# The seeds a run deals from, one copy for the trainer, its Ray workers, its evaluations and
+# the exploit command's check that its own evaluation deals none of them (``training_seeds``).
+PPO_SEED_STRIDE = 1_000_003  # a run's PPO games: from seed * stride on, one seed a game
+IMITATION_SEED_STRIDE = 7_000_003  # the imitation's games: from seed * stride on
+EVAL_SEED_BASE = 10_000_000  # the final evaluations' deal pairs: from base + seed on
+CURVE_SEED_BASE = 20_000_000  # the learning curve's deal pairs: from base + seed on
+# Ray worker i deals from (i + 1) blocks above the run's first PPO seed, each replacement of it
+# a restart step further (cardagents.training.remote.first_deal)
+WORKER_SEED_BLOCK, WORKER_RESTART_STEP = 1_000_000_000, 10_000_000
 # upper bounds of the counts (bounds against typos such as 10**12, not targets)
 MAX_SAMPLES = 10 ** 13  # total_samples, rollout_samples, minibatch, imitation_* samples
 # hidden, as cardagents.ppo.agent reads a checkpoint (1 GB a layer)
@@ -496,6 +505,29 @@ def needs_heuristic(cfg: Config) -> bool:
     mixes = [cfg.opponents] + [stage.get("opponents", {}) for stage in cfg.stages]
     return any(m.get("heuristic", 0) > 0 for m in mixes) or cfg.eval_deals > 0 \
         or cfg.imitation_samples > 0 or (cfg.curve_every > 0 and cfg.curve_opponent == "heuristic")
+
+
+def training_seeds(cfg: Config) -> list[tuple[str, int, int]]:
+    """The seeds a run of ``cfg`` can deal, as (what, first, last + 1): its PPO games (a game
+    holds at least one learner decision, so there are no more than the samples and the games
+    in play; with ``workers``, each worker's block, its replacements included), the
+    imitation's games and the learning curve's and final evaluations' deal pairs, where the
+    run has them."""
+    first = cfg.seed * PPO_SEED_STRIDE
+    seeds = [("PPO games", first, first + cfg.total_samples + cfg.num_envs + 1)]
+    seeds += [(f"PPO games of Ray worker {i}", first + (i + 1) * WORKER_SEED_BLOCK,
+               first + (i + 2) * WORKER_SEED_BLOCK) for i in range(cfg.workers)]
+    if cfg.imitation_samples:
+        start = cfg.seed * IMITATION_SEED_STRIDE
+        seeds.append(("imitation games", start,
+                      start + cfg.imitation_samples + cfg.num_envs + 1))
+    if cfg.curve_every:
+        seeds.append(("learning-curve pairs", CURVE_SEED_BASE + cfg.seed,
+                      CURVE_SEED_BASE + cfg.seed + cfg.curve_deals))
+    if cfg.eval_deals:
+        seeds.append(("final evaluation pairs", EVAL_SEED_BASE + cfg.seed,
+                      EVAL_SEED_BASE + cfg.seed + cfg.eval_deals))
+    return seeds
 
 
 def stage_at(cfg: Config, samples: int) -> int:

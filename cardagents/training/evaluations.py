@@ -14,6 +14,7 @@ from cardagents.evaluation.progress import Progress
 from cardagents.players.random import RandomAgent
 from cardagents.ppo.agent import PPOAgent
 from cardagents.specs import make_agent
+from cardagents.training.config import CURVE_SEED_BASE, EVAL_SEED_BASE
 from cardagents.training.runlog import curve_line, evaluation_line
 
 __all__ = ["Evaluations"]
@@ -67,7 +68,8 @@ class Evaluations:
         option set, on seeds apart from the final evaluation's. With Ray workers they are Ray
         tasks that run while training goes on (``curve_results`` logs them when they finish);
         else they are played here, and their seconds count as evaluation."""
-        began, deals, seed = time.perf_counter(), self.cfg.curve_deals, 20_000_000 + self.cfg.seed
+        began, deals, seed = time.perf_counter(), self.cfg.curve_deals, \
+            CURVE_SEED_BASE + self.cfg.seed
         if self.evaluator is not None:
             agent = self.playing_agent()
             for options, game in self.variants:
@@ -112,7 +114,7 @@ class Evaluations:
                  if start else "evaluation") + f": PPO vs {opponent}"
         results = []
         phase = "start evaluation" if start else f"evaluation vs {opponent}"
-        for options, stats in self.versus(other, deals, 10_000_000 + self.cfg.seed, label,
+        for options, stats in self.versus(other, deals, EVAL_SEED_BASE + self.cfg.seed, label,
                                           phase if self.run is not None else None):
             results.append({"options": options, **stats})
             record = self.log("start_evaluation" if start else "evaluation",

@@ -31,7 +31,8 @@ from cardagents.players.random import RandomAgent
 from cardagents.ppo.net import make_net
 from cardagents.training import selfplay
 from cardagents.training.collector import Collector
-from cardagents.training.config import CollectorSettings
+from cardagents.training.config import (PPO_SEED_STRIDE, WORKER_RESTART_STEP,
+                                        WORKER_SEED_BLOCK, CollectorSettings)
 from cardagents.training.selfplay import Batch
 
 # what a dead actor or node raises at ray.get (ActorDiedError, ActorUnavailableError, ...)
@@ -46,7 +47,7 @@ def worker_seed(seed: int, index: int, restart: int) -> int:
 def first_deal(seed: int, index: int, restart: int) -> int:
     """The first deal's seed of worker ``index`` (each worker and each replacement deals from a
     range of its own)."""
-    return seed * 1_000_003 + (index + 1) * 1_000_000_000 + restart * 10_000_000
+    return seed * PPO_SEED_STRIDE + (index + 1) * WORKER_SEED_BLOCK + restart * WORKER_RESTART_STEP
 
 
 def pack(batch: Batch) -> dict:

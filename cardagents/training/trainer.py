@@ -24,7 +24,8 @@ from cardagents.ppo.losses import fit, imitation_loss, ppo_loss
 from cardagents.ppo.net import make_net
 from cardagents.training.checkpoints import restore, save_training
 from cardagents.training.collector import Collector
-from cardagents.training.config import (Config, collector_settings, learning_rate,
+from cardagents.training.config import (IMITATION_SEED_STRIDE, PPO_SEED_STRIDE, Config,
+                                        collector_settings, learning_rate,
                                         needs_heuristic, option_sets, run_path, stage_at,
                                         stage_config)
 from cardagents.training.evaluations import Evaluations
@@ -57,7 +58,7 @@ class Trainer(Evaluations):
         self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic(cfg) else None
         self.random = RandomAgent(cfg.game, cfg.seed)
         self.pool: list = []  # frozen snapshots (state dicts)
-        self.iteration, self.samples, first_seed = 0, 0, cfg.seed * 1_000_003
+        self.iteration, self.samples, first_seed = 0, 0, cfg.seed * PPO_SEED_STRIDE
         self.imitated, elapsed = 0, 0.0
         if resume:  # where the run stood (cardagents.training.checkpoints; ConfigError if damaged)
             at = restore(resume, self.net, self.optimizer, cfg.lr, self.rng, cfg.game)
@@ -185,7 +186,7 @@ class Trainer(Evaluations):
         cfg = self.cfg
         optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.imitation_lr)
         games = VectorGame(cfg.game, cfg.num_envs, options=self.active.options,
-                           seed=cfg.seed * 7_000_003 + self.imitated)
+                           seed=cfg.seed * IMITATION_SEED_STRIDE + self.imitated)
         demonstrator = Demonstrator(games, self.heuristic, self.net.critic == "global")
         first = self.imitated
         if self.run is None:  # (called on its own, not by train)
