@@ -46,7 +46,7 @@ from cardenv.core.options import parse_assignments
 from cardenv.games import make_game, names as game_names
 from cardenv.moves import group_moves, is_type, label, moves_text, open_step, parse_move
 from cardenv.players import decide, load_player, player_name
-from cardenv.text import explain, move_text, option_specs, render
+from cardenv.text import explain, move_text, plays_matches, render
 
 
 HELP = __doc__.split("\n\n")[2].replace("``", "")  # ``?``: that paragraph, as plain text
@@ -264,16 +264,6 @@ def tally(game, games: int, seed: int, quiet: bool, lang: str = "zh") -> None:
               f"hands ended by: " + ", ".join(f"{k} {v}" for k, v in reasons.most_common()))
 
 
-def _has_match(name: str) -> bool:
-    """Whether game ``name`` plays whole matches (an option ``episode`` that takes
-    ``"match"``)."""
-    try:
-        specs = option_specs(name)
-    except ValueError:  # a game registered without a presentation
-        return False
-    return any(o["name"] == "episode" and "match" in o.get("choices", []) for o in specs)
-
-
 # --- command line ------------------------------------------------------------------------------
 
 def _parser() -> argparse.ArgumentParser:
@@ -316,7 +306,7 @@ def _game(parser, args):
     except ValueError as exc:
         parser.error(str(exc))
     if args.match:
-        matches = [name for name in game_names() if _has_match(name)]
+        matches = [name for name in game_names() if plays_matches(name)]
         if args.game not in matches:
             parser.error(f"--match is for {', '.join(matches) or 'no game here'} (the games "
                          f"with an option episode='match'); for {args.game}, see its options "

@@ -141,3 +141,13 @@ def option_specs(game) -> list[dict]:
     from cardenv.core.options import describe
     name = game if isinstance(game, str) else game.name
     return describe(_game_module(name).options())
+
+
+def plays_matches(game) -> bool:
+    """Whether ``game`` (a game or its name) plays whole matches: an option ``episode`` that
+    takes ``"match"`` (``False`` for a game registered without a presentation)."""
+    try:
+        specs = option_specs(game)
+    except ValueError:
+        return False
+    return any(o["name"] == "episode" and "match" in o.get("choices", []) for o in specs)

@@ -86,6 +86,7 @@ class PolicyNet(nn.Module):
         high = torch.as_tensor(np.asarray(obs_high, dtype=np.float32))
         self.register_buffer("scale", 1.0 / torch.clamp(high, min=1.0))
         self.obs_size = high.numel()
+        self.hidden = [int(h) for h in hidden]  # the trunk's (and a global critic's) sizes
         self.trunk, width = _mlp(high.numel(), hidden)
         self.policy = nn.Linear(width, num_actions)
         self.head = "fixed" if features is None else "features"

@@ -323,8 +323,8 @@ class Trainer(Evaluations):
             weights = {k: torch.zeros_like(v) if k.startswith(last) else v
                        for k, v in weights.items()}
         if set(weights) != set(mine) or any(weights[k].shape != mine[k].shape for k in mine):
-            sizes = [m.out_features for m in agent.net.trunk if isinstance(m, torch.nn.Linear)]
-            raise ConfigError(f"config: init {path}: a network with hidden {sizes} and a "
+            raise ConfigError(f"config: init {path}: a network with hidden {agent.net.hidden} "
+                              f"and a "
                               f"{agent.net.critic} critic over another observation or "
                               f"other sizes than the config's (hidden {list(self.cfg.hidden)}, "
                               f"critic {self.cfg.critic})")
