@@ -52,7 +52,9 @@ illegal_action="raise", **options)``
 through ``gymnasium.make``'s wrappers by ``env.get_wrapper_attr("action_masks")``. The same mask
 is ``info["action_mask"]`` of every ``reset`` and ``step``, with ``info["seat"]``; ``reset``'s
 info adds ``"deal_seed"`` (the state's seed: ``game.new_state(deal_seed)`` deals the same game),
-and a step during which hands ended adds ``"hand_results"`` (their ``to_dict()``, in order).
+and a step during which hands ended adds ``"hand_results"`` (their ``to_dict()`` in the fixed
+shape of ``cardenv.envs.aec.result_info``: -1 or "" for None, seat lists padded with -1; in
+order).
 
 ### Rewards and episode end
 
@@ -99,10 +101,11 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from cardenv.core.checks import check_int
+from cardenv.core.checks import action_id, check_int
 from cardenv.core.errors import ConfigError, IllegalActionError
 from cardenv.core.lang import check_lang, translate
 from cardenv.core.state import MAX_SEED
+from cardenv.envs.aec import check_render_mode, renders, result_info
 from cardenv.games import make_game
 from cardenv.players import decide, load_player, player_name
 from cardenv.text import render
@@ -129,14 +132,11 @@ class SingleAgentEnv(gymnasium.Env):
     def __init__(self, game: str, seat: int | str = 0, opponents=("random", "random", "random"),
                  render_mode: str | None = None, lang: str = "zh",
                  illegal_action: str = "raise", **options):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                              f"None, got {render_mode!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got "
                               f"{illegal_action!r}")
         self.lang = check_lang(lang)
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         self.illegal_action = illegal_action
         self.game = make_game(game, **options)
         num_players = self.game.num_players
@@ -256,7 +256,8 @@ class SingleAgentEnv(gymnasium.Env):
         terminated = bool(state.is_over) and not truncated
         info = self._info()
         if len(state.results) > hands_before:
-            info["hand_results"] = [r.to_dict() for r in state.results[hands_before:]]
+            info["hand_results"] = [result_info(r, self.game.num_players)
+                                    for r in state.results[hands_before:]]
         if self.render_mode == "human":
             self.render()
         return state.observation(self.seat), reward, terminated, truncated, info
@@ -291,15 +292,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def _action_id(self, action) -> int:
         """``action`` as an int id, or a ``ValueError`` saying why it is none."""
-        n = self.game.num_actions
-        if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
-            action = action.reshape(()).item() if action.dtype.kind in "iu" else action
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"an action is an int id in 0..{n - 1}, got {action!r} "
-                             f"({type(action).__name__})")
-        if not 0 <= action < n:
-            raise ValueError(f"action {action} is out of range: ids run 0..{n - 1}")
-        return int(action)
+        return action_id(action, self.game.num_actions)
 
     def _draw_seed(self) -> int:
         return int(self.np_random.integers(_DEAL_SEEDS))
@@ -316,9 +309,7 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self) -> str | None:
         """The learner seat's view of the table (its hand, counts of the others, the public
         play), printed (``"human"``) or returned (``"ansi"``)."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
-                                  "'ansi' or 'human' to the constructor")
+        if not renders(self.render_mode):
             return None
         if self.game_state is None:
             raise RuntimeError("render() before reset(): call env.reset(seed=...) first")

@@ -14,6 +14,7 @@ from gymnasium.utils.env_checker import check_env
 import cardenv  # noqa: F401  (registers the Gymnasium ids)
 from cardenv import games, text
 from cardenv.core.errors import ConfigError, IllegalActionError
+from cardenv.envs.aec import result_info
 from cardenv.single_agent import MAX_REDEALS, SingleAgentEnv
 from tests.toy_game import ToyGame, ToyState
 
@@ -136,7 +137,7 @@ def test_rewards_sum_to_the_returns_and_masks_are_the_states(name, options):
         assert truncated == state.truncated and terminated == (not state.truncated)
         assert not any(t or u for _, _, t, u, _ in trajectory[:-1])
         reported = [r for step in trajectory for r in step[4].get("hand_results", [])]
-        assert reported == [r.to_dict() for r in state.results]
+        assert reported == [result_info(r, 4) for r in state.results]
         assert not env.action_masks().any() and not info["action_mask"].any()
     if options.get("max_hands") == 2:
         assert truncated and len(state.results) == 2
@@ -265,7 +266,7 @@ def test_a_checkpoint_plays_as_an_opponent():
     ({"opponents": ["random", 7, "random"]}, ValueError, "opponents[1] (7): a player is a name"),
     ({"handz": 2}, ConfigError, "handz"),
     ({"illegal_action": "ignore"}, ConfigError, "illegal_action must be one of"),
-    ({"render_mode": "rgb_array"}, ConfigError, "render_mode must be one of"),
+    ({"render_mode": 3}, ConfigError, "render_mode must be one of"),
     ({"lang": "fr"}, ConfigError, "fr"),
 ])
 def test_bad_arguments_are_clear_value_errors(kwargs, error, message):

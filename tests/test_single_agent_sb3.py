@@ -43,3 +43,28 @@ def test_maskable_ppo_learns_and_predicts_legal_actions(env_id, timesteps, one_t
             episodes += 1
             obs, info = env.reset()
     assert episodes >= 1
+
+
+@pytest.mark.parametrize("env_id", sorted(cardenv.GYMNASIUM_ENVIRONMENTS))
+def test_make_vec_env_builds_the_envs_and_predict_gives_legal_actions(env_id):
+    """SB3's ``make_vec_env`` passes ``render_mode="rgb_array"``, which the envs warn about and
+    keep (issue 44); a model's ``predict()`` returns actions as numpy arrays, which ``step``
+    takes."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    with pytest.warns(UserWarning, match="render_mode 'rgb_array'"):
+        vec = make_vec_env(env_id, n_envs=2, seed=3)
+    obs = vec.reset()
+    assert obs.shape[0] == 2
+    for _ in range(20):
+        masks = np.stack(vec.env_method("action_masks"))
+        actions = np.array([np.flatnonzero(m)[0] for m in masks])
+        obs, rewards, dones, infos = vec.step(actions)
+        assert len(infos) == 2
+    env = gymnasium.make(env_id)
+    obs, info = env.reset(seed=0)
+    model = sb3_contrib.MaskablePPO("MlpPolicy", env, policy_kwargs={"net_arch": [8]}, seed=0,
+                                    device="cpu", n_steps=64, batch_size=32)
+    action, _ = model.predict(obs, action_masks=info["action_mask"], deterministic=True)
+    assert isinstance(action, np.ndarray) and action.shape == ()
+    env.step(action)

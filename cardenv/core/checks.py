@@ -22,6 +22,21 @@ def is_int(value) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
+def action_id(action, n: int) -> int:
+    """``action`` as an int id in ``0..n-1``, or a ``ValueError`` saying why it is none. Python
+    and numpy integers are ids, and so is an integer array of one element (shape ``()`` as
+    ``Discrete.contains`` accepts it and a trained SB3 model's ``predict()`` returns it, or
+    ``(1,)``); a bool, a float or anything else is not."""
+    if isinstance(action, np.ndarray) and action.shape in ((), (1,)) and action.dtype.kind in "iu":
+        action = action.reshape(()).item()
+    if not is_int(action):
+        raise ValueError(f"an action is an int id in 0..{n - 1}, got {action!r} "
+                         f"({type(action).__name__})")
+    if not 0 <= action < n:
+        raise ValueError(f"action {action} is out of range: ids run 0..{n - 1}")
+    return int(action)
+
+
 def is_number(value) -> bool:
     """A finite int or float (numpy's included), and not a bool; an int too large for a float
     (``10**400``) is not one: every number read here is used as a float."""

@@ -42,7 +42,7 @@ from cardenv.core.state import CardGame, CardState
 from cardenv.dabang import action_features as features
 from cardenv.dabang import batch, counting, reasons, worlds
 from cardenv.dabang import catalogue as cat
-from cardenv.dabang.observation import LAYOUT
+from cardenv.dabang.observation import BLOOD_SHOWN, LAYOUT
 from cardenv.dabang.phase import Phase, enter
 from cardenv.dabang.phases import RULES, burial, deal, trick, tribute
 from cardenv.dabang.phases.burial import Kitty
@@ -410,7 +410,8 @@ class DabangState(CardState):
         v["level"][self.level - 3] = 1
         v["first_hand"][0] = self.first_hand
         v["tribute"][0] = 0
-        v["blood_owed"][0] = self.blood_due  # public: the previous hand's result
+        # public: the previous hand's result (capped: more than a hand pays the same tribute)
+        v["blood_owed"][0] = min(self.blood_due, BLOOD_SHOWN)
         v["tribute_hand"][0] = self.blood_due > 0
         # [DB-8]: a dealer keeping its tribute plays the last tricks alone
         v["defenders_take_last"][0] = self.blood_due > 0 and \

@@ -16,6 +16,10 @@ from cardenv.dabang.phase import DECISIONS
 PHASES = tuple(phase.value for phase in DECISIONS)  # the decision phases, in one-hot order
 DECLARATIONS = ("grab", "level_1", "level_2", "level_3", "level_4", "small_jokers", "big_jokers")
 # the columns of ``declared_cards``: the level card of each suit, the small and the big joker
+# The blood_owed entry's largest value: tribute is paid in cards, at most the giver's whole
+# hand (52 cards after the deal), so a blood owed above it pays the same tribute; the option
+# `blood` accepts more (cardenv.dabang.game.MAX_BLOOD), which the entry shows as this.
+BLOOD_SHOWN = 60
 CLASSES = ("diamonds", "clubs", "hearts", "spades", "trump")  # suit classes (strength.TRUMP = 4)
 SHOWN = ("level_diamonds", "level_clubs", "level_hearts", "level_spades", "small_jokers",
          "big_jokers")
@@ -78,10 +82,11 @@ PIECES = [
     # the engine keeps them (cardenv.dabang.counting)
     Piece("voids", (4, len(CLASSES)), "seats",
           "1 where public play shows a seat void in a suit: it followed a lead of that suit "
-          "(columns ♦♣♥♠ side suits, then trump) with none of it (A5)"),
+          "(columns ♦♣♥♠ side suits, then trump) with none of it (brief A5, play)"),
     Piece("blood_owed", (1,), "public",
           "blood (喝血) the dealer is owed this hand, known from the deal's start (the tribute "
-          "it brings is paid after the deal)", 60),
+          f"it brings is paid after the deal), shown up to {BLOOD_SHOWN}: a hand pays at most "
+          "its giver's cards, so more owed pays the same", BLOOD_SHOWN),
     Piece("tribute_hand", (1,), "public", "1 when the dealer is owed blood this hand"),
     Piece("defenders_take_last", (1,), "public",
           "1 in a hand whose dealer is owed tribute and keeps it (option tribute_return "
@@ -91,10 +96,11 @@ PIECES = [
           "copies of each kind this seat has not seen: 4 minus its hand, everything played "
           "and the kitty cards it knows (they are in the other hands or the kitty)", 4),
     Piece("kitty_points", (4, 1), "own",
-          "points in the kitty cards this seat knows to lie in the kitty (doubled for the "
-          "attackers if they win the last trick, A6)", 200),
+          "points in the kitty cards this seat knows to lie in the kitty, as the cards count "
+          "(not doubled: the attackers score twice this if they win the last trick, brief "
+          "A6)", 200),
     Piece("trick_winner", (4,), "seats",
-          "one-hot: the seat whose play wins the current trick as played so far (A5; zeros "
+          "one-hot: the seat whose play wins the current trick as played so far (brief A5; zeros "
           "before the lead)"),
     Piece("trick_points", (1,), "public",
           "points in the plays completed in the current trick", 160),
@@ -105,7 +111,7 @@ PIECES = [
           "points the attackers (the non-dealer team) have won in tricks this hand", 400),
     Piece("thresholds", (3,), "public",
           "1 for each of the attackers' score bands 120, 160 (taking the deal), 200 that "
-          "their trick points have reached (A6)"),
+          "their trick points have reached (brief A6)"),
     Piece("points_out", (1,), "public",
           "points not yet won in a trick: in the hands, on the table or in the kitty", 400),
 ]

@@ -53,8 +53,9 @@ PIECES = [
     # the engine keeps them (cardenv.dagong.counting). Counts assume the full 108-card deal (a
     # hand dealt by hand with fewer cards counts the undealt ones as unseen)
     Piece("unseen", (4, 54), "own",
-          "copies of each card kind this seat has not seen: 2 minus its own hand minus every "
-          "card played this hand (they are in the other hands)", 2),
+          "copies of each card kind this seat has not seen played or in its own hand: 2 minus "
+          "its hand minus every card played this hand (they are in the other hands; a card "
+          "only shown, the called card or a superseded call, still counts here)", 2),
     Piece("unseen_ranks", (4, 14), "own",
           "unseen natural cards of each rank 3..2 (0..8), then unseen jokers (0..4): the most "
           "of each rank the other three hands hold together, wildcards apart", 8),

@@ -11,13 +11,15 @@ names. It is not a rules option: observations, masks, seeds and saved states do 
 and ``action_info(a).text`` keeps the Chinese terms.
 
 When a hand ends, every agent's ``infos`` holds ``{"hand_over": True, "hand_result": {...}}``
-for that step (the result as a dict); otherwise ``infos`` are empty. Everything
+for that step (the result as a dict of fixed shape, ``result_info``); otherwise ``infos`` are
+empty. Everything
 PettingZoo-specific (agents, spaces, rewards bookkeeping, dead steps, rendering modes) is written
 here once, for both games.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from typing import Any, Callable
 
@@ -28,6 +30,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from cardenv.core.action_features import features_of
+from cardenv.core.checks import action_id
 from cardenv.core.errors import ConfigError
 from cardenv.core.lang import check_lang, translate
 
@@ -44,12 +47,9 @@ class CardGameEnv(AECEnv):
     def __init__(self, game, render_text: Callable[[Any], str], render_mode: str | None = None,
                  lang: str = "zh"):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ConfigError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                              f"None, got {render_mode!r}")
         self.lang = check_lang(lang)
         self.game = game
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode, self.metadata["render_modes"])
         self._render_text = render_text
         self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
@@ -164,7 +164,7 @@ class CardGameEnv(AECEnv):
             self._hands_reported = len(state.results)
             self.rewards = {a: state.last_rewards[i] for i, a in enumerate(self.possible_agents)}
             self._accumulate_rewards()
-            result = state.results[-1].to_dict()
+            result = result_info(state.results[-1], len(self.possible_agents))
             self.infos = {a: {"hand_over": True, "hand_result": result} for a in self.agents}
             self._hand_just_ended = True
         elif self._hand_just_ended:
@@ -184,9 +184,7 @@ class CardGameEnv(AECEnv):
             self.render()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
-                                  "'ansi' or 'human' to the constructor")
+        if not renders(self.render_mode):
             return None
         text = translate(self._render_text(self.game_state), self.lang)
         if self.render_mode == "human":
@@ -196,6 +194,48 @@ class CardGameEnv(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def result_info(result, num_players: int) -> dict:
+    """A finished hand's result (``result.to_dict()``) in the fixed shape replay buffers need
+    (Tianshou's stacks every info it sees): a field that may be None holds -1 where it is a
+    seat or number and "" where it is a word; a list of seats that may be short (Dagong's
+    ``places`` and ``winners``) is padded with -1 to one entry per seat. Every other field is
+    as ``to_dict()`` gives it."""
+    data = result.to_dict()
+    for f in dataclasses.fields(result):
+        kind, value = str(f.type), data[f.name]
+        if value is None:
+            data[f.name] = "" if "str" in kind else -1
+        elif kind == "list[int]" and len(value) < num_players:
+            data[f.name] = list(value) + [-1] * (num_players - len(value))
+    return data
+
+
+def check_render_mode(render_mode, modes: list[str]) -> str | None:
+    """``render_mode`` as the env keeps it. One it cannot draw (``"rgb_array"``, which
+    ``gymnasium.make`` and SB3's ``make_vec_env`` pass) is warned about, as Gymnasium warns,
+    and kept: ``render()`` then warns again and returns None. A non-string is a ``ConfigError``."""
+    if render_mode is not None and not isinstance(render_mode, str):
+        raise ConfigError(f"render_mode must be one of {modes} or None, got {render_mode!r}")
+    if render_mode is not None and render_mode not in modes:
+        gymnasium.logger.warn(f"render_mode {render_mode!r} is not one this env draws ({modes}):"
+                              f" render() will return None")
+    return render_mode
+
+
+def renders(render_mode) -> bool:
+    """Whether ``render()`` draws in ``render_mode``; warns, as Gymnasium does, where it does
+    not."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
+                              "'ansi' or 'human' to the constructor")
+        return False
+    if render_mode not in ("human", "ansi"):
+        gymnasium.logger.warn(f"render() in render_mode {render_mode!r} draws nothing; pass "
+                              f"render_mode='ansi' or 'human' to the constructor")
+        return False
+    return True
 
 
 class CheckActionWrapper(wrappers.BaseWrapper):
@@ -212,11 +252,8 @@ class CheckActionWrapper(wrappers.BaseWrapper):
                 raise ValueError(f"step(None) is for an agent that is done; {agent} is to play: "
                                  f"give an action id in 0..{n - 1} (observation"
                                  f"['action_mask'] marks the legal ones)")
-        elif isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"an action is an int id in 0..{n - 1}, got {action!r} "
-                             f"({type(action).__name__})")
-        elif not 0 <= action < n:
-            raise ValueError(f"action {action} is out of range: ids run 0..{n - 1}")
+        else:
+            action = action_id(action, n)
         super().step(action)
 
 

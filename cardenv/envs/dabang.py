@@ -42,8 +42,9 @@ observations, masks, seeds and saved states are the same in both languages, and
 A dict: ``observation`` (what the seat may know, below) and ``action_mask``. Seats in the table
 are relative to the observer: 0 = itself, 1 = the next player (an opponent), 2 = its partner,
 3 = the previous player (an opponent). The pieces from ``voids`` on are what a card player
-counts: cards not yet seen, voids shown by play, sure winners, the trick's winner so far, the
-score against the thresholds, the tribute and the last-trick rule. Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and
+counts: cards not yet seen, voids shown by play, the trick's winner so far, the score against
+the thresholds, the tribute and the last-trick rule (sure winners are no piece: the action
+feature ``top`` gives each lead's). Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and
 suits ♦♣♥♠ = 0..3; 52 = small joker, 53 = big joker.
 
 | Index | Piece | Shape | Max | Description |
@@ -79,17 +80,17 @@ suits ♦♣♥♠ = 0..3; 52 = small joker, 53 = big joker.
 | 847..848 | `flip_jokers` | 2 | 4 | small and big jokers turned over and passed, after the first hand's four kitty flips, while looking for the suited card that names the trump (a joker won the flips) |
 | 849..856 | `koujoker_kinds` | 4x2 | 4 | small and big jokers each seat has buried by 扣王 this hand |
 | 857..1072 | `taken_back` | 4x54 | 4 | cards each seat has taken back from the shown kitty after 扣王 this hand |
-| 1073..1092 | `voids` | 4x5 | 1 | 1 where public play shows a seat void in a suit: it followed a lead of that suit (columns ♦♣♥♠ side suits, then trump) with none of it (A5) |
-| 1093..1093 | `blood_owed` | 1 | 60 | blood (喝血) the dealer is owed this hand, known from the deal's start (the tribute it brings is paid after the deal) |
+| 1073..1092 | `voids` | 4x5 | 1 | 1 where public play shows a seat void in a suit: it followed a lead of that suit (columns ♦♣♥♠ side suits, then trump) with none of it (brief A5, play) |
+| 1093..1093 | `blood_owed` | 1 | 60 | blood (喝血) the dealer is owed this hand, known from the deal's start (the tribute it brings is paid after the deal), shown up to 60: a hand pays at most its giver's cards, so more owed pays the same |
 | 1094..1094 | `tribute_hand` | 1 | 1 | 1 when the dealer is owed blood this hand |
 | 1095..1095 | `defenders_take_last` | 1 | 1 | 1 in a hand whose dealer is owed tribute and keeps it (option tribute_return 'none'): the dealer holds more cards than anyone and plays the last tricks alone, so the defenders win the last trick (保底) [DB-8] |
 | 1096..1149 | `unseen` | 54 | 4 | copies of each kind this seat has not seen: 4 minus its hand, everything played and the kitty cards it knows (they are in the other hands or the kitty) |
-| 1150..1150 | `kitty_points` | 1 | 200 | points in the kitty cards this seat knows to lie in the kitty (doubled for the attackers if they win the last trick, A6) |
-| 1151..1154 | `trick_winner` | 4 | 1 | one-hot: the seat whose play wins the current trick as played so far (A5; zeros before the lead) |
+| 1150..1150 | `kitty_points` | 1 | 200 | points in the kitty cards this seat knows to lie in the kitty, as the cards count (not doubled: the attackers score twice this if they win the last trick, brief A6) |
+| 1151..1154 | `trick_winner` | 4 | 1 | one-hot: the seat whose play wins the current trick as played so far (brief A5; zeros before the lead) |
 | 1155..1155 | `trick_points` | 1 | 160 | points in the plays completed in the current trick |
 | 1156..1159 | `still_to_play` | 4 | 1 | 1 for each seat yet to complete its play in the current trick (the one to act included; zeros outside play) |
 | 1160..1160 | `attack_points` | 1 | 400 | points the attackers (the non-dealer team) have won in tricks this hand |
-| 1161..1163 | `thresholds` | 3 | 1 | 1 for each of the attackers' score bands 120, 160 (taking the deal), 200 that their trick points have reached (A6) |
+| 1161..1163 | `thresholds` | 3 | 1 | 1 for each of the attackers' score bands 120, 160 (taking the deal), 200 that their trick points have reached (brief A6) |
 | 1164..1164 | `points_out` | 1 | 400 | points not yet won in a trick: in the hands, on the table or in the kitty |
 
 Nothing hidden is in it: other hands, the kitty (unless shown, or the dealer's own burial), and
@@ -157,7 +158,9 @@ Team rewards (both partners get the same; zero-sum between the teams), when a ha
   ``max_hands`` truncates the episode.
 
 On the step that ends a hand, every agent's ``info`` is ``{"hand_over": True, "hand_result":
-{...}}`` (score, outcome, levels, blood, next dealer, match end; see ``cardenv.dabang.HandResult``).
+{...}}`` (score, outcome, levels, blood, next dealer, match end; see ``cardenv.dabang.HandResult``),
+in one shape for every hand: ``next_dealer`` and ``match_winner`` are -1 and ``match_end`` is ""
+where there is none (``cardenv.envs.aec.result_info``).
 
 ### Version History
 

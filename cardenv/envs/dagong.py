@@ -62,7 +62,7 @@ previous player. Card kinds: ``rank * 4 + suit`` for ranks 3..2 = 0..12 and suit
 | 455..458 | `yaobai` | 4 | 1 | 1 for each seat that has played a 摇摆 this hand |
 | 459..459 | `more_hands` | 1 | 1 | 1 if another hand follows this one in the episode |
 | 460..513 | `superseded_calls` | 54 | 1 | 1 for each kind called during a later hand's deal and then superseded because the dealer came to hold both copies (the dealer showed them) |
-| 514..567 | `unseen` | 54 | 2 | copies of each card kind this seat has not seen: 2 minus its own hand minus every card played this hand (they are in the other hands) |
+| 514..567 | `unseen` | 54 | 2 | copies of each card kind this seat has not seen played or in its own hand: 2 minus its hand minus every card played this hand (they are in the other hands; a card only shown, the called card or a superseded call, still counts here) |
 | 568..581 | `unseen_ranks` | 14 | 8 | unseen natural cards of each rank 3..2 (0..8), then unseen jokers (0..4): the most of each rank the other three hands hold together, wildcards apart |
 | 582..582 | `points_out` | 1 | 200 | points not yet played this hand: 200 (two decks) minus the points played |
 | 583..583 | `hand_points` | 1 | 200 | points in own hand |
@@ -123,7 +123,9 @@ or loss, ×2 for 绑 and 清, ×4 for 光头, solo ±3×`solo_multiplier` (each 
 `solo_multiplier`), doubled once when a winner played a 摇摆; plus the 喜钱 balance for the
 dealt hands. Rewards sum to zero. Between hand ends every reward is 0. On the step that ends a
 hand, every agent's ``info`` is ``{"hand_over": True, "hand_result": {...}}`` (places, points,
-winners, reason, multiplier, payoff, 喜钱; see ``cardenv.dagong.HandResult``). An illegal move
+winners, reason, multiplier, payoff, 喜钱; see ``cardenv.dagong.HandResult``), in one shape for
+every hand: ``partner`` and ``solo`` are -1 where there is none, and ``places`` and ``winners``
+are padded with -1 to four entries (``cardenv.envs.aec.result_info``). An illegal move
 under ``env()`` gives the offender -1 and the others 0, PettingZoo's convention (not zero-sum).
 
 ### Version History

@@ -12,6 +12,7 @@ from pettingzoo.test import api_test, seed_test
 import cardenv
 from cardenv import dagong_v0
 from cardenv.core.errors import ConfigError, IllegalActionError
+from cardenv.envs.aec import result_info
 from cardenv.dagong import DagongGame
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.observation import LAYOUT
@@ -116,7 +117,7 @@ def test_bad_options():
     with pytest.raises(ConfigError, match="unknown option 'hand' \\(did you mean 'hands'\\?\\)"):
         dagong_v0.env(hand=2)
     with pytest.raises(ConfigError, match="render_mode"):
-        dagong_v0.raw_env(render_mode="rgb_array")
+        dagong_v0.raw_env(render_mode=["ansi"])
 
 
 def test_render_ansi_and_human(capsys):
@@ -241,4 +242,4 @@ def test_hand_end_is_reported_in_infos():
             reported.append(result)
         else:
             assert not any(env.unwrapped.rewards.values())
-    assert reported == [r.to_dict() for r in env.unwrapped.game_state.results]
+    assert reported == [result_info(r, 4) for r in env.unwrapped.game_state.results]
