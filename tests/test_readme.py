@@ -1,17 +1,27 @@
-"""README's code examples run as written."""
+"""README's and docs/api.md's code examples run as written: each Python block after a
+``<!-- run: name -->`` marker, found by its name (moving a block breaks no other test)."""
 
 import pathlib
 import re
 
 README = pathlib.Path(__file__).resolve().parents[1] / "README.md"
+API = README.parent / "docs" / "api.md"
 
 
-def python_blocks():
-    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+def blocks(path: pathlib.Path = README) -> dict:
+    """``{name: code}`` of the marked Python blocks of ``path``."""
+    return dict(re.findall(r"<!-- run: ([\w-]+) -->\n```python\n(.*?)```",
+                           path.read_text(encoding="utf-8"), re.S))
+
+
+def test_every_python_block_is_marked():
+    for path in (README, API):
+        text = path.read_text(encoding="utf-8")
+        assert text.count("```python") == len(blocks(path)), path
 
 
 def test_aec_example_runs(capsys):
-    code = python_blocks()[0]
+    code = blocks()["aec"]
     namespace = {}
     exec(compile(code, "README example", "exec"), namespace)
     env = namespace["env"]
@@ -24,21 +34,21 @@ def test_shipped_agent_example_runs(capsys):
     import pytest
     pytest.importorskip("torch")
     namespace = {}
-    exec(compile(python_blocks()[1], "README agent example", "exec"), namespace)
+    exec(compile(blocks(API)["agent"], "docs/api.md agent example", "exec"), namespace)
     assert not namespace["env"].agents or all(namespace["env"].terminations.values())
     assert "player_0" in capsys.readouterr().out
 
 
 def test_registry_example_runs():
     namespace = {}
-    exec(compile(python_blocks()[2], "README registry example", "exec"), namespace)
+    exec(compile(blocks(API)["registry"], "docs/api.md registry example", "exec"), namespace)
     assert namespace["masks"].shape == (64, 404) and namespace["obs"].shape == (64, 1165)
 
 
 def test_engine_example_runs():
     import numpy as np
 
-    code = python_blocks()[3]
+    code = blocks(API)["engine"]
     from cardenv.bench import dagong_positions
 
     hands, standing, called = dagong_positions(8)
@@ -77,7 +87,7 @@ def test_readme_sizes_match_the_layouts():
 
 
 def test_vector_example_runs(capsys):
-    block = next(b for b in python_blocks() if "VectorGame" in b)
+    block = blocks(API)["vector"]
     namespace = {}
     exec(compile(block, "README vector example", "exec"), namespace)
     assert namespace["games"].num_envs == 256
@@ -134,8 +144,45 @@ def test_maskable_ppo_example_runs(capsys):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # two threads on a busy 2-core machine are ten times slower
     try:
-        block = next(b for b in python_blocks() if "MaskablePPO" in b)
+        block = blocks(API)["maskable"]
         exec(compile(block, "README MaskablePPO example", "exec"), {})
     finally:
         torch.set_num_threads(threads)
     assert "scored" in capsys.readouterr().out
+
+
+def test_readmes_play_commands_run(tmp_path):
+    """Each ``python -m cardenv.play`` line README shows starts its game with the players it
+    names (scripted input quits at the first question); ``python -m cardenv.web`` takes its
+    arguments."""
+    import shlex
+
+    from cardenv import play
+    from cardenv.web.__main__ import _parser as web_parser
+
+    text = README.read_text(encoding="utf-8")
+    lines = re.findall(r"^python -m (cardenv\.\w+)( [^#\n]*)?", text, re.M)
+    assert {module for module, _ in lines} == {"cardenv.play", "cardenv.web"}
+    for module, args in lines:
+        argv = shlex.split(args or "")
+        if module == "cardenv.web":
+            web_parser().parse_args(argv)
+            continue
+        out = []
+        code = play.main(argv + ["--seed", "1", "--record", str(tmp_path)],
+                         read_line=lambda prompt: "q", write=out.append)
+        assert code == 0 and "Stopped." in out, (argv, out[-3:])
+
+
+def test_readmes_evaluate_command_runs(capsys):
+    """The command table's full ``evaluate`` line runs as shown."""
+    import shlex
+
+    from cardagents.__main__ import main
+
+    text = README.read_text(encoding="utf-8")
+    command = re.search(r"`(evaluate dagong [^`]*)`", text).group(1)
+    import pytest
+    with pytest.raises(SystemExit) as exit_:
+        main(shlex.split(command))
+    assert exit_.value.code == 0 and "win rate" in capsys.readouterr().out
