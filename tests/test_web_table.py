@@ -431,3 +431,19 @@ def test_a_page_without_any_checkpoint_says_so_on_stderr(tmp_path):
                      f"heuristic and the search player only (--checkpoints DIR names the "
                      f"folder)"]
 
+
+
+# --- the docs -----------------------------------------------------------------------------------
+
+def test_docs_web_tables_end_before_the_next_paragraph_and_show_the_screenshots():
+    text = (ROOT / "docs" / "web.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("|"):
+            assert line.rstrip().endswith("|"), f"docs/web.md:{i + 1} runs on: {line[-60:]}"
+            follows = lines[i + 1] if i + 1 < len(lines) else ""
+            assert follows.startswith("|") or not follows.strip(), f"docs/web.md:{i + 2}"
+    for name in re.findall(r"\]\((web_[a-z_]+\.png)\)", text):
+        assert (ROOT / "docs" / name).is_file(), name
+    assert {"web_dabang_table.png", "web_thinking.png", "web_help.png"} <= set(
+        re.findall(r"\]\((web_[a-z_]+\.png)\)", text))
