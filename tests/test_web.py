@@ -213,8 +213,9 @@ def check_extras(message, session, lang="zh"):
     tribute's cards are named only to the two seats that see them."""
     from cardenv.web import extras
     state, seat = session.state, message["seat"]
+    hand = message["view"]["hand_number"]
     moves = [dict(e, phase=entry["phase"], type=entry["type"]) for entry in session.log
-             if (e := session.public_entry(entry, seat, lambda t: t))]
+             if entry["hand"] == hand and (e := session.public_entry(entry, seat, lambda t: t))]
     made = extras.for_seat(state.game.name, seat_view(state, seat), state.observation(seat), moves)
     said = translator(lang)
     assert message["notes"] == [extras.words(n, said) for n in made["notes"]]

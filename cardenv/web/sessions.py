@@ -349,8 +349,9 @@ class GameSession:
                                                                  str(state.phase)),
                                "moves": [self.describe(a, translate) for a in actions]})
         view = seat_view(state, seat)
-        moves = [dict(shown, phase=e["phase"], type=e["type"])
-                 for e in self.log if (shown := self.public_entry(e, seat, lambda t: t))]
+        moves = [dict(shown, phase=e["phase"], type=e["type"])  # this hand's, as seen
+                 for e in self.log if e["hand"] == view.get("hand_number")
+                 and (shown := self.public_entry(e, seat, lambda t: t))]
         extra = extras.for_seat(self.game.name, view, state.observation(seat), moves)
         message = {
             "id": None, "game": self.game.name, "seat": seat, "version": self.version,

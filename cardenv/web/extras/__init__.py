@@ -16,10 +16,11 @@ the tests' toy game) gets none, and the page draws it as before. A game's module
 
 Every one of them reads only what the person's seat may know: ``view`` is its seat view
 (``cardenv.text.seat_view``), ``observation`` its own observation (whose layout says which
-pieces are public), ``moves`` the log as the seat sees it (``GameSession.public_entry``, with
-each move's phase and type, both public). ``Tricks`` follows the tricks from the seat's views
-alone: a trick starts when the view's ``leader`` (the play to beat) appears and ends when it
-goes, so it works for any game whose view names a leader.
+pieces are public), ``moves`` the log of the hand as the seat sees it
+(``GameSession.public_entry``, with each move's phase and type, both public). ``Tricks``
+follows the tricks from the seat's views alone: a trick starts when the view's ``leader`` (the
+play to beat) appears and ends when it goes, so it works for any game whose view names a
+leader.
 """
 
 from __future__ import annotations
