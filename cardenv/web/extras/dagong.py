@@ -11,7 +11,7 @@ HELP = [
     "copy is the dealer's partner, known to nobody else (the dealer included) until it plays "
     "that card: then it is revealed (明鸡).",
     "硬牌: before the first play a player may declare it and play alone against the other "
-    "three; it then wins only by going out first.",
+    "three; it then wins only by going out first, and the hand ends when someone goes out.",
     "Play: the leader plays any combination; each next player beats it with a higher one of the "
     "same type and length, or with a bomb, or passes. When everyone else has passed since the "
     "last play, that player takes the trick's points and leads.",
