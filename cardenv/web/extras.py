@@ -2,9 +2,10 @@
 thresholds, the last trick (kept until the next lead), what happened in words (tribute and
 burial, how many cards, which went where) and a short rules panel.
 
-Each game that has such extras names a module here (``MODULES``: a table, the games' names
-appear nowhere else in the page's code); a game without one (a game installed as a package,
-the tests' toy game) gets none, and the page draws it as before. A game's module offers:
+A game offers them as the ``table_extras`` module of its registered presentation
+(``cardenv.games.presentation(name).table_extras``, e.g. ``cardenv.dabang.table``), so the
+page names no game; a game without one (a game installed as a package, the tests' toy game)
+gets none, and the page draws it as before. A game's table_extras module offers:
 
 - ``HELP``: the rules panel, a list of lines (English with the game's Chinese terms, as the
   terminal writes them);
@@ -25,18 +26,20 @@ leader.
 
 from __future__ import annotations
 
-import importlib
 import re
 
+from cardenv import games
 from cardenv.core.lang import TERMS
-
-MODULES = {"dagong": "cardenv.web.extras.dagong", "dabang": "cardenv.web.extras.dabang"}
 
 
 def module(game: str):
-    """The extras module of ``game`` (its name), or ``None``."""
-    name = MODULES.get(game)
-    return importlib.import_module(name) if name else None
+    """The table extras of ``game`` (its name): its presentation's ``table_extras`` module, or
+    ``None``."""
+    try:
+        presentation = games.presentation(game)
+    except ValueError:  # a game registered without a presentation
+        return None
+    return getattr(presentation, "table_extras", None)
 
 
 # "Tribute (tribute)": a term followed by its own name once translated

@@ -1,4 +1,5 @@
-"""Dabang's extras on the web page (see ``cardenv.web.extras``): the attackers' points against
+"""Dabang's table extras for people's programs (the web page reads them through the
+presentation's ``table_extras``, ``cardenv.web.extras``): the attackers' points against
 the score bands 120 / 160 / 200, the tribute and the burial in words, who took a trick, and the
 rules panel.
 

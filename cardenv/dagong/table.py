@@ -1,4 +1,5 @@
-"""Dagong's extras on the web page (see ``cardenv.web.extras``): the called card and the
+"""Dagong's table extras for people's programs (the web page reads them through the
+presentation's ``table_extras``, ``cardenv.web.extras``): the called card and the
 partnership in words, who took a trick, and the rules panel. Read from the seat view alone
 (the called card, the partner as the seat may know it, 硬牌, the play to beat)."""
 
