@@ -154,7 +154,9 @@ def presentation(name: str):
     """The module that draws game ``name`` for people (``render_text``, ``render_view``,
     ``seat_view``, ``move_text``, ``explain_result``, ``explain_watched``, ``stopped``,
     ``move_label``, ``phase_label``, ``card_moves``, ``typed_moves``, ``move_cards``,
-    ``open_step``, ``options``); ``ValueError`` if the game registered none."""
+    ``open_step``, ``options``, and optionally ``table_extras``: the web page's score, notes, last
+    trick and rules panel, ``cardenv.web.extras``); ``ValueError`` if the game registered
+    none."""
     return _module(_PRESENTATIONS, name, "presentation", "render_text, seat_view, move_text, ...")
 
 

@@ -201,3 +201,16 @@ def test_no_module_of_cardagents_imports_the_checkout_scripts():
     for path in PACKAGE.rglob("*.py"):
         tops = {module.split(".")[0] for module in imported_modules(path)}
         assert not tops & scripts, f"{path} imports {sorted(tops & scripts)}"
+
+
+# the people layer: programs that show games to people reach a game through the registry and
+# cardenv.text only (a game's presentation and reasons modules, registered with it)
+PEOPLE = [*ROOT.glob("web/**/*.py"), ROOT / "play.py", ROOT / "replay.py", ROOT / "text.py",
+          ROOT / "moves.py", ROOT / "records.py"]
+
+
+def test_the_people_layer_names_no_game_package():
+    for path in PEOPLE:
+        for module in imported_modules(path):
+            assert not module.startswith(("cardenv.dagong", "cardenv.dabang")), \
+                f"{path.relative_to(ROOT)} imports {module}"

@@ -1,7 +1,9 @@
 """The web page's server without a browser (``cardenv.web``): whole games through the JSON API with
-every message checked against the true state (nothing of another seat's hidden cards), bad
-requests answered 4xx with the game unchanged, the record viewer, the HTTP layer, and the card
-selections of ``cardenv.moves`` (``card_moves``; Dagong's ``actions_for_cards``). The page in a real
+every message checked against the true state (nothing of another seat's hidden cards, the
+extras included: score, notes, last trick), bad requests answered 4xx with the game unchanged,
+the record viewer, the HTTP layer, and the card selections of ``cardenv.moves``
+(``card_moves``; Dagong's ``actions_for_cards``). The page's extras, its players' labels,
+defaults and the others' moves one at a time: ``tests/test_web_table.py``. The page in a real
 browser: ``tests/test_web_browser.py``."""
 
 import json
@@ -26,9 +28,9 @@ from cardenv.web import App, make_server
 from cardenv.web.sessions import translate_all, translator
 
 CARD = re.compile(r"(?:[♦♣♥♠](?:10|[2-9JQKA]))|\b[SB]J\b")
-MESSAGE_KEYS = {"id", "game", "seat", "version", "players", "options", "view", "your_turn", "over",
-                "moves", "card_select", "log", "log_total", "results", "returns", "choices",
-                "record"}
+MESSAGE_KEYS = {"id", "game", "seat", "version", "players", "labels", "options", "view",
+                "your_turn", "over", "thinking", "moves", "card_select", "log", "log_total",
+                "results", "returns", "choices", "record", "score", "notes", "last_trick"}
 
 
 def call(app, method, path, body=None, raw=None):
@@ -201,6 +203,37 @@ def check_message(app, message, lang="zh"):
         if entry["seat"] != seat and entry["text"].startswith(("buries a card",
                                                                "gives a card back")):
             assert entry["cards"] == [] and not CARD.search(entry["text"])
+    check_extras(message, session, lang)
+
+
+def check_extras(message, session, lang="zh"):
+    """The extras (score, notes, last trick) hold nothing the seat may not know: they are what
+    ``cardenv.web.extras`` makes of the seat's own view, observation and log; they name no card
+    that the vetted view and log do not show; the last trick is moves of the log; and the
+    tribute's cards are named only to the two seats that see them."""
+    from cardenv.web import extras
+    state, seat = session.state, message["seat"]
+    hand = message["view"]["hand_number"]
+    moves = [dict(e, phase=entry["phase"], type=entry["type"]) for entry in session.log
+             if entry["hand"] == hand and (e := session.public_entry(entry, seat, lambda t: t))]
+    made = extras.for_seat(state.game.name, seat_view(state, seat), state.observation(seat), moves)
+    said = translator(lang)
+    assert message["notes"] == [extras.words(n, said) for n in made["notes"]]
+    assert message["score"] == translate_all(made["score"], lambda t: extras.words(t, said))
+    shown = set(CARD.findall(json.dumps([message["view"], message["log"]], ensure_ascii=False)))
+    named = set(CARD.findall(json.dumps([message["score"], message["notes"],
+                                         message["last_trick"]], ensure_ascii=False)))
+    assert named <= shown, f"the extras name {named - shown}, shown nowhere else"
+    trick = message["last_trick"]
+    if trick is not None:
+        plays, log = trick["plays"], message["log"]
+        assert any(log[i:i + len(plays)] == plays for i in range(len(log) - len(plays) + 1))
+    view = message["view"]
+    if view.get("dealer") is not None and view.get("tribute"):
+        sees = seat in (view["dealer"], (view["dealer"] - 1) % 4)
+        for note in message["notes"]:
+            if note.startswith("Tribute"):
+                assert bool(CARD.search(note)) == sees, note
 
 
 def check_log_is_public(session):
@@ -629,10 +662,11 @@ def test_the_command_line_checks_its_arguments(capsys):
 def test_python_m_cardenv_web_serves_until_stopped(tmp_path):
     import subprocess
     import sys
+    root = os.path.join(os.path.dirname(__file__), "..")  # this checkout's cardenv
     process = subprocess.Popen(
         [sys.executable, "-m", "cardenv.web", "--port", "0", "--records", str(tmp_path),
          "--checkpoints", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, cwd=tmp_path)
+        text=True, cwd=tmp_path, env=dict(os.environ, PYTHONPATH=os.path.abspath(root)))
     try:
         line = process.stdout.readline()
         url = re.search(r"http://127\.0\.0\.1:\d+/", line)

@@ -3,12 +3,18 @@ and a whole Dabang hand by clicking (cards then "Play selected cards", or a move
 sees an illegal selection refused with its reason, and steps through game records in the viewer
 (buttons and arrow keys; a corrupted upload shows the RecordError message). A Dabang hand is
 drawn grouped as players hold it (side suits, the trump apart in strength order), the play
-winning the trick is marked, and a refused selection shows the server's own error text.
+winning the trick is marked, and a refused selection shows the server's own error text. The
+card table: the attackers' points against 120 / 160 / 200, the last trick until the next lead,
+the tribute and the burial in words, the rules panel, the sign that another player is thinking
+while the others' moves come one at a time, and readable player names that never widen the page.
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them) and selenium
-(``pip install -e ".[browser]"``); skipped, saying so, where they are absent. Screenshots go to a
-temporary folder; ``CARDENV_WEB_SCREENSHOTS=1 python -m pytest tests/test_web_browser.py`` also
-writes ``docs/web_dagong.png`` and ``docs/web_dabang.png`` for the README.
+(``pip install -e ".[browser]"``); skipped, saying so, where they are absent. The page is opened
+with ``?pace=0`` (no pause between the other players' moves) but where the pause is what is
+checked. Screenshots go to a temporary folder; ``CARDENV_WEB_SCREENSHOTS=1 python -m pytest
+tests/test_web_browser.py`` also writes the screenshots of docs/web.md and the README
+(``docs/web_*.png``; a font with Chinese characters, such as Debian's fonts-wqy-microhei, makes
+the Chinese terms readable in them).
 """
 
 import json
@@ -26,7 +32,8 @@ from cardenv.web import App, make_server
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-DOCS = pathlib.Path(__file__).resolve().parents[1] / "docs"
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
 WAIT = 30  # seconds: one request, even on a busy machine
 
 if not (os.path.exists(CHROMIUM) and os.path.exists(CHROMEDRIVER)):
@@ -125,13 +132,20 @@ def wait_change(driver, version):
     return page_state(driver)
 
 
-def start(driver, url, game, seat, opponents):
-    driver.get(url)
+def start(driver, url, game, seat, opponents, pace="0", options=None):
+    driver.get(f"{url}?pace={pace}")
     ready(driver)
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
     Select(driver.find_element(By.ID, "seat")).select_by_value(str(seat))
     for i, name in enumerate(opponents):
         Select(driver.find_element(By.ID, f"opp-{i}")).select_by_value(name)
+    for name, value in (options or {}).items():
+        field = driver.find_element(By.ID, f"opt-{name}")
+        if field.tag_name == "select":
+            Select(field).select_by_value(value)
+        else:
+            field.clear()
+            field.send_keys(value)
     driver.find_element(By.ID, "seed").send_keys("7")
     click(driver, driver.find_element(By.ID, "start"))
     WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.ID, "table").is_displayed())
@@ -421,8 +435,9 @@ def test_dabang_hand_grouped_winner_marked_and_refusal_shown(site, browser, shot
                 # the page sends the selected cards in the order it shows them
                 shown_order = [c for g in view["hand_groups"] for c in g["cards"]]
                 bad = sorted(bad, key=shown_order.index)
+                lang = browser.execute_script("return page.lang")  # the page's language
                 status, _, body = app.handle(
-                    "POST", f"/api/games/{game_id}/cards?lang=zh",
+                    "POST", f"/api/games/{game_id}/cards?lang={lang}",
                     json.dumps({"cards": bad, "version": int(now["version"])}).encode())
                 error = json.loads(body)["error"]
                 assert status == 400 and error
@@ -459,3 +474,168 @@ def test_the_league_page_draws_a_league_table(site, browser, tmp_path):
     assert ratings[1].startswith("1 heuristic +") and ratings[2].startswith("2 random -")
     assert matrix[1].startswith("heuristic — 1.00 (") and matrix[2].startswith("random 0.00 (")
     assert browser.find_element(By.ID, "error").get_attribute("hidden") is not None
+
+
+# --- the card table: score, last trick, words, rules, thinking, names ---------------------------
+
+def table_state(driver) -> dict:
+    """The table's extras as the page draws them, read in one script call."""
+    return driver.execute_script("""
+        const text = (id) => { const n = document.getElementById(id);
+                               return n && !n.hidden ? n.innerText : ''; };
+        const trick = document.getElementById('last-trick');
+        return {
+          score: text('score'), notes: text('notes'),
+          marks: Array.from(document.querySelectorAll('#score .score-mark')).map(
+            (m) => ({at: Number(m.dataset.at), reached: m.classList.contains('reached')})),
+          value: (document.querySelector('#score .score-value') || {}).textContent || null,
+          trick: trick ? trick.innerText : '',
+          trickPlays: trick ? trick.querySelectorAll('.play').length : 0,
+          took: trick ? Array.from(trick.querySelectorAll('.play.winning')).map(
+            (p) => Number(p.dataset.seat)) : [],
+          names: Array.from(document.querySelectorAll('#board .seat .name')).map(
+            (n) => n.textContent),
+          turn: document.getElementById('turn').textContent,
+          wide: document.documentElement.scrollWidth > window.innerWidth,
+        };""")
+
+
+def test_the_dabang_table_shows_the_score_the_last_trick_and_the_words(site, browser, shots):
+    """A Dabang hand after a tribute, in English: the attackers' points against 120 / 160 / 200
+    as the server counts them, the tribute and the burial in words, and each finished trick
+    kept on the table (who took it marked) until the next lead."""
+    app, url, _ = site
+    browser.get(url)
+    ready(browser)
+    Select(browser.find_element(By.ID, "lang")).select_by_value("en")
+    ready(browser)
+    now = start(browser, url, "dabang", 0, ["heuristic", "random", "heuristic"],
+                options={"dealer": "1", "blood": "3"})
+    session = app.games.get(now["game"])
+    seen_trick = shot = 0
+    while not now["over"]:
+        message = api_get(app, f"/api/games/{now['game']}?lang=en")
+        table = table_state(browser)
+        score = message["score"]
+        assert table["value"] == str(score["value"])
+        assert table["marks"] == [{"at": m["at"], "reached": m["reached"]}
+                                  for m in score["marks"]]
+        assert [m["at"] for m in table["marks"]] == [120, 160, 200]
+        assert "Attackers' points" in table["score"] and "attackers: team 0" in table["score"]
+        first = table["notes"].splitlines()[0]
+        if message["view"]["tribute"]:
+            assert first.startswith("Tribute: you, the dealer's previous player, gave 3 cards "
+                                    "to the dealer player_1: ")
+        else:
+            assert first.startswith("Tribute: the dealer player_1 is owed 3 blood")
+        if session.state.phase != "bury":
+            assert "The dealer player_1 took up the 8 cards of the kitty and buried 8" \
+                in table["notes"]
+        trick = message["last_trick"]
+        assert bool(table["trick"]) == (trick is not None)
+        if trick is not None:
+            assert table["trickPlays"] == len(trick["plays"]) and "Last trick" in table["trick"]
+            if trick["winner"] is not None:
+                assert table["took"] == [trick["winner"]]
+            seen_trick += 1
+            if not shot and seen_trick >= 3 and score["value"] > 0:
+                doc_shot(browser, "web_dabang_table.png")
+                shot = 1
+        assert not table["wide"]
+        assert not any(ch for ch in table["notes"] + table["trick"] if "\u4e00" <= ch <= "\u9fff")
+        now = play_turn(browser, now["moves"][0], use_cards=False)
+    assert seen_trick >= 3 and shot
+    browser.save_screenshot(str(shots / "dabang-table-end.png"))
+
+
+@pytest.fixture(scope="module")
+def named_site(tmp_path_factory):
+    """The page with the repository's checkpoints folder: the shipped agents (where torch
+    loads them) and the search player, by their labels."""
+    app = App(checkpoint_dir=str(ROOT / "checkpoints"),
+              records_dir=str(tmp_path_factory.mktemp("records")))
+    server = make_server(app, "127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield app, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_rules_panel_of_the_game_chosen(named_site, browser):
+    _, url = named_site
+    browser.get(url + "?pace=0")
+    ready(browser)
+    Select(browser.find_element(By.ID, "lang")).select_by_value("en")
+    ready(browser)
+    assert not browser.find_element(By.ID, "help").is_displayed()
+    click(browser, browser.find_element(By.ID, "help-toggle"))
+    panel = browser.find_element(By.ID, "help")
+    for game, words in (("dagong", "called card"), ("dabang", "160 or more")):
+        Select(browser.find_element(By.ID, "game")).select_by_value(game)
+        WebDriverWait(browser, WAIT).until(lambda d: panel.get_attribute("data-game") == game)
+        assert panel.is_displayed() and words in panel.text
+        assert len(panel.find_elements(By.CSS_SELECTOR, "#help-lines li")) >= 6
+    assert "kitty" in browser.find_element(By.ID, "help-terms").text
+    doc_shot(browser, "web_help.png")
+    click(browser, browser.find_element(By.ID, "help-toggle"))
+    assert not panel.is_displayed()
+
+
+def test_others_move_one_at_a_time_under_a_thinking_sign(named_site, browser, shots):
+    """While the other players move, the page names who is thinking, and their moves come one
+    at a time (each drawn before the next is asked for); players are named by readable labels
+    (a checkpoint's file name, "search (PIMC)") that never widen the page; the shipped agent
+    is the default opponent."""
+    app, url = named_site
+    info = api_get(app, "/api/info")
+    search = [e["spec"] for e in info["search"] if e["game"] == "dagong"]
+    shipped = info["defaults"]["dagong"]
+    browser.get(f"{url}?pace=1.5")
+    ready(browser)
+    Select(browser.find_element(By.ID, "game")).select_by_value("dagong")
+    chosen = [s.get_attribute("value") for s in browser.find_elements(By.CSS_SELECTOR,
+                                                                      "#opponents select")]
+    assert chosen == [shipped] * 3  # the shipped agent where it loads, else heuristic
+    opponents = [shipped, *(search or ["heuristic"]), "heuristic"]
+    now = start(browser, url, "dagong", 0, opponents, pace="1.5")
+    # each time the page says whose turn it is: what it says, and the moves drawn by then
+    browser.execute_script("""
+        window.turns = [];
+        new MutationObserver(() => window.turns.push([
+            document.getElementById('turn').textContent,
+            document.getElementById('turn').classList.contains('thinking'),
+            document.querySelectorAll('#log li').length])).observe(
+          document.getElementById('turn'), {childList: true, characterData: true,
+                                            subtree: true});""")
+    labels = {"heuristic": "heuristic", shipped: "dagong_ppo.pt" if shipped != "heuristic"
+              else "heuristic", **({search[0]: "search (PIMC)"} if search else {})}
+    names = table_state(browser)["names"]
+    assert sorted(names) == sorted(["player_0 (you)", *(f"player_{s + 1} · {labels[o]}"
+                                                        for s, o in enumerate(opponents))])
+    shot = False
+    for _ in range(2):
+        if now["over"]:
+            break
+        before = now["version"]
+        move = now["moves"][0]["id"]
+        click(browser, browser.find_element(By.CSS_SELECTOR,
+                                            f"#moves button.move[data-id='{move}']"))
+        if not shot:  # while the others move: the sign names who thinks
+            WebDriverWait(browser, WAIT).until(
+                lambda d: d.find_element(By.ID, "turn").get_attribute("class") == "turn thinking")
+            turn = browser.find_element(By.ID, "turn").text
+            assert turn.endswith("is thinking…") and " · " in turn
+            assert not table_state(browser)["wide"]
+            doc_shot(browser, "web_thinking.png")
+            browser.save_screenshot(str(shots / "thinking.png"))
+            shot = True
+        now = wait_change(browser, before)
+        assert not now["error"]
+    turns = browser.execute_script("return window.turns")
+    thinking = [t for t in turns if t[1]]
+    assert len(thinking) >= 3 and all(t[0].endswith("is thinking…") for t in thinking)
+    counts = [t[2] for t in turns]
+    steps = [b - a for a, b in zip(counts, counts[1:])]
+    assert steps and all(step in (0, 1) for step in steps), turns  # one move at a time
+    assert not any(text.startswith("Your turn") and was for text, was, _ in turns)

@@ -303,7 +303,7 @@ def test_a_checkpoint_that_loads_is_offered_for_the_game_it_plays(tmp_path):
     warnings = []
     app = App(checkpoint_dir=str(tmp_path), warn=warnings.append)
     assert call(app, "GET", "/api/info")[1]["checkpoints"] == [
-        {"path": str(tmp_path / "mine.pt"), "game": "dagong"}]
+        {"path": str(tmp_path / "mine.pt"), "game": "dagong", "label": "mine.pt"}]
     assert warnings == []
     status, message = call(app, "POST", "/api/games", {
         "game": "dagong", "opponents": [str(tmp_path / "mine.pt"), "random", "random"]})

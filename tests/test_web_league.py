@@ -109,3 +109,22 @@ def test_the_league_script_names_no_game():
     code = re.sub(r"(^|\s)//.*", "", script)
     for name in ("dagong", "dabang"):
         assert name not in code.lower()
+
+
+def test_the_shipped_leagues_name_the_command_of_today():
+    """The League tab shows each league's ``command``: today's ``python -m cardagents league``
+    (not the old ``python -m agents.league``); an unfinished league's command writes to its own
+    file, so that running it again finishes that league (its "not finished" message says so)."""
+    import shlex
+    found = sorted([*ROOT.glob("docs/results/league*.json"),
+                    *ROOT.glob("checkpoints/in_progress/league*.json")])
+    assert found
+    for path in found:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if not str(doc.get("format", "")).startswith("cardenv-league/"):
+            continue
+        command = shlex.split(doc["command"])
+        assert command[:4] == ["python", "-m", "cardagents", "league"], path
+        assert not any(word.startswith("agents.") for word in command), path
+        if not doc.get("complete"):
+            assert command[command.index("--out") + 1] == path.relative_to(ROOT).as_posix()

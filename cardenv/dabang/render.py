@@ -19,6 +19,7 @@ from cardenv.dabang.phase import PHASE_LABELS, Phase, phase_label  # noqa: F401 
 from cardenv.dabang.phases.trick import winning_seat
 from cardenv.dabang.scoring import score_blood
 from cardenv.dabang.strength import STRENGTH, SUIT_CLASS, TRUMP
+from cardenv.dabang import table as table_extras  # noqa: F401 (presentation: the web extras)
 
 __all__ = ["render_text", "render_view", "seat_view", "move_text", "explain_result",
            "explain_watched", "stopped", "move_label", "phase_label", "card_moves",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from cardenv.core.cards import card_str, hand_str, kinds_of
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.hand_moves import card_moves, move_cards, typed_moves  # noqa: F401
+from cardenv.dagong import table as table_extras  # noqa: F401 (presentation: the web extras)
 
 __all__ = ["render_text", "render_view", "seat_view", "move_text", "explain_result",
            "explain_watched", "move_label", "phase_label", "card_moves", "typed_moves",

@@ -5,7 +5,11 @@ It listens on 127.0.0.1 (this machine only) unless ``--host`` says otherwise, wi
 since the page has no login. Checkpoints are loaded before it starts serving: a ``--checkpoint``
 that does not load stops it (exit 2, naming the file and the reason), since it was asked for by
 name; a file of the ``--checkpoints`` folder that does not load is only left out of the page's
-menu, with a one-line warning."""
+menu, with a one-line warning, and a page with no checkpoint at all is warned about once.
+
+``--checkpoints`` and ``--leagues`` default to the repository's ``checkpoints/`` and
+``docs/results/``, found from any working folder (``cardenv.web.paths``): the shipped agents
+and leagues are offered wherever the server is started."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ import os
 import sys
 
 from cardenv import cli
+from cardenv.web import paths
 from cardenv.web.server import App, make_server
 
 MAX_GAMES = 10_000  # --max-games: games kept in memory
@@ -32,13 +37,15 @@ def _parser():
     parser.add_argument("--checkpoint", action="append", default=[], metavar="PATH",
                         help="a PPO checkpoint to offer as a player (repeatable), besides those "
                              "found in --checkpoints")
-    parser.add_argument("--checkpoints", default="checkpoints", metavar="DIR",
-                        help="folder searched for *.pt checkpoints (checkpoints/)")
+    parser.add_argument("--checkpoints", default=None, metavar="DIR",
+                        help="folder searched for *.pt checkpoints (checkpoints/ of the current "
+                             "folder, else of the repository cardenv was installed from)")
     parser.add_argument("--records", default="records", metavar="DIR",
                         help="folder of game records the viewer lists (records/)")
-    parser.add_argument("--leagues", default="docs/results", metavar="DIR",
+    parser.add_argument("--leagues", default=None, metavar="DIR",
                         help="folder whose league*.json tables (python -m cardagents league) the "
-                             "/league page shows (docs/results/)")
+                             "/league page shows (docs/results/ of the current folder, else of "
+                             "the repository)")
     parser.add_argument("--league", action="append", default=[], metavar="FILE",
                         help="a league's JSON to show on the /league page (repeatable)")
     parser.add_argument("--no-save", action="store_true",
@@ -91,6 +98,10 @@ def _check(parser, args) -> None:
 def main(argv=None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    if args.checkpoints is None:
+        args.checkpoints = paths.shipped("checkpoints")
+    if args.leagues is None:
+        args.leagues = paths.shipped("docs/results")
     _check(parser, args)
     app = App(checkpoints=args.checkpoint, checkpoint_dir=args.checkpoints,
               records_dir=args.records, max_games=args.max_games,
@@ -101,7 +112,10 @@ def main(argv=None) -> int:
         if game is None:
             print(f"error: --checkpoint {path}: {reason}", file=sys.stderr)
             return 2
-    app.checkpoints()  # loads the folder's now, each that does not load warned once
+    if not app.checkpoints():  # loads the folder's now, each that does not load warned once
+        print(f"warning: no checkpoint found in {args.checkpoints}: the page offers random, "
+              f"heuristic and the search player only (--checkpoints DIR names the folder)",
+              file=sys.stderr, flush=True)
     try:
         server = make_server(app, args.host, args.port, verbose=args.verbose,
                              timeout=args.timeout, max_connections=args.max_connections)

@@ -25,19 +25,26 @@ login), yet it holds up against a client that misbehaves (``tests/test_web_harde
 
 API (JSON bodies; ``lang`` is ``zh`` or ``en`` on every request that returns texts)::
 
-    GET  /api/info                    games and their rules options, players, search players,
-                                      checkpoints, languages, records folder
-    POST /api/games                   {"game", "seat", "opponents": [3 specs], "options", "seed"}
+    GET  /api/info                    games and their rules options and rules panels, players,
+                                      search players, checkpoints, default opponents,
+                                      languages, records folder
+    POST /api/games                   {"game", "seat", "opponents": [3 specs], "options", "seed",
+                                      "advance"}
     GET  /api/games/ID?lang=          the game as the person's seat may know it
-    POST /api/games/ID/move           {"action": id, "version": n}
-    POST /api/games/ID/cards          {"cards": ["♠10", "SJ"], "version": n}
+    POST /api/games/ID/move           {"action": id, "version": n, "advance"}
+    POST /api/games/ID/cards          {"cards": ["♠10", "SJ"], "version": n, "advance"}
+    POST /api/games/ID/advance        the next other player's move (after "advance": false)
     POST /api/games/ID/replay         a finished game, opened in the viewer
     GET  /api/records                 the *.json files of the records folder
     POST /api/replays                 {"name": file in the records folder} or {"text", "filename"}
     GET  /api/replays/ID              the record's header and move list
     GET  /api/replays/ID/K?lang=      the table after K moves, every hand shown
-    GET /api/leagues the league tables offered (cardagents.evaluation.league's JSON files) GET
-    /api/leagues/NAME one of them: ratings and win-rate matrix (the /league page)
+    GET  /api/leagues                 the league tables offered (cardagents' league JSON files)
+    GET  /api/leagues/NAME            one of them: ratings and win-rate matrix (the /league page)
+
+``"advance": false`` answers right after the person's move (or, for a new game, before anyone
+moves): the page then asks for the other players' moves one at a time (``advance``), showing who
+is thinking; by default they all move before the answer.
 
 A game's message is ``GameSession.message`` (see ``cardenv.web.sessions``): only what the
 person's seat may know. Players act server-side: ``random``, ``heuristic`` (through
@@ -45,7 +52,9 @@ person's seat may know. Players act server-side: ``random``, ``heuristic`` (thro
 game (``SEARCH_PLAYERS``: the agents' PIMC at a budget named in the menu, offered where its spec
 loads: not without the ``agents`` package) and the checkpoints found in the checkpoints folder
 or named on the command line that load (a file that does not is skipped with a one-line
-warning).
+warning). Each is shown by a readable label (``App.label``: a checkpoint by its file name, the
+search player as "search (PIMC)"); the shipped agent of a game (``SHIPPED`` in the checkpoints
+folder), where it loads, is the default opponent (``App.defaults``).
 """
 
 from __future__ import annotations
@@ -70,7 +79,7 @@ from cardenv.core.errors import ConfigError
 from cardenv.games import make_game, names as game_names
 from cardenv.players import load_player, player_name
 from cardenv.text import option_specs
-from cardenv.web import leagues
+from cardenv.web import extras, leagues
 from cardenv.web.sessions import (GameSession, ReplaySession, Store, WebError, languages,
                                   translate_all, translator)
 
@@ -88,6 +97,8 @@ SEARCH_PLAYERS = {
                 "search (PIMC, 1 s a decision)")],
     "": [("pimc:time=1", "search (PIMC, 1 s a decision)")],
 }
+SEARCH_NAME = "search (PIMC)"  # a search player's label at the table and in the viewer
+SHIPPED = "{game}_ppo.pt"  # the shipped agent of each game, in the checkpoints folder
 MAX_BODY = 8 * 1024 * 1024  # bytes: a request body larger than this is refused (413)
 MAX_RECORDS_LISTED = 500
 # Rules options a game on the page may ask for, at most: stricter than the games' own
@@ -165,7 +176,39 @@ class App:
         for path in paths:
             game, _ = self.check_checkpoint(path)
             if game is not None:
-                out.append({"path": path, "game": game})
+                out.append({"path": path, "game": game, "label": self._file_label(path)})
+        return out
+
+    def _file_label(self, path: str) -> str:
+        """A checkpoint as people read it: its path inside the checkpoints folder
+        (``dagong_ppo.pt``, ``previous/dagong_ppo.pt``), else its file name."""
+        if self.checkpoint_dir:
+            try:
+                return pathlib.Path(path).resolve().relative_to(
+                    pathlib.Path(self.checkpoint_dir).resolve()).as_posix()
+            except (ValueError, OSError):
+                pass
+        return pathlib.PurePath(path).name
+
+    def label(self, spec) -> str:
+        """The player ``spec`` (a spec, or a name in a game record) as people read it: a search
+        player as ``SEARCH_NAME``, a checkpoint by its file name, a built-in one by its name."""
+        if not isinstance(spec, str):
+            return player_name(spec)
+        if spec.startswith("pimc"):  # cardagents' search specs: pimc[:key=value,...]
+            return SEARCH_NAME
+        if spec.endswith(".pt") or "/" in spec or os.sep in spec:
+            return self._file_label(spec)
+        return spec
+
+    def defaults(self) -> dict[str, str]:
+        """The default opponent of each game shown: its shipped agent (``SHIPPED`` in the
+        checkpoints folder) where that loads, else ``heuristic``."""
+        offered = {(c["path"], c["game"]) for c in self.checkpoints()}
+        out = {}
+        for game in _shown_games():
+            path = os.fspath(pathlib.Path(self.checkpoint_dir or ".") / SHIPPED.format(game=game))
+            out[game] = path if self.checkpoint_dir and (path, game) in offered else "heuristic"
         return out
 
     def check_checkpoint(self, path: str, warn: bool = True) -> tuple[str | None, str]:
@@ -210,7 +253,7 @@ class App:
                 load_player(spec, game, 0)
             except Exception:  # noqa: BLE001 -- not offered: no cardagents package, no leaf file
                 continue
-            return {"spec": spec, "game": game, "label": label}
+            return {"spec": spec, "game": game, "label": label, "name": SEARCH_NAME}
         return None
 
     def player(self, spec, game: str, seed: int):
@@ -302,7 +345,7 @@ class App:
                 replay = self.replays.get(parts[1])
                 with replay.lock:
                     if len(parts) == 2:
-                        return dict(replay.summary(lang), id=parts[1])
+                        return self._summary(replay, parts[1], lang)
                     return replay.step(_int(parts[2], "move"), lang)
         known = any(parts[:1] == [p] for p in ("info", "records", "games", "replays",
                                                "leagues"))
@@ -316,9 +359,12 @@ class App:
             from cardenv.core.lang import TERMS
         except ImportError:  # pragma: no cover - lang ships with this package
             TERMS = {}
-        shown = translate_all(_shown_games(), translator(lang))  # the docs name terms
+        translate = translator(lang)
+        shown = translate_all(_shown_games(), translate)  # the docs name terms
         return {"games": list(shown), "options": shown, "players": list(BUILT_IN_PLAYERS),
                 "search": self.searchers(), "checkpoints": self.checkpoints(),
+                "defaults": self.defaults(),
+                "help": {game: extras.help_panel(game, translate) for game in shown},
                 "langs": languages(),
                 "terms": dict(TERMS), "records_dir": self.records_dir}
 
@@ -341,7 +387,9 @@ class App:
         seat = data.get("seat", 0)
         if not is_int(seat) or not 0 <= seat < game.num_players:
             raise WebError(400, f"'seat' must be 0..{game.num_players - 1}, got {seat!r}")
-        opponents = data.get("opponents", ["heuristic"] * (game.num_players - 1))
+        opponents = data.get("opponents")
+        if opponents is None:
+            opponents = self.defaults().get(name, "heuristic")
         if isinstance(opponents, str):
             opponents = [opponents] * (game.num_players - 1)
         if not isinstance(opponents, list) or len(opponents) != game.num_players - 1:
@@ -352,11 +400,13 @@ class App:
             seed = secrets.randbelow(2 ** 31)
         if not is_int(seed) or not 0 <= seed < 2 ** 63:
             raise WebError(400, f"'seed' must be an int in 0..2**63-1, got {seed!r}")
+        advance = _flag(data, "advance")
         specs = opponents[:seat] + ["human"] + opponents[seat:]
         players = [None if s == seat else self.player(spec, name, seed * 4 + s)
                    for s, spec in enumerate(specs)]
         names = ["human" if s == seat else player_name(spec) for s, spec in enumerate(specs)]
-        session = GameSession(game, seat, players, names, seed)
+        labels = ["you" if s == seat else self.label(spec) for s, spec in enumerate(specs)]
+        session = GameSession(game, seat, players, names, seed, labels, advance)
         ident = self.games.add(session)
         with session.lock:
             self.save_if_over(session, ident)
@@ -368,8 +418,9 @@ class App:
         with session.lock:
             if method == "GET" and not rest:
                 return dict(session.message(lang), id=ident, record=session.saved)
-            if method != "POST" or len(rest) != 1 or action not in ("move", "cards", "replay"):
-                raise WebError(405 if action in ("", "move", "cards", "replay") else 404,
+            actions = ("move", "cards", "advance", "replay")
+            if method != "POST" or len(rest) != 1 or action not in actions:
+                raise WebError(405 if action in ("", *actions) else 404,
                                f"{method} /api/games/{ident}/{'/'.join(rest)} is not part of "
                                f"the API (see docs/web.md)")
             if action == "replay":
@@ -380,12 +431,15 @@ class App:
             version = data.get("version")
             if version is not None and not is_int(version):
                 raise WebError(400, f"'version' must be an int, got {version!r}")
-            if action == "move":
+            advance = _flag(data, "advance")
+            if action == "advance":
+                session.advance_one()
+            elif action == "move":
                 if "action" not in data:
                     raise WebError(400, "the move has no 'action' (an action id)")
-                session.move(data["action"], version, translator(lang))
+                session.move(data["action"], version, translator(lang), advance)
             else:
-                choices = session.cards(data.get("cards"), version, translator(lang))
+                choices = session.cards(data.get("cards"), version, translator(lang), advance)
                 if choices is not None:
                     return dict(session.message(lang), id=ident, choices=choices)
             self.save_if_over(session, ident)
@@ -446,7 +500,11 @@ class App:
 
     def _add_replay(self, replay: ReplaySession, lang: str) -> dict:
         ident = self.replays.add(replay)
-        return dict(replay.summary(lang), id=ident)
+        return self._summary(replay, ident, lang)
+
+    def _summary(self, replay: ReplaySession, ident: str, lang: str) -> dict:
+        summary = replay.summary(lang)
+        return dict(summary, id=ident, labels=[self.label(p) for p in summary["players"]])
 
 
 def _shown_games() -> dict[str, list[dict]]:
@@ -504,6 +562,14 @@ def _load_checkpoint(path: str):
             reasons.append(str(exc) if isinstance(exc, ValueError)
                            else f"{type(exc).__name__}: {exc}")
     return None, None, reasons[0]
+
+
+def _flag(data: dict, key: str, default: bool = True) -> bool:
+    """The yes/no field ``key`` of a request (``WebError`` 400 for anything but a bool)."""
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise WebError(400, f"'{key}' must be true or false, got {value!r}")
+    return value
 
 
 def _json(data) -> bytes:

@@ -14,7 +14,14 @@ server-side (``cardenv.players``). Everything it sends to the page goes through
   to the dealer and the seat it goes to, and a move built step by step (``cardenv.moves.
   open_step``: a Dabang follow) shows as one play of its cards once whole (the order of its
   steps is not shown);
-- ``results``: each finished hand's result in words for the seat (``cardenv.text.explain``).
+- ``results``: each finished hand's result in words for the seat (``cardenv.text.explain``);
+- ``score``, ``notes``, ``last_trick``: the game's extras (``cardenv.web.extras``), read from
+  the seat's view, its own observation and the log as the seat sees it: the score against its
+  thresholds, the tribute and the burial in words, the trick ended last (until the next lead).
+
+The players' moves are made on the server, all at once after the person's move, or (with
+``advance=False``) one at a time, each asked for by the page (``advance_one``), so that the page
+shows who is thinking and each move as it comes.
 
 The deal's seed, the other hands and the kitty are never sent while the game runs: the seed
 would give them all away. A finished game can be opened in the viewer (``ReplaySession``), which
@@ -45,6 +52,7 @@ from cardenv.core.checks import is_int
 from cardenv.core.errors import IllegalActionError
 from cardenv.players import decide
 from cardenv.text import explain, move_label, move_text, seat_view, why_illegal
+from cardenv.web import extras
 
 LOG_SHOWN = 400  # log entries a message carries (the most recent); the count says how many more
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -161,22 +169,30 @@ def hidden_texts(state, action: int) -> list[str | None]:
 class GameSession:
     """One game: a person at ``seat``, ``players[s]`` (objects with ``act``) at the others.
 
-    ``log`` holds one entry per public move: ``{"seat", "hand", "actions", "cards", "private"}``
-    (a Dabang follow's steps are one entry; ``private[s]``: what seat ``s`` reads instead of a
-    move whose cards it may not see, else ``None``, from ``hidden_texts``); ``public_entry``
-    makes what a seat may see of it.
-    ``version`` counts the changes made by requests, so that a page answering an old message
-    is told the game has moved on."""
+    ``log`` holds one entry per public move: ``{"seat", "hand", "phase", "type", "actions",
+    "cards", "private"}`` (a Dabang follow's steps are one entry; ``phase`` and ``type``: the
+    phase it was played in and its first action's type, both public; ``private[s]``: what seat
+    ``s`` reads instead of a move whose cards it may not see, else ``None``, from
+    ``hidden_texts``); ``public_entry`` makes what a seat may see of it.
+    ``version`` counts the person's moves, so that a page answering an old message is told the
+    game has moved on. ``labels``: the players as people read them (``names`` are the specs,
+    kept in the game record). ``advance``: let the players before the person act at once
+    (else the page asks for each move, ``advance_one``)."""
 
-    def __init__(self, game, seat: int, players: list, names: list[str], seed: int):
+    def __init__(self, game, seat: int, players: list, names: list[str], seed: int,
+                 labels: list[str] | None = None, advance: bool = True):
         self.game, self.seat, self.players, self.names = game, seat, players, names
+        self.labels = list(labels or names)
         self.seed = seed
         self.state = game.new_state(seed)
         self.log: list[dict] = []
         self.version = 0
         self.saved: str | None = None  # the record file written when the game ended
         self.lock = threading.Lock()
-        self.advance()
+        self.tricks = extras.Tricks(game.name)  # the tricks as the person's seat saw them
+        self._view = seat_view(self.state, seat)  # the person's view now
+        if advance:
+            self.advance()
 
     # the game loop
 
@@ -186,7 +202,7 @@ class GameSession:
 
     def _apply(self, action: int) -> None:
         state = self.state
-        seat, hand = state.current_player, len(state.results) + 1
+        seat, hand, phase = state.current_player, len(state.results) + 1, str(state.phase)
         cards = moves_mod.move_cards(state, action)
         private = hidden_texts(state, action)
         state.apply(action)  # IllegalActionError leaves the state unchanged
@@ -194,24 +210,44 @@ class GameSession:
         if last is not None and last.get("open") and last["seat"] == seat:
             entry = last  # the next step of a move built step by step (a Dabang follow)
         else:
-            entry = {"seat": seat, "hand": hand, "actions": [], "cards": [], "private": private}
+            entry = {"seat": seat, "hand": hand, "phase": phase,
+                     "type": self.game.action_info(action).type, "actions": [], "cards": [],
+                     "private": private}
             self.log.append(entry)
         entry["actions"].append(int(action))
         entry["cards"].extend(cards)
         entry["open"] = (not state.is_over and state.current_player == seat
                          and bool(moves_mod.open_step(state)))
+        before, self._view = self._view, seat_view(state, self.seat)
+        self.tricks.see(before, self._view, len(self.log) - 1)
 
     def advance(self) -> None:
         """Let the players act until it is the person's turn or the game is over."""
+        while self.advance_one():
+            pass
+
+    def advance_one(self) -> bool:
+        """Let the player to act make one whole move: a move built step by step with all its
+        steps, and a run of decisions of one seat in one phase away from the tricks (a burial
+        of eight cards) whole; ``False`` (nothing done) when it is the person's turn or the game
+        is over."""
         state = self.state
-        while not state.is_over and state.current_player != self.seat:
-            seat = state.current_player
+        if state.is_over or state.current_player == self.seat:
+            return False
+        seat, phase = state.current_player, str(state.phase)
+        while True:
+            trick = self._view.get("leader") is not None
             action = decide(self.players[seat], state, self.observation(seat))
             try:
                 self._apply(action)
             except IllegalActionError as exc:
                 raise WebError(500, f"player_{seat} ({self.names[seat]}) chose an illegal "
                                     f"action: {exc}") from None
+            if self.log[-1]["open"]:
+                continue
+            if trick or self._view.get("leader") is not None or state.is_over or \
+                    state.current_player != seat or str(state.phase) != phase:
+                return True
 
     def _check_turn(self, version) -> None:
         if self.state.is_over:
@@ -220,13 +256,15 @@ class GameSession:
             raise WebError(409, f"not your turn to answer: the game has moved on since the "
                                 f"page last saw it (version {version}, now {self.version}); "
                                 f"reload it")
-        if self.state.current_player != self.seat:  # pragma: no cover - advance() prevents it
+        if self.state.current_player != self.seat:  # the others still to move (advance=False)
             raise WebError(409, f"not your turn: player_{self.state.current_player} is to act")
 
-    def play(self, actions: list[int], version=None, translate=lambda t: t) -> None:
+    def play(self, actions: list[int], version=None, translate=lambda t: t,
+             advance: bool = True) -> None:
         """Apply the person's ``actions`` (all or none: checked on a copy first), then let the
-        players act. ``WebError`` (state unchanged) for an illegal action or a wrong turn, its
-        reason in the page's language (``translate``)."""
+        players act (with ``advance``; else the page asks for each move). ``WebError`` (state
+        unchanged) for an illegal action or a wrong turn, its reason in the page's language
+        (``translate``)."""
         self._check_turn(version)
         trial = self.state.clone()
         for action in actions:
@@ -243,9 +281,10 @@ class GameSession:
         for action in actions:
             self._apply(action)
         self.version += 1
-        self.advance()
+        if advance:
+            self.advance()
 
-    def move(self, action, version=None, translate=lambda t: t) -> None:
+    def move(self, action, version=None, translate=lambda t: t, advance: bool = True) -> None:
         """The person plays action id ``action`` (a refusal in ``translate``'s language)."""
         if not is_int(action):
             raise WebError(400, f"'action' must be an action id (an integer), got {action!r}")
@@ -253,9 +292,10 @@ class GameSession:
         if not 0 <= action < self.game.num_actions:
             raise WebError(400, f"illegal move: {action} is not an action id (0.."
                                 f"{self.game.num_actions - 1})")
-        self.play([action], version, translate)
+        self.play([action], version, translate, advance)
 
-    def cards(self, cards, version=None, translate=lambda t: t) -> list[dict] | None:
+    def cards(self, cards, version=None, translate=lambda t: t,
+              advance: bool = True) -> list[dict] | None:
         """The person selected ``cards``: played at once when they mean one move; the choices
         (``[{"id", "text", "cards"}]``, nothing played) when they could mean several (Dagong);
         ``WebError`` 400 with the reason when they are not a legal move."""
@@ -269,7 +309,7 @@ class GameSession:
             raise WebError(400, f"not played: {exc}") from None
         if len(options) > 1:
             return [self.describe(plan[0], translate) for plan in options]
-        self.play(options[0], version, translate)
+        self.play(options[0], version, translate, advance)
         return None
 
     # what the page is sent
@@ -308,18 +348,40 @@ class GameSession:
                 groups.append({"type": kind, "label": move_label(self.game, kind, lang,
                                                                  str(state.phase)),
                                "moves": [self.describe(a, translate) for a in actions]})
+        view = seat_view(state, seat)
+        moves = [dict(shown, phase=e["phase"], type=e["type"])  # this hand's, as seen
+                 for e in self.log if e["hand"] == view.get("hand_number")
+                 and (shown := self.public_entry(e, seat, lambda t: t))]
+        extra = extras.for_seat(self.game.name, view, state.observation(seat), moves)
         message = {
             "id": None, "game": self.game.name, "seat": seat, "version": self.version,
-            "players": list(self.names), "options": _plain(_options(self.game)),
-            "view": translate_all(seat_view(state, seat), translate),
+            "players": list(self.names), "labels": list(self.labels),
+            "options": _plain(_options(self.game)),
+            "view": translate_all(view, translate),
             "your_turn": your_turn, "over": bool(state.is_over),
+            "thinking": None if state.is_over or your_turn else int(state.current_player),
             "moves": groups, "card_select": any(m["cards"] for g in groups for m in g["moves"]),
             "log": log[-LOG_SHOWN:], "log_total": len(log),
             "results": [{"hand": i + 1, "text": explain(state, r, seat, lang)}
                         for i, r in enumerate(state.results)],
             "returns": [float(r) for r in state.returns] if state.is_over else None,
+            "score": translate_all(extra["score"], lambda t: extras.words(t, translate)),
+            "notes": [extras.words(note, translate) for note in extra["notes"]],
+            "last_trick": self.last_trick(translate),
         }
         return message
+
+    def last_trick(self, translate) -> dict | None:
+        """The trick ended last, while the next is not led: ``{"hand", "plays" (its moves as
+        the log shows them to the person), "winner", "team", "points", "text", "seat"}``."""
+        ended = self.tricks.last()
+        if ended is None:
+            return None
+        first, last = ended["moves"]
+        plays = [e for e in (self.public_entry(e, self.seat, translate)
+                             for e in self.log[first:last + 1]) if e]
+        taken = translate_all(ended["taken"], lambda t: extras.words(t, translate))
+        return dict(taken, hand=ended["hand"], plays=plays)
 
     def record(self):
         """The finished game as a game record (``cardenv.records``)."""

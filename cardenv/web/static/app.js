@@ -2,8 +2,11 @@
 // The server decides everything (legality, the agents' moves, what a seat may see); this file
 // only draws its JSON messages and sends the person's clicks back (see docs/web.md). It knows no
 // game: each game's presentation sends generic facts in its seat view (title, status, table,
-// the seats' facts, center, extra, leader, select_hint) and /api/info its rules options, and
-// this file draws them the same way for every game.
+// the seats' facts, center, extra, leader, select_hint), the message the game's extras (score
+// against its marks, notes, the last trick) and /api/info its rules options and rules panel,
+// and this file draws them the same way for every game. The other players' moves are asked for
+// one at a time ("advance": false, then /advance), so the page shows who is thinking and each
+// move as it comes, paced for people to follow (?pace=0 in the address: no pause, for tests).
 "use strict";
 
 const $ = (selector, root = document) => root.querySelector(selector);
@@ -26,14 +29,34 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+const PACE_MS = 700;        // at least this long between two other players' moves
+const TRICK_PAUSE_MS = 1600; // and this long after a trick ends, to read it
+const pace = (() => {
+  const asked = Number(new URLSearchParams(location.search).get("pace"));
+  return Number.isFinite(asked) && asked >= 0 && new URLSearchParams(location.search).has("pace")
+    ? asked : 1;
+})();
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
 const page = {
   info: null,
-  lang: localStorage.getItem("cardenv-lang") || "zh",
+  // the games' terms in the page's language (English) unless the person chose Chinese
+  lang: localStorage.getItem("cardenv-lang") || "en",
   game: null,          // the last message of the game being played
   selected: new Set(), // indices into game.view.hand
+  trickSeen: null,     // the last trick already paused on (its hand and moves)
+  // whether the message's last trick was paused on already (else: it is, now)
+  shownTrick(message) {
+    const key = JSON.stringify([message.id, message.last_trick.hand,
+      message.last_trick.plays.map((p) => [p.seat, p.text])]);
+    const seen = this.trickSeen === key;
+    this.trickSeen = key;
+    return seen;
+  },
   replay: null,        // the record being watched (its header)
   step: null,          // the step shown
   closed: {},          // game id -> the last hand whose result the person closed
+  advancing: false,    // the other players' moves are being asked for
   listed: false,       // the records folder's files have been listed
 };
 
@@ -118,8 +141,10 @@ function winningSeat(v) {
   return v.leader ? v.leader.seat : null;
 }
 
+// a seat as people read it: its number and its player's readable label (a checkpoint's file
+// name, "search (PIMC)"), never a long spec
 function player(message, seat) {
-  const name = message.players[seat];
+  const name = (message.labels || message.players)[seat];
   return seat === message.seat ? `player_${seat} (you)` : `player_${seat} · ${name}`;
 }
 
@@ -202,19 +227,24 @@ function fillSetup() {
     for (const name of info.players) select.append(el("option", { value: name, text: name }));
     for (const entry of info.search || []) {
       if (entry.game === game.value) {
-        select.append(el("option", { value: entry.spec, text: entry.label }));
+        select.append(el("option", { value: entry.spec, text: entry.label, title: entry.spec }));
       }
     }
     for (const c of info.checkpoints) {
       if (c.game === null || c.game === game.value) {
-        select.append(el("option", { value: c.path, text: c.path }));
+        select.append(el("option", { value: c.path, text: c.label || c.path, title: c.path }));
       }
     }
-    select.value = before[k] && $$("option", select).some((o) => o.value === before[k])
-      ? before[k] : "heuristic";
+    const fallback = (info.defaults || {})[game.value] || "heuristic";
+    const keep = before[k] && (page.setupGame === game.value || before[k] !== page.setupDefault);
+    select.value = keep && $$("option", select).some((o) => o.value === before[k])
+      ? before[k] : fallback;
     box.append(el("label", {}, `player_${s} `, select));
     k++;
   }
+  page.setupGame = game.value;
+  page.setupDefault = (info.defaults || {})[game.value] || "heuristic";
+  drawHelp();
 }
 
 async function startGame(event) {
@@ -222,7 +252,7 @@ async function startGame(event) {
   const game = $("#game").value;
   const options = chosenOptions();
   const body = {
-    game, seat: Number($("#seat").value), options,
+    game, seat: Number($("#seat").value), options, advance: false,
     opponents: $$("#opponents select").map((s) => s.value),
   };
   if ($("#seed").value !== "") body.seed = Number($("#seed").value);
@@ -231,7 +261,32 @@ async function startGame(event) {
     showError("");
     location.hash = "game=" + message.id;
     showGame(message);
+    await others();
   });
+}
+
+// The other players move one at a time, each asked for, while the page says who is thinking;
+// paced so that a person sees each move (and a finished trick) before the next.
+async function others() {
+  if (page.advancing) return; // (a language change while they move: the running loop goes on)
+  page.advancing = true;
+  try {
+    let last = Date.now(), first = true;
+    while (page.game && page.game.thinking !== null && page.game.thinking !== undefined
+           && !page.game.over) {
+      const message = page.game;
+      const pause = message.last_trick && !page.shownTrick(message) ? TRICK_PAUSE_MS
+        : first ? 0 : PACE_MS;
+      const wait = pause * pace - (Date.now() - last);
+      first = false;
+      if (wait > 0) await sleep(wait);
+      if (!page.game || page.game.id !== message.id) return; // another game, or none
+      last = Date.now();
+      showGame(await api("POST", `/api/games/${message.id}/advance`, {}));
+    }
+  } finally {
+    page.advancing = false;
+  }
 }
 
 // --- playing ----------------------------------------------------------------------------------
@@ -246,8 +301,13 @@ function showGame(message) {
   $("#table").dataset.version = message.version;
   $("#table").dataset.over = message.over;
   $("#table").dataset.yourTurn = message.your_turn;
+  $("#table").dataset.thinking = message.thinking === null || message.thinking === undefined
+    ? "" : message.thinking;
   document.body.dataset.game = message.game;
   drawStatus(message);
+  drawScore(message.score || null);
+  drawNotes(message.notes || []);
+  drawHelp();
   drawBoard(message);
   drawHand(message);
   drawChoices(message.choices || null);
@@ -292,7 +352,77 @@ function drawBoard(message) {
     const where = places[(row.seat - message.seat + 4) % 4];
     $(`#board .pos.${where}`).replaceChildren(seatBox(message, row, last[row.seat]));
   }
-  $("#center").replaceChildren(...centerParts(v, (s) => player(message, s)));
+  $("#center").replaceChildren(...centerParts(v, (s) => player(message, s)),
+    lastTrick(message));
+}
+
+// The trick ended last, kept in the table's middle until the next lead: each move of it as the
+// log shows it, the play that took it marked, and who took it in words.
+function lastTrick(message) {
+  const t = message.last_trick;
+  if (!t) return "";
+  const name = (s) => player(message, s);
+  const said = t.text.split("{player}");
+  // the play that took it: the winner's last play with cards
+  const took = t.plays.map((p, i) => (p.seat === t.winner && p.cards.length ? i : -1))
+    .reduce((a, b) => Math.max(a, b), -1);
+  return el("div", { id: "last-trick", class: "last-trick", dataset: { hand: t.hand,
+    winner: t.winner === null ? "" : t.winner } },
+  el("div", { class: "last-trick-title", text: `Last trick (hand ${t.hand})` }),
+  t.plays.map((p, i) => el("div", {
+    class: "play" + (i === took ? " winning" : ""), dataset: { seat: p.seat },
+  }, `${name(p.seat)}: ${p.text} `, p.cards.length ? smallCards(p.cards) : null,
+  i === took ? el("span", { class: "badge winning", text: "took it" }) : null)),
+  el("div", { class: "last-trick-said" },
+    said.flatMap((piece, i) => (i ? [name(t.seat), piece] : [piece]))));
+}
+
+// The game's score against its marks (Dabang: the attackers' points, 120 / 160 / 200), drawn
+// as a bar with a tick at each mark, and its facts.
+function drawScore(score) {
+  const box = $("#score");
+  box.hidden = !score;
+  if (!score) {
+    box.replaceChildren();
+    return;
+  }
+  const at = (x) => `${Math.min(100, (100 * x) / score.max)}%`;
+  box.replaceChildren(
+    el("div", { class: "score-head" }, el("b", { text: score.title + ": " }),
+      el("span", { class: "score-value", text: String(score.value) })),
+    el("div", { class: "score-bar", title: score.text },
+      el("div", { class: "score-fill", style: `width: ${at(score.value)}` }),
+      score.marks.map((m) => el("div", {
+        class: "score-mark" + (m.reached ? " reached" : ""), style: `left: ${at(m.at)}`,
+        title: m.label, dataset: { at: m.at },
+      }, el("span", { text: String(m.at) })))),
+    el("div", { class: "score-facts" }, score.facts.map(([k, v]) =>
+      el("span", {}, k + ": ", el("b", { text: String(v) })))),
+    el("div", { class: "hint", text: score.text }));
+}
+
+// What happened in words (the tribute, the burial: how many cards, which went where).
+function drawNotes(notes) {
+  const box = $("#notes");
+  box.hidden = !notes.length;
+  box.replaceChildren(...notes.map((n) => el("li", { text: n })));
+}
+
+// The rules panel of the game being played, or chosen in the form.
+function drawHelp() {
+  if (!page.info) return;
+  const game = page.game && !$("#table").hidden ? page.game.game : $("#game").value;
+  const help = (page.info.help || {})[game];
+  $("#help-toggle").hidden = !help;
+  const box = $("#help");
+  if (!help) {
+    box.hidden = true;
+    return;
+  }
+  box.dataset.game = game;
+  $("#help-lines").replaceChildren(...help.lines.map((line) => el("li", { text: line })));
+  $("#help-terms").replaceChildren(...help.terms.map(([term, english]) =>
+    el("span", { class: "term" }, el("b", { text: term }), " " + english)));
 }
 
 // The table's middle as the view describes it: texts naming seats ("{player}"), cards, badges.
@@ -333,8 +463,11 @@ function drawHand(message) {
   $("#clear-cards").disabled = !canSelect;
   $("#selection-note").textContent = !message.your_turn ? "" : canSelect
     ? v.select_hint : "Choose a move from the list.";
+  const thinking = message.thinking !== null && message.thinking !== undefined && !message.over;
+  $("#turn").classList.toggle("thinking", thinking);
   $("#turn").textContent = message.over ? "The game is over."
-    : message.your_turn ? "Your turn." : `Waiting for player_${v.to_act}.`;
+    : message.your_turn ? "Your turn."
+      : `${player(message, thinking ? message.thinking : v.to_act)} is thinking…`;
 }
 
 function toggleCard(index, node) {
@@ -353,9 +486,10 @@ async function playCards() {
   const message = page.game;
   await busy(async () => {
     const answer = await api("POST", `/api/games/${message.id}/cards`,
-      { cards: selectedCards(), version: message.version });
+      { cards: selectedCards(), version: message.version, advance: false });
     showError("");
     showGame(answer);
+    await others();
   });
 }
 
@@ -363,9 +497,10 @@ async function playMove(action) {
   const message = page.game;
   await busy(async () => {
     const answer = await api("POST", `/api/games/${message.id}/move`,
-      { action, version: message.version });
+      { action, version: message.version, advance: false });
     showError("");
     showGame(answer);
+    await others();
   });
 }
 
@@ -487,7 +622,8 @@ async function showReplay(header) {
   // (the DOM's replaceChildren writes a null as the text "null": leave the missing parts out)
   $("#replay-head").replaceChildren(...[
     el("span", {}, el("b", { text: header.game }), ` seed ${header.seed}`),
-    el("span", { text: header.players.map((p, s) => `player_${s} ${p}`).join(", ") }),
+    el("span", { text: (header.labels || header.players).map((p, s) => `player_${s} ${p}`)
+      .join(", ") }),
     el("span", { text: `${header.moves} moves` + (header.finished ? "" : " (unfinished)") }),
     header.source ? el("span", { class: "hint", text: header.source }) : null,
     meta.length ? el("span", { class: "hint", text: meta.join(" · ") }) : null,
@@ -521,7 +657,7 @@ function drawStep(header, step) {
   }
   $("#slider").value = step.k;
   $("#step-label").textContent = `move ${step.k}/${step.moves}`;
-  const name = (s) => `player_${s} (${header.players[s]})`;
+  const name = (s) => `player_${s} (${(header.labels || header.players)[s]})`;
   $("#last-move").textContent = step.k === 0 ? `The deal (seed ${header.seed}).`
     : `Move ${step.k}: ${name(step.last.seat)}: ${step.last.text}`;
   const v0 = step.views[0];
@@ -564,6 +700,7 @@ function showTab(name) {
   const playing = name === "play";
   $("#table").hidden = !playing || !page.game;
   $("#setup").hidden = !playing || !!page.game;
+  drawHelp();
 }
 
 async function refresh() {
@@ -573,6 +710,7 @@ async function refresh() {
   if (page.game && !$("#table").hidden) {
     const message = await api("GET", `/api/games/${page.game.id}`);
     showGame(message);
+    await others();
   }
   if (page.replay && page.step) await goTo(page.step.k);
 }
@@ -591,8 +729,10 @@ async function resume() {
   const match = /^#(game|replay)=([\w-]+)$/.exec(location.hash);
   if (!match) return;
   try {
-    if (match[1] === "game") showGame(await api("GET", `/api/games/${match[2]}`));
-    else await showReplay(await api("GET", `/api/replays/${match[2]}`));
+    if (match[1] === "game") {
+      showGame(await api("GET", `/api/games/${match[2]}`));
+      await others(); // the other players still to move, if the page left them thinking
+    } else await showReplay(await api("GET", `/api/replays/${match[2]}`));
   } catch (e) {
     showError(e.message);
     location.hash = "";
@@ -610,7 +750,7 @@ async function main() {
   }
   if (page.info.langs.length > 1) {
     $("#lang-box").hidden = false;
-    $("#lang").value = page.info.langs.includes(page.lang) ? page.lang : "zh";
+    $("#lang").value = page.info.langs.includes(page.lang) ? page.lang : page.info.langs[0];
     page.lang = $("#lang").value;
   } else {
     page.lang = "zh";
@@ -624,6 +764,10 @@ async function main() {
   $("#clear-cards").addEventListener("click", () => {
     page.selected.clear();
     $$("#hand .card.selected").forEach((n) => n.classList.remove("selected"));
+  });
+  $("#help-toggle").addEventListener("click", () => {
+    $("#help").hidden = !$("#help").hidden;
+    $("#help-toggle").classList.toggle("active", !$("#help").hidden);
   });
   $("#new-game").addEventListener("click", () => {
     page.game = null;
