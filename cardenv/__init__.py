@@ -56,25 +56,36 @@ _REGISTRARS = {"pettingzoo": _register_pettingzoo, "gymnasium": _register_gymnas
 
 class _RegisterOnImport(importlib.abc.MetaPathFinder):
     """Registers the environments in a package of ``pending`` right after that package is first
-    imported (anywhere); leaves ``sys.meta_path`` once none is pending."""
+    imported (anywhere); leaves ``sys.meta_path`` once none is pending.
+
+    A package leaves ``pending`` when its module has run, not when it is first looked for: a
+    bare ``importlib.util.find_spec("gymnasium")`` (how TorchRL and others check that a library
+    is there) asks the finders without importing anything, and the import that follows must
+    still register."""
 
     def __init__(self, pending: dict):
         self.pending = dict(pending)
+        self._searching: set[str] = set()  # names this finder is looking up itself
 
     def find_spec(self, name, path=None, target=None):
-        register = self.pending.pop(name, None)
-        if register is None:
+        if name not in self.pending or name in self._searching:
             return None
-        if not self.pending:
-            sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)  # the real module, found the usual way
+        self._searching.add(name)
+        try:
+            spec = importlib.util.find_spec(name)  # the real module, found the usual way
+        finally:
+            self._searching.discard(name)
         if spec is None or spec.loader is None:
             return spec
         exec_module = spec.loader.exec_module
 
         def exec_then_register(module):
             exec_module(module)
-            register(module)
+            register = self.pending.pop(name, None)
+            if not self.pending and self in sys.meta_path:
+                sys.meta_path.remove(self)
+            if register is not None:
+                register(module)
 
         spec.loader.exec_module = exec_then_register
         return spec

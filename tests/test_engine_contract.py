@@ -213,6 +213,17 @@ def test_pettingzoo_make_works_after_import_cardenv_in_either_order():
         subprocess.run([sys.executable, "-c", code + "; e.reset(seed=1)"], check=True, cwd=ROOT)
 
 
+def test_the_ids_register_after_a_library_only_looked_for_gymnasium_or_pettingzoo():
+    """``importlib.util.find_spec`` (how TorchRL checks for Gymnasium on import) looks a package
+    up without importing it: the import that follows still registers the ids (it did not:
+    TorchRL's ``GymEnv("cardenv/Dagong-v0")`` after ``import cardenv`` found no namespace)."""
+    code = ("import importlib.util, cardenv; "
+            "importlib.util.find_spec('gymnasium'); importlib.util.find_spec('pettingzoo'); "
+            "import gymnasium, pettingzoo; gymnasium.make('cardenv/Dagong-v0').reset(seed=1); "
+            "pettingzoo.make('aec', 'cardenv/dabang_v0').reset(seed=1)")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
 def test_the_engine_doc_example_runs():
     import re
     text = (ROOT / "docs" / "engine.md").read_text(encoding="utf-8")
