@@ -162,3 +162,24 @@ def test_observations_and_states_lie_in_their_spaces_at_the_options_extremes(nam
             if term or trunc or len(env.unwrapped.game_state.results) >= 2:
                 break
             env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+
+
+def test_an_unknown_option_is_a_config_error_and_the_type_error_of_an_unexpected_keyword():
+    """Python raises a TypeError for an unexpected keyword; code that tries one and drops it on
+    that error (TorchRL's GymEnv tries Atari's frameskip) must see one from the Gymnasium envs."""
+    from cardenv.core.errors import ConfigError
+
+    for make in (lambda: gymnasium.make(IDS["dagong"], frameskip=4),
+                 lambda: importlib.import_module("cardenv.dabang_v0").env(frameskip=4)):
+        with pytest.raises(ConfigError) as error:
+            make()
+        assert isinstance(error.value, TypeError)
+        assert "unexpected keyword argument 'frameskip'" in str(error.value)
+
+
+def test_torchrls_gymenv_builds_the_single_seat_env():
+    pytest.importorskip("torchrl", reason='the [clients] extra: pip install -e ".[clients]"')
+    from torchrl.envs import GymEnv
+
+    env = GymEnv(IDS["dagong"])
+    assert env.reset()["observation"].shape == (588,)

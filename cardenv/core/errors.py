@@ -9,6 +9,13 @@ class ConfigError(ValueError):
     """An unknown option, or an option with a value outside its documented range."""
 
 
+class UnknownOptionError(ConfigError, TypeError):
+    """An option the game does not have: a ``ConfigError``, and a ``TypeError`` as Python's own
+    for an unexpected keyword argument, whose words its message carries, so that code which
+    tries a keyword and drops it on that ``TypeError`` (TorchRL's ``GymEnv`` with
+    ``frameskip``) works with the Gymnasium envs."""
+
+
 class IllegalActionError(ValueError):
     """An action that is not legal in the current state. The state is left unchanged."""
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cardenv.core.checks import is_int, is_number
-from cardenv.core.errors import ConfigError
+from cardenv.core.errors import ConfigError, UnknownOptionError
 
 
 @dataclass(frozen=True)
@@ -112,8 +112,9 @@ def resolve(spec: dict[str, Option], given: dict[str, Any], where: str) -> dict[
         if name not in spec:
             close = difflib.get_close_matches(name, spec, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ConfigError(f"{where}: unknown option {name!r}{hint}; known options: "
-                              f"{', '.join(sorted(spec))}")
+            raise UnknownOptionError(f"{where}: unknown option {name!r}{hint}; known options: "
+                                     f"{', '.join(sorted(spec))} (an unexpected keyword "
+                                     f"argument {name!r})")
     resolved = {}
     for name, option in spec.items():
         value = given.get(name, option.default)
