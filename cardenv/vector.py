@@ -80,6 +80,7 @@ class Finished:
     history: list = field(default_factory=list)
     truncated: bool = False
 
+
 class HandEnd(NamedTuple):
     """A hand that ended at a step: the slot it was played in and its result (the entry its
     game appended to ``results``)."""

@@ -501,7 +501,6 @@ def test_checkpoints_are_offered_and_one_for_the_other_game_is_refused(tmp_path)
     assert got == 400 and "unknown player" in answer["error"]  # only offered checkpoints load
 
 
-
 # --- the search player ---------------------------------------------------------------------------
 
 def search_available():
@@ -561,6 +560,7 @@ def test_a_game_seated_with_the_search_player_plays_legal_moves_through_the_api(
         assert got == 400 and f"unknown player {spec!r}" in answer["error"], answer
 
 # --- the record viewer ---------------------------------------------------------------------------
+
 
 def write_record(folder, name="dagong-game.json", game="dagong", seed=2):
     state = make_game(game).new_state(seed)

@@ -432,7 +432,6 @@ def test_a_page_without_any_checkpoint_says_so_on_stderr(tmp_path):
                      f"folder)"]
 
 
-
 # --- the docs -----------------------------------------------------------------------------------
 
 def test_docs_web_tables_end_before_the_next_paragraph_and_show_the_screenshots():

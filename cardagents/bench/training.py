@@ -187,7 +187,6 @@ def update_rate(config: str, samples: int = 8192) -> float:
     minibatch) on a collected batch: what bounds a run however many workers collect."""
     import tempfile
 
-
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = load_config(config, [f"run_dir={run_dir}", f"rollout_samples={samples}",
                                          "eval_deals=0"])
@@ -212,7 +211,6 @@ def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> 
     import json
     import os
     import tempfile
-
 
     out = {}
     with tempfile.TemporaryDirectory() as run_dir:
@@ -258,7 +256,6 @@ def curve_cost(config: str, overrides: tuple = ()) -> dict:
     option set) and its share of the run's time at ``curve_every`` iterations apart, given the
     seconds of one iteration (filled in by ``bench_train``)."""
     import tempfile
-
 
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = load_config(config, [f"run_dir={run_dir}", "imitation_samples=0",

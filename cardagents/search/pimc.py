@@ -108,7 +108,6 @@ from cardenv.games import make_game
 __all__ = ["PIMCAgent", "SearchResult", "choose", "global_critic", "leaf_value", "sampler_of"]
 
 
-
 @dataclass
 class SearchResult:
     """What ``PIMCAgent.search`` found at one decision."""

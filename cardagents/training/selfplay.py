@@ -284,7 +284,6 @@ class Episodes:
         return batch
 
 
-
 def win_rate(recent, kind: str = "heuristic") -> float | None:
     """Share of the ``recent`` games (``(opponent kind, learner side's reward)`` pairs) against
     ``kind`` that the learner's side won; ``None`` if there are none."""

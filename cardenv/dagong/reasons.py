@@ -97,6 +97,7 @@ def action_twin(info) -> int:
 def _needs(hand, info) -> str:
     """What the combination takes and what the hand holds of it."""
     jokers = int(hand[NUM_NATURAL] + hand[NUM_NATURAL + 1])
+
     def naturals(rank):
         return int(sum(hand[rank * 4 + s] for s in range(4)))
     if info.type == cat.TIANZHA:

@@ -142,7 +142,6 @@ def test_resuming_a_run_of_an_earlier_layout_is_refused_clearly(tmp_path, capsys
     assert "the layout grew" in capsys.readouterr().err
 
 
-
 def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path):
     """metrics.jsonl: imitation chunks, a curve point where PPO starts and after each
     ``curve_every`` iterations (one per option set), every iteration, the final evaluations;

@@ -445,7 +445,6 @@ class Observer:
             P["to_play"][st.current] = 1
 
 
-
 # --- driving episodes ----------------------------------------------------------------------------
 
 def choose(st, rng, policy) -> int:

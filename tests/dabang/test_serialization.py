@@ -260,8 +260,6 @@ def swap_deck(i, j):
     return change
 
 
-
-
 def differs(key="\\w+", i=0):
     """The refusal of a saved result that the replay does not give (naming the item)."""
     return rf"results\[{i}\]\['{key}'\] is .* in the saved state but .* on replay"

@@ -137,8 +137,6 @@ def set_result(i, key, value):
     return lambda d, s: d["results"][i].__setitem__(key, value)
 
 
-
-
 def differs(key="\\w+", i=0):
     """The refusal of a saved result that the replay does not give (naming the item)."""
     return rf"results\[{i}\]\['{key}'\] is .* in the saved state but .* on replay"

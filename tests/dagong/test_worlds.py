@@ -132,7 +132,6 @@ def test_worlds_repeat_for_the_same_rng_and_vary_with_it():
     assert game.sample_worlds(state, 1, 0, np.random.default_rng(3)) == []
 
 
-
 _OWN_CACHES = {"_feasible", "_given", "_rng", "_rng_saved", "buffer", "v", "game"}
 
 
@@ -403,7 +402,6 @@ def test_bad_rng_and_finished_state_are_refused():
         state.apply(int(rng.choice(np.flatnonzero(state.legal_mask()))))
     with pytest.raises(StateError, match="episode is over"):
         game.sample_worlds(state, 0, 1, rng)
-
 
 
 def special_deals():
