@@ -109,6 +109,36 @@ def test_a_list_of_options_alternates_by_slot():
     assert [g.first_hand for g in games.slots] == [True, False, True, False]
 
 
+def test_made_games_play_as_their_name_and_options():
+    """``VectorGame`` takes the games ``game_variants`` made (a list, or one) in place of the
+    name and options: the same games, the same objects in its ``variants``, and no options
+    beside them."""
+    from cardenv.games import make_game
+    from cardenv.vector import game_variants
+
+    options = [{}, {"dealer": 1, "levels": [4, 6]}]
+    made = game_variants("dabang", options)
+    by_name = VectorGame("dabang", 6, seed=3, options=options)
+    for game in (made, tuple(made)):
+        by_game = VectorGame(game, 6, seed=3)
+        assert by_game.name == "dabang" and by_game.variants == made
+        for _ in range(40):
+            actions = by_name.masks().argmax(axis=1)
+            assert np.array_equal(by_game.observations(), by_name.observations())
+            by_game.step(actions)
+            by_name.step(actions)
+        by_name = VectorGame("dabang", 6, seed=3, options=options)
+    one = make_game("dagong", hands=2)
+    assert VectorGame(one, 2).variants == [one]
+    with pytest.raises(ValueError, match="options go with a game's name"):
+        VectorGame(made, 2, options={})
+    with pytest.raises(ValueError, match="variants of one game"):
+        VectorGame([one, made[0]], 2)
+    for bad in ([], [one, "dagong"], {"dagong": one}):
+        with pytest.raises(ValueError, match="list of made games"):
+            VectorGame(bad, 2)
+
+
 def _snapshot(games):
     return [g.to_dict() for g in games.slots], list(games.seeds), games.hands_played().tolist()
 

@@ -37,7 +37,7 @@ import contextlib
 import io
 import time
 
-from cardagents.training.config import collector_settings, load_config
+from cardagents.training.config import load_config
 from cardenv import cli
 
 MAX_SAMPLES = 10 ** 9  # --samples: PPO samples per setting
@@ -104,7 +104,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
             heuristic = trainer.heuristic
             heuristic.act_batch = lambda o, m: Agent.act_batch(heuristic, o, m)
             # the same games, each state stepped by its own apply
-            trainer.collector.deal(collector_settings(cfg),
+            trainer.collector.deal(trainer.settings(trainer.active),
                                    trainer.collector.games.seeds[0], batched=False)
             ppo.PolicyNet.act = _act_before
         try:

@@ -435,7 +435,7 @@ def _check_reward(cfg: Config) -> None:
     if cfg.reward == "match":  # a game with a table, which is there and was fitted under the
         # game's rules (cardagents.training.rewards.match_value says which games have one)
         try:
-            match_value_for(cfg.game, cfg.reward, cfg.options)
+            match_value_for(cfg.reward, game_variants(cfg.game, cfg.options))
         except ValueError as exc:
             raise ConfigError(f"config: reward: match: {exc}") from None
 
@@ -558,13 +558,24 @@ class CollectorSettings:
     observation_size: int | None = None
     reward: str = "hand"
     precision: str = "fp32"
+    # the games ``options`` make (``cardenv.vector.game_variants``: one per rules variant), which
+    # the collection plays: a training run makes each option set's game once and passes them
+    # (``collector_settings(..., games=)``); made here from ``game`` and ``options`` otherwise
+    games: tuple = ()
+
+    def __post_init__(self):
+        if not self.games:
+            object.__setattr__(self, "games", tuple(game_variants(self.game, self.options)))
 
 
-def collector_settings(cfg: Config, precision: str = "fp32") -> CollectorSettings:
+def collector_settings(cfg: Config, precision: str = "fp32",
+                       games: list | tuple = ()) -> CollectorSettings:
     """What a ``Collector`` needs of a (stage's) config; ``precision``: the resolved one the
-    learner acts in."""
-    fields = [f.name for f in dataclasses.fields(CollectorSettings) if f.name != "precision"]
-    return CollectorSettings(**{k: getattr(cfg, k) for k in fields}, precision=precision)
+    learner acts in; ``games``: the games its options make, made already (else made here)."""
+    fields = [f.name for f in dataclasses.fields(CollectorSettings)
+              if f.name not in ("precision", "games")]
+    return CollectorSettings(**{k: getattr(cfg, k) for k in fields}, precision=precision,
+                             games=tuple(games))
 
 
 def stage_bounds(cfg: Config, index: int) -> tuple[int, int]:

@@ -113,12 +113,12 @@ def policy_probs(net, obs: np.ndarray, masks: np.ndarray, precision: str = "fp32
 
 class Gatherer:
     """The learner's own games against ``opponent`` (an agent acting from observations) on a
-    ``VectorGame`` of ``num_envs`` slots (``options`` as ``VectorGame`` takes them), seated as
-    PPO collection seats it: one side of each game's partnerships as dealt, drawn at random."""
+    ``VectorGame`` of ``num_envs`` slots (``games``: made games, as ``VectorGame`` takes them),
+    seated as PPO collection seats it: one side of each game's partnerships as dealt, drawn at
+    random."""
 
-    def __init__(self, game: str, options, num_envs: int, seed: int, opponent,
-                 rng: np.random.Generator):
-        self.games = VectorGame(game, num_envs, seed=seed, options=options)
+    def __init__(self, games, num_envs: int, seed: int, opponent, rng: np.random.Generator):
+        self.games = VectorGame(games, num_envs, seed=seed)
         self.opponent, self.rng = opponent, rng
         self.seating = LearnerSeats(num_envs, self.games.game.num_players)
         for slot in range(num_envs):
@@ -265,7 +265,8 @@ class Distiller:
     """A ``kind: distill`` stage's states, labels and label buffer (``train.py``).
 
     Args:
-        game: the game's name; options: the stage's rules options.
+        games: the stage's games (made, one per rules variant: ``cardenv.vector.game_variants``
+            of its options).
         search: the PIMC spec (``cardagents.search.spec.parse_spec``), e.g.
             ``pimc:depth=8,critic=checkpoints/dabang_leaf.npz``.
         opponent: who the learner plays in its gathering games (the heuristic).
@@ -273,10 +274,10 @@ class Distiller:
         num_envs: gathering games in lockstep.
     """
 
-    def __init__(self, game: str, options, search: str, opponent, seed: int, num_envs: int,
+    def __init__(self, games, search: str, opponent, seed: int, num_envs: int,
                  saved: dict | None = None):
-        self.game = game
-        made = make_game(game)
+        made = games[0] if isinstance(games, (list, tuple)) else games
+        self.game = game = made.name
         self.searcher = PIMCAgent.from_spec(search, game, seed=seed)
         self.rng = np.random.default_rng([seed, 24])
         self.kept = Labels.empty(made.observation_size, made.num_actions)
@@ -287,7 +288,7 @@ class Distiller:
             self.rng.bit_generator.state = saved["rng"]
         # the games in progress are not saved: a resumed run deals new ones, from a seed past
         # the labels so far
-        self.gatherer = Gatherer(game, options, num_envs,
+        self.gatherer = Gatherer(games, num_envs,
                                  seed * 9_000_011 + 1_000 * self.labelled + 5, opponent, self.rng)
 
     def label(self, net, count: int, *, select_how: str, pool: int, temperature: float,

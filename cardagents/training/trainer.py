@@ -71,6 +71,10 @@ class Trainer(Evaluations):
         self.stages = [stage_config(cfg, i) for i in range(len(cfg.stages))] or [cfg]
         self.stage = stage_at(cfg, self.samples)
         self.active = self.stages[self.stage]
+        # each option set of the run, made into its game once: collection, imitation,
+        # distillation and the evaluations play these
+        self.variants = [(options, as_game(cfg.game, dict(options)))
+                         for options in option_sets(cfg)]
         self.sync_actor()
         self._collection(resume, first_seed)
         # seconds of the iteration in progress, by part (collect, update, eval)
@@ -86,9 +90,6 @@ class Trainer(Evaluations):
         # the policy PPO started from, evaluated (eval_start): this process's evaluations are
         # kept as they are made; a resumed run's were made before it, read once here
         self.starts = self.runlog.records("start_evaluation") if resume else []
-        # the games the evaluations play: each option set of the run, made once
-        self.variants = [(options, as_game(cfg.game, dict(options)))
-                         for options in option_sets(cfg)]
         self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
                  threads=self.compute.threads, reasons=list(self.compute.reasons))
         # a distillation stage's labels (cardagents.training.distill; made when one is entered)
@@ -137,9 +138,15 @@ class Trainer(Evaluations):
             self.collector.deal(self.settings(self.active), first_seed)
             self.collector.set_pool(self.pool)
 
+    def games_of(self, options: dict | list) -> list:
+        """The made games (``variants``) of a stage's ``options``, one per rules variant."""
+        wanted = options if isinstance(options, list) else [options]
+        return [next(game for made, game in self.variants if made == dict(variant))
+                for variant in wanted]
+
     def settings(self, active: Config) -> dict:
-        """``collector_settings`` of a stage, in the run's resolved precision."""
-        return collector_settings(active, self.compute.precision)
+        """``collector_settings`` of a stage, in the run's resolved precision, with its games."""
+        return collector_settings(active, self.compute.precision, self.games_of(active.options))
 
     def sync_actor(self) -> None:
         """Copy the learner's weights to the network collection acts with (nothing to do when
@@ -185,7 +192,7 @@ class Trainer(Evaluations):
         chosen actions and value regression on each seat's final reward."""
         cfg = self.cfg
         optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.imitation_lr)
-        games = VectorGame(cfg.game, cfg.num_envs, options=self.active.options,
+        games = VectorGame(self.games_of(self.active.options), cfg.num_envs,
                            seed=cfg.seed * IMITATION_SEED_STRIDE + self.imitated)
         demonstrator = Demonstrator(games, self.heuristic, self.net.critic == "global")
         first = self.imitated
@@ -342,7 +349,7 @@ class Trainer(Evaluations):
         key = (self.cfg.game, repr(active.options), active.distill_search, active.distill_envs)
         if self.distiller is None or self.distiller_key != key:
             self.distiller = Distiller(
-                self.cfg.game, active.options, active.distill_search,
+                self.games_of(active.options), active.distill_search,
                 self.heuristic or heuristic_for(self.cfg.game, self.cfg.seed), self.cfg.seed,
                 active.distill_envs, saved=self.distill_saved)
             self.distiller_key, self.distill_saved = key, None

@@ -132,7 +132,7 @@ def test_focus_keeps_the_phases_read_from_the_observation():
 
 def test_the_learner_meets_its_own_decisions_with_their_states():
     net = make_net("dagong", [16])
-    gatherer = Gatherer("dagong", {}, 4, 0, heuristic_for("dagong", 0),
+    gatherer = Gatherer(make_game("dagong"), 4, 0, heuristic_for("dagong", 0),
                         np.random.default_rng(0))
     found = gatherer.gather(net, 30)
     assert len(found) == 30 and (found.mask.sum(axis=1) > 1).all()

@@ -9,13 +9,14 @@ import pytest
 from cardagents.training.rewards.match_value import (FEATURES, LEVELS, MAX_BLOOD, MatchValue, fit,
                                                      match_value_for)
 from cardenv.core.errors import ConfigError
+from cardenv.games import make_game
 
 RULES = {"joker_levels": True, "keep_dealer": "partner", "four_joker_win": "big_or_small"}
 
 
 @pytest.fixture(scope="module")
 def mv():
-    return match_value_for("dabang", "match", {})
+    return match_value_for("match", make_game("dabang"))
 
 
 def test_shipped_table_is_a_probability_and_zero_sum(mv):

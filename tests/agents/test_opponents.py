@@ -110,10 +110,16 @@ def test_a_collector_plays_checkpoint_and_search_opponents(tmp_path):
     searcher.act_states = counting
     batch = collector.collect(150)
     assert len(batch.obs) >= 150
+    assert batch.logp.dtype == np.float32  # the policy's own log-probabilities, kept as they are
     seen = {kind for kind, _ in collector.results()}
     assert seen == {path, search}
     assert called["states"] > 0
     assert collector.win_rate(path) is not None
+    # what a Ray worker reports after each share: the games finished since it last did
+    done, results = collector.results_since(0)
+    assert results == collector.results() and done == len(results) > 1
+    assert collector.results_since(done) == (done, [])
+    assert collector.results_since(done - 1) == (done, collector.results()[-1:])
 
 
 @pytest.mark.parametrize("make_spec, message", [

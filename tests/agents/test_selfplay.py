@@ -74,6 +74,7 @@ class Reference:
 
     def take(self):
         out = {k: np.array(v) for k, v in self.ready.items()}
+        out["logp"] = out["logp"].astype(np.float32)  # log-probabilities stay the policy's
         self.ready = {k: [] for k in Batch.FIELDS}
         return out
 
@@ -92,7 +93,7 @@ def test_episodes_equal_the_per_seat_lists(seed):
             obs = rng.random((len(mine), obs_size)).astype(np.float32)
             masks = rng.random((len(mine), actions)) < 0.5
             acts = rng.integers(actions, size=len(mine))
-            logp = -rng.random(len(mine)).astype(np.float32).astype(np.float64)
+            logp = -rng.random(len(mine)).astype(np.float32)  # as the policy gives them
             values = rng.normal(size=len(mine)).astype(np.float32).astype(np.float64)
             for target in (book, ref):
                 target.record(mine, seats[mine], obs, masks, acts, logp, values)

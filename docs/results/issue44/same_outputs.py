@@ -1,0 +1,72 @@
+"""Compare two folders of ``same_outputs.sh``: the VectorGame checksums, the evaluations' JSONs
+and every game they recorded, and each training run's metrics, result and weights, leaving out
+only what measures time and where a run or a record was written.
+
+    python docs/results/issue44/same_outputs.py BEFORE AFTER
+"""
+
+import json
+import pathlib
+import sys
+
+import numpy as np
+import torch
+
+RUNS = ("smoke", "resumed", "init", "staged_global", "match", "distill", "ray")
+UNTIMED = ("checkpoint", "update_threads", "date", "written")
+
+
+def strip(value):
+    """``value`` without the entries that measure time or name a folder."""
+    if isinstance(value, dict):
+        return {k: strip(v) for k, v in value.items()
+                if k not in UNTIMED and not k.endswith(("_s", "seconds")) and "per_s" not in k}
+    if isinstance(value, list):
+        return [strip(v) for v in value]
+    return value
+
+
+def same_runs(a: pathlib.Path, b: pathlib.Path) -> bool:
+    same = True
+    for run in RUNS:
+        lines = [[strip(json.loads(line)) for line in (d / run / "metrics.jsonl").open()]
+                 for d in (a, b)]
+        results = [strip(json.loads((d / run / "result.json").read_text())) for d in (a, b)]
+        weights = [torch.load(d / run / "final.pt", weights_only=True)["model"] for d in (a, b)]
+        equal = lines[0] == lines[1] and results[0] == results[1] and \
+            weights[0].keys() == weights[1].keys() and \
+            all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
+        losses = [r["policy_loss"] for r in lines[0] if "policy_loss" in r]
+        print(f"{run}: {len(lines[0])} metrics records (policy losses {losses[:2]} ... "
+              f"{losses[-1:]}), result.json and weights {'same' if equal else 'DIFFERENT'}")
+        same &= equal
+    return same
+
+
+def main(before: str, after: str) -> bool:
+    a, b = pathlib.Path(before), pathlib.Path(after)
+    same = (a / "vector.txt").read_text() == (b / "vector.txt").read_text()
+    print(f"vector.txt (VectorGame checksums): {'same' if same else 'DIFFERENT'}")
+    for name in sorted(p.name for p in a.glob("e*.json")):
+        equal = strip(json.loads((a / name).read_text())) == \
+            strip(json.loads((b / name).read_text()))
+        records = sorted(p.relative_to(a) for p in a.glob(f"r{name[1:-5]}/*.json"))
+        equal_records = records == sorted(p.relative_to(b) for p in b.glob(
+            f"r{name[1:-5]}/*.json")) and all(
+            strip(json.loads((a / r).read_text())) == strip(json.loads((b / r).read_text()))
+            for r in records)
+        print(f"{name}: {'same' if equal else 'DIFFERENT'}; its {len(records)} game records "
+              f"{'same' if equal_records else 'DIFFERENT'}")
+        same &= equal and equal_records
+    same &= same_runs(a, b)
+    with np.load(a / "leaf.npz") as x, np.load(b / "leaf.npz") as y:
+        equal = sorted(x.files) == sorted(y.files) and all(
+            np.array_equal(x[k], y[k]) for k in x.files if k not in ("meta", "command"))
+    print(f"leaf.npz: {'same' if equal else 'DIFFERENT'}")
+    same &= equal
+    print("the same outputs" if same else "OUTPUTS DIFFER")
+    return same
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main(*sys.argv[1:3]) else 1)
