@@ -209,7 +209,8 @@ def sampler_worlds_per_second(name: str, seconds: float, worlds: int) -> float |
 def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> float | None:
     """PIMC decisions/s at the budget ``spec`` (default: the default budget), one at a time
     (``None``: no sampler)."""
-    from cardagents.search.pimc import PIMCAgent, sampler_of
+    from cardagents.search.pimc import sampler_of
+    from cardagents.search.spec import make_search
     from cardenv.games import make_game
 
     game = make_game(name)
@@ -217,7 +218,7 @@ def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> 
         sampler_of(game)
     except ValueError:
         return None
-    agent = PIMCAgent.from_spec(spec, name)
+    agent = make_search(spec, name)
     positions = search_positions(game, 64, seed=1)
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:

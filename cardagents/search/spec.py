@@ -1,51 +1,31 @@
-"""What a PIMC search may be asked for: its options' defaults and bounds (``DEFAULTS``,
-``BOUNDS``, the named budgets), one check of each option's value (``checked``, for a constructor
-argument and a spec's text alike) and the spec a player is named by (``parse_spec``:
-``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,...``). No torch, no game.
+"""A PIMC search from text: the spec a player is named by (``parse_spec``: ``pimc`` or
+``pimc:worlds=32,rollout=heuristic,top_k=8,...``, with its options' defaults, ``DEFAULTS``, and
+the named budgets) and the one place such text becomes the objects
+``cardagents.search.pimc.PIMCAgent`` takes (``make_search``: the rollout policy, the prior, the
+leaf value and the ``Budget``; ``rollout_policy``, ``prior_policy`` and ``leaf_value`` each make
+one). No torch and no game until a search is made (a PPO checkpoint read).
 """
 
 from __future__ import annotations
 
-import numpy as np
+import os
 
-__all__ = ["BOUNDS", "DEFAULTS", "LEAF_BUDGET", "MAX_BATCH", "PRIOR_BUDGET", "checked",
-           "parse_spec"]
+from cardagents.search.budget import BOUNDS, MARGIN, Budget, checked
 
-DEFAULTS = {"worlds": 8, "rollouts": 1, "top_k": 0, "rollout": "heuristic", "time": None,
-            "margin": 1.5, "prior": None, "depth": 0, "critic": None}
-# the bounds a spec or a constructor argument must fall in
-BOUNDS = {"worlds": (1, 4096), "rollouts": (1, 256), "top_k": (0, 1 << 16),
-          "depth": (0, 1 << 16)}
+__all__ = ["DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "leaf_value", "make_search", "parse_spec",
+           "prior_policy", "rollout_policy"]
+
+# a spec's options and their defaults: the budget's (cardagents.search.budget) and the parts'
+_BUDGET = Budget()
+DEFAULTS = {"worlds": _BUDGET.worlds, "rollouts": _BUDGET.rollouts, "top_k": _BUDGET.top_k,
+            "rollout": "heuristic", "time": _BUDGET.time_limit, "margin": MARGIN,
+            "prior": None, "depth": _BUDGET.depth, "critic": None}
 # the budget with a PPO prior (see cardagents.search.pimc's docstring): format with path=
 PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
 # the budget with a leaf value (cardagents.search.leaf): format with path= the game's leaf
 # (checkpoints/<game>_leaf.npz); what it costs and wins against the default, and why Dabang's
 # better budget is depth 8: docs/results.md, "Search agent (PIMC)"
 LEAF_BUDGET = "pimc:depth=16,critic={path}"
-MAX_BATCH = 1 << 16  # rollouts in lockstep at most
-
-
-def checked(key: str, value, name: str | None = None, shown: str | None = None):
-    """``value`` of option ``key`` (``worlds``, ``rollouts``, ``top_k``, ``depth``, ``margin``,
-    ``time``) as the search uses it, else a ``ValueError`` naming it ``name`` (default
-    ``key``) and showing the value as ``shown`` (default its repr: a spec shows its text)."""
-    name = key if name is None else name
-    shown = repr(value) if shown is None else shown
-    number = isinstance(value, (int, float, np.integer)) and not isinstance(value, bool)
-    if key in BOUNDS:
-        low, high = BOUNDS[key]
-        if not number or isinstance(value, float) or not low <= value <= high:
-            raise ValueError(f"{name} must be an int in {low}..{high}, got {shown}")
-        return int(value)
-    if key == "margin":
-        if not number or not 0 <= value <= 10:  # (also refuses nan)
-            raise ValueError(f"{name} must be a number in [0, 10], got {shown}")
-        return float(value)
-    if key == "time":
-        if not number or not 0 < value <= 3600:  # also refuses nan and inf
-            raise ValueError(f"{name} must be seconds in (0, 3600], got {shown}")
-        return float(value)
-    raise ValueError(f"{name}: not a numeric option of the search")
 
 
 def _number(value: str):
@@ -88,3 +68,74 @@ def parse_spec(spec: str) -> dict:
                 raise ValueError(f"{spec}: the {key} policy cannot itself search")
             options[key] = value
     return options
+
+
+def rollout_policy(spec: str, game: str):
+    """The rollout policy ``spec`` names: ``heuristic``, ``random`` or a PPO checkpoint path
+    (greedy); ``ValueError`` for anything else."""
+    from cardagents.ppo.loading import policy_agent
+
+    if spec.startswith("pimc"):
+        raise ValueError("the rollout policy cannot itself search")
+    policy = policy_agent(spec, game) if spec in ("random", "heuristic") or \
+        os.path.isfile(spec) else None
+    if policy is None:
+        raise ValueError(f"unknown rollout policy {spec!r}: heuristic, random or the path of a "
+                         f"PPO checkpoint")
+    return policy
+
+
+def prior_policy(path, game: str):
+    """The prior ``path`` names: the policy of the PPO checkpoint there (its
+    ``action_probabilities``); ``ValueError`` for anything else."""
+    from cardagents.ppo.loading import checkpoint_agent
+
+    if not isinstance(path, str) or not os.path.isfile(path):
+        raise ValueError(f"prior must be the path of a PPO checkpoint, got {path!r}")
+    return checkpoint_agent(path, game)
+
+
+def leaf_value(critic, game: str):
+    """The leaf value ``critic`` names for ``game``'s depth-limited rollouts: a path ending in
+    ``.npz`` is a leaf value fitted to heuristic rollouts (``cardagents.search.leaf``, numpy
+    only), any other path a PPO checkpoint with a global critic (``leaf.global_critic``);
+    ``ValueError`` for anything else."""
+    if not isinstance(critic, str) or not os.path.isfile(critic):
+        raise ValueError(f"critic must be the path of a leaf value (.npz, python -m cardagents "
+                         f"leaf train) or of a PPO checkpoint with a global critic, got "
+                         f"{critic!r}")
+    from cardagents.search.leaf import global_critic, load_leaf
+
+    if critic.endswith(".npz"):
+        return load_leaf(critic, game)
+    from cardagents.ppo.loading import checkpoint_agent
+    return global_critic(checkpoint_agent(critic, game))
+
+
+def make_search(spec: str, game: str, seed: int = 0):
+    """The ``PIMCAgent`` a spec ``pimc`` / ``pimc:key=value,...`` describes for ``game``: its
+    options (``parse_spec``) made into the objects the agent takes (the rollout policy, the
+    prior, the leaf value, the ``Budget``), ``seed`` its seed; ``ValueError`` naming the
+    problem. The agent's ``spec`` is the text."""
+    from cardagents.players.base import check_game
+    from cardagents.search.pimc import PIMCAgent, sampler_of
+    from cardenv.games import make_game
+
+    options = parse_spec(spec)
+    sampler_of(make_game(check_game(game)))  # before any checkpoint is read
+    budget = Budget(options["worlds"], options["rollouts"], options["top_k"], options["depth"],
+                    options["time"])
+    rollout = rollout_policy(options["rollout"], game)
+    prior = None if options["prior"] is None else prior_policy(options["prior"], game)
+    critic = options["critic"]
+    if budget.depth and critic is None:
+        raise ValueError("depth-limited rollouts (depth > 0) need critic=<a leaf value .npz "
+                         "(python -m cardagents leaf train) or a PPO checkpoint with a global "
+                         "critic> for the leaf values")
+    if critic is not None and not budget.depth:
+        raise ValueError("critic values depth-limited rollouts: it needs depth > 0")
+    leaf = None if critic is None else leaf_value(critic, game)
+    agent = PIMCAgent(game, rollout, budget, prior=prior, leaf=leaf, margin=options["margin"],
+                      seed=seed)
+    agent.spec = spec
+    return agent

@@ -48,7 +48,8 @@ import torch
 from cardagents.players.lockstep import LearnerSeats, draw_side
 from cardagents.players.observation import ObsView
 from cardagents.ppo.compute import autocast
-from cardagents.search.pimc import PIMCAgent, SearchResult
+from cardagents.search.pimc import SearchResult
+from cardagents.search.spec import make_search
 from cardagents.training.config import DISTILL_FOCUS as FOCUS, DISTILL_SELECT as SELECT
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
@@ -278,7 +279,7 @@ class Distiller:
                  saved: dict | None = None):
         made = games[0] if isinstance(games, (list, tuple)) else games
         self.game = game = made.name
-        self.searcher = PIMCAgent.from_spec(search, game, seed=seed)
+        self.searcher = make_search(search, game, seed=seed)
         self.rng = np.random.default_rng([seed, 24])
         self.kept = Labels.empty(made.observation_size, made.num_actions)
         self.labelled, self.seconds = 0, 0.0

@@ -16,7 +16,8 @@ from cardagents.players.heuristics import heuristic_for
 from cardagents.players.observation import ObsView
 from cardagents.ppo.agent import PPOAgent
 from cardagents.ppo.net import make_net
-from cardagents.search.pimc import PIMCAgent, SearchResult, choose
+from cardagents.search.pimc import SearchResult, choose
+from cardagents.search.spec import make_search
 from cardagents.training.config import stage_config
 from cardagents.training.distill import (Candidates, Gatherer, distill_loss, focus_of, select,
                                          soft_targets, uncertainty)
@@ -53,8 +54,8 @@ def test_search_results_play_what_act_states_played_before(game, spec):
     os.chdir(ROOT)  # the leaf file's path is relative to the repository
     try:
         states = heuristic_positions(game)
-        acted = PIMCAgent.from_spec(spec, game, seed=5).act_states(states)
-        found = PIMCAgent.from_spec(spec, game, seed=5).search(states)
+        acted = make_search(spec, game, seed=5).act_states(states)
+        found = make_search(spec, game, seed=5).search(states)
     finally:
         os.chdir(cwd)
     assert acted.tolist() == BEFORE[game, spec]
@@ -69,7 +70,7 @@ def test_search_results_play_what_act_states_played_before(game, spec):
 
 def test_with_margin_0_the_action_is_the_best_mean():
     states = heuristic_positions("dagong", 6)
-    for r in PIMCAgent.from_spec("pimc:worlds=2,margin=0", "dagong", seed=1).search(states):
+    for r in make_search("pimc:worlds=2,margin=0", "dagong", seed=1).search(states):
         assert r.action == r.candidates[int(np.argmax(r.means))]
         # the plain best mean of choose on a table whose rows are these means
         assert r.candidates[choose(r.means[None], 0.0)] == r.action
@@ -80,7 +81,7 @@ def test_a_decision_with_one_legal_action_is_not_searched():
     state = game.new_state(0)
     while state.legal_mask().sum() != 1:
         state.apply(int(np.flatnonzero(state.legal_mask())[0]))
-    agent = PIMCAgent.from_spec("pimc:worlds=2", "dagong")
+    agent = make_search("pimc:worlds=2", "dagong")
     (r,) = agent.search([state])
     assert r.action == np.flatnonzero(state.legal_mask())[0] and r.counts.tolist() == [0]
     assert np.isnan(r.means).all() and agent.searched == 0

@@ -9,6 +9,7 @@ hidden-card test cannot (the oracle reads the hidden cards by design)."""
 from __future__ import annotations
 
 import io
+import time
 from contextlib import redirect_stdout
 from functools import partial
 
@@ -17,14 +18,25 @@ import pytest
 
 from cardagents.evaluation.evaluate import main
 from cardagents.players.heuristics import heuristic_for
+from cardagents.players.random import RandomAgent
 from cardagents.search.pimc import PIMCAgent, choose
 from cardagents.search.rollouts import rollout_values
-from cardagents.search.spec import DEFAULTS, parse_spec
+from cardagents.search.budget import Budget
+from cardagents.search.spec import DEFAULTS, leaf_value, parse_spec
 from cardagents.specs import make_agent
 from cardenv import games as registry
 from cardenv.core.errors import StateError
 from cardenv.games import make_game, names
 from tests.toy_game import CARDS, ToyGame, ToyState
+
+
+def pimc(game: str, rollout=None, *, seed=0, margin=DEFAULTS["margin"], leaf=None,
+         clock=time.perf_counter, check_worlds=False, **budget) -> PIMCAgent:
+    """A ``PIMCAgent`` of ``game`` made of objects: ``rollout`` (default: the heuristic, as the
+    spec ``pimc`` makes it) and ``Budget(**budget)``."""
+    return PIMCAgent(game, heuristic_for(game, 0) if rollout is None else rollout,
+                     Budget(**budget), leaf=leaf, margin=margin, seed=seed, clock=clock,
+                     check_worlds=check_worlds)
 
 
 def oracle(game, state, seat, n, rng):
@@ -154,7 +166,7 @@ def test_the_decision_does_not_move_when_only_hidden_cards_change(name, request)
     information only: the toy game's here, Dagong's and Dabang's samplers once they exist."""
     if name == "toy_worlds":
         request.getfixturevalue("toy_worlds")
-        agent, count = partial(PIMCAgent, name, worlds=8, rollout="random", seed=5), 12
+        agent, count = partial(pimc, name, RandomAgent(name, 0), worlds=8, seed=5), 12
     else:
         # margin 0, the plain best mean: with the default margin and 4 worlds the search kept
         # the heuristic's own choice at all 6 Dagong positions (the rollouts decided none); at
@@ -163,7 +175,7 @@ def test_the_decision_does_not_move_when_only_hidden_cards_change(name, request)
         # rollouts of 4 worlds. A sampler reading the true cards fails either way (position 1
         # moves).
         worlds = 1 if name == "dabang" else 2
-        agent, count = partial(PIMCAgent, name, worlds=worlds, margin=0, seed=5), 6
+        agent, count = partial(pimc, name, worlds=worlds, margin=0, seed=5), 6
     assert_hidden_cards_do_not_move(name, count, agent)
 
 
@@ -206,7 +218,7 @@ def test_an_agent_that_reads_hidden_cards_fails_the_hidden_card_test(toy_worlds)
         [other] = game.sample_worlds(state, seat, 1, np.random.default_rng(k))
         decide = []
         for position in (state, other):
-            agent = PIMCAgent(toy_worlds, worlds=4, rollout="random", seed=5)
+            agent = pimc(toy_worlds, RandomAgent(toy_worlds, 0), worlds=4, seed=5)
             agent_game = position.game
             agent_game.sample_worlds = lambda s, seat, n, rng: [s.clone() for _ in range(n)]
             try:
@@ -259,8 +271,8 @@ def test_deterministic_for_a_seed(oracle_worlds):
     states = [s for s in positions(game, 30, seed=1, policy=heuristic_for("dabang", 0))
               if len(s.history) >= 90][:6]
     assert len(states) == 6
-    first = PIMCAgent("dabang", worlds=3, seed=7).act_states(states)
-    again = PIMCAgent("dabang", worlds=3, seed=7).act_states([s.clone() for s in states])
+    first = pimc("dabang", worlds=3, seed=7).act_states(states)
+    again = pimc("dabang", worlds=3, seed=7).act_states([s.clone() for s in states])
     assert first.tolist() == again.tolist()
     for state, action in zip(states, first.tolist()):
         assert state.is_legal(action)
@@ -276,7 +288,7 @@ def test_one_legal_action_is_played_without_search(oracle_worlds, monkeypatch):
         raise AssertionError("sampled worlds for a forced move")
 
     monkeypatch.setattr(type(game), "sample_worlds", no_sampling)
-    agent = PIMCAgent("dagong", worlds=4)
+    agent = pimc("dagong", worlds=4)
     assert agent.act_states([state]).tolist() == state.legal_actions()
     assert agent.searched == 0
 
@@ -306,8 +318,8 @@ def test_a_time_limit_that_never_runs_out_changes_nothing(oracle_worlds):
     game = make_game("dagong")
     state = _limited_position(game)
     clock = ScriptedClock([0.0])
-    limited = PIMCAgent("dagong", worlds=24, time_limit=0.05, clock=clock).search([state])[0]
-    free = PIMCAgent("dagong", worlds=24).search([state])[0]
+    limited = pimc("dagong", worlds=24, time_limit=0.05, clock=clock).search([state])[0]
+    free = pimc("dagong", worlds=24).search([state])[0]
     assert limited.action == free.action and limited.candidates.tolist() == free.candidates.tolist()
     assert limited.counts.tolist() == free.counts.tolist() == [24] * len(free.candidates)
     np.testing.assert_array_equal(limited.means, free.means)
@@ -324,7 +336,7 @@ def test_the_time_limit_stops_sampling_worlds(oracle_worlds, worlds_in_time):
     # start, then one read before each later world; past the limit once, then (for the rollouts)
     # back in time
     readings = [0.0] * worlds_in_time + [1.0, 0.0]
-    agent = PIMCAgent("dagong", worlds=24, time_limit=0.05, clock=ScriptedClock(readings))
+    agent = pimc("dagong", worlds=24, time_limit=0.05, clock=ScriptedClock(readings))
     found = agent.search([state])[0]
     assert found.counts.tolist() == [worlds_in_time] * len(found.candidates)
     assert state.is_legal(found.action) and found.action in found.candidates.tolist()
@@ -338,7 +350,7 @@ def test_the_time_limit_drops_the_rollouts_still_running(oracle_worlds):
     steps = 3  # batched rollout steps in time: no Dagong hand ends in 3 more moves
     readings = [0.0] * 24 + [0.0] * steps + [1.0]  # start + 23 worlds, then the rollouts
     clock = ScriptedClock(readings)
-    agent = PIMCAgent("dagong", worlds=24, time_limit=0.05, clock=clock)
+    agent = pimc("dagong", worlds=24, time_limit=0.05, clock=clock)
     found = agent.search([state])[0]
     assert clock.reads == 24 + steps + 1  # nothing is read (or stepped) after the limit
     assert found.counts.tolist() == [0] * len(found.candidates)
@@ -349,9 +361,33 @@ def test_the_time_limit_drops_the_rollouts_still_running(oracle_worlds):
 
 def test_time_limit_and_clock_are_checked():
     with pytest.raises(ValueError, match="clock must be a callable"):
-        PIMCAgent("dagong", clock=0.5)
+        pimc("dagong", clock=0.5)
     with pytest.raises(ValueError, match="time_limit must be seconds"):
-        PIMCAgent("dagong", time_limit=0)
+        pimc("dagong", time_limit=0)
+
+
+def test_the_agent_takes_objects_and_no_text():
+    """``PIMCAgent`` takes its rollout policy, budget, prior and leaf value as objects (text is
+    ``make_search``'s, which ``make_agent`` calls); each wrong part is one clear error."""
+    heuristic = heuristic_for("dagong", 0)
+    leaf = leaf_value(LEAVES["dagong"], "dagong")
+    cases = [(("heuristic",), {}, "the rollout policy must be an agent"),
+             ((heuristic, {"worlds": 4}), {}, "budget must be a Budget"),
+             ((heuristic,), {"prior": "checkpoints/dagong_ppo.pt"}, "the prior must offer"),
+             ((heuristic, Budget(depth=4)), {}, "need a leaf value"),
+             ((heuristic, Budget(depth=4)), {"leaf": LEAVES["dagong"]}, "must be a callable"),
+             ((heuristic,), {"leaf": leaf}, "it needs depth > 0")]
+    for args, kwargs, message in cases:
+        with pytest.raises(ValueError, match=message):
+            PIMCAgent("dagong", *args, **kwargs)
+    with pytest.raises(ValueError, match="worlds must be an int"):
+        Budget(worlds=0)
+    with pytest.raises(ValueError, match="batch must be an int"):
+        Budget(batch=0)
+    agent = PIMCAgent("dagong", heuristic, Budget(worlds=2, depth=4), leaf=leaf)
+    assert agent.spec is None and "Budget(worlds=2" in repr(agent)
+    made = make_agent(f"pimc:worlds=2,depth=4,critic={LEAVES['dagong']}", "dagong")
+    assert made.budget == agent.budget and made.policy.name == "dagong_heuristic"
 
 
 class First:
@@ -463,8 +499,8 @@ def test_a_match_episode_position_is_searched_for_the_hands_worth(oracle_worlds)
               if not s.results and len(s.history) >= 90][:8]
     assert len(states) == 8  # first hands, as the hand episode plays them
     alone = [hand.replay(s.seed, s.history) for s in states]
-    searched = PIMCAgent("dabang", worlds=2, margin=0, seed=1).act_states(states)
-    assert searched.tolist() == PIMCAgent("dabang", worlds=2, margin=0,
+    searched = pimc("dabang", worlds=2, margin=0, seed=1).act_states(states)
+    assert searched.tolist() == pimc("dabang", worlds=2, margin=0,
                                           seed=1).act_states(alone).tolist()
     own = policy.act_batch(match.observations(states), match.legal_masks(states))
     assert (searched != own).any()
@@ -484,7 +520,7 @@ def test_a_sampler_that_changes_the_seats_legal_actions_is_refused(monkeypatch):
 
     monkeypatch.setattr(type(game), "sample_worlds", elsewhere, raising=False)
     with pytest.raises(ValueError, match="same legal actions"):
-        PIMCAgent("dagong", worlds=2).act_states([state])
+        pimc("dagong", worlds=2).act_states([state])
 
 
 def test_check_worlds_also_checks_each_worlds_legal_mask(monkeypatch):
@@ -506,10 +542,10 @@ def test_check_worlds_also_checks_each_worlds_legal_mask(monkeypatch):
         return worlds
 
     monkeypatch.setattr(type(game), "sample_worlds", other_mask)
-    PIMCAgent("dagong", worlds=2).act_states([state])  # the contract trusted
+    pimc("dagong", worlds=2).act_states([state])  # the contract trusted
     assert asked == []
     with pytest.raises(ValueError, match="same legal actions"):
-        PIMCAgent("dagong", worlds=2, check_worlds=True).act_states([state])
+        pimc("dagong", worlds=2, check_worlds=True).act_states([state])
     assert len(asked) == 1  # the first world's mask, read once: refused
 
 
@@ -526,9 +562,9 @@ def test_a_sampler_that_gives_up_leaves_the_decision_to_the_rollout_policy(monke
             raise StateError("dagong.sample_worlds: found 1 of 2 consistent worlds")
         return real(self, s, seat, n, rng)
 
-    searched = PIMCAgent("dagong", worlds=2, margin=0, seed=3).act_states(states)
+    searched = pimc("dagong", worlds=2, margin=0, seed=3).act_states(states)
     monkeypatch.setattr(type(game), "sample_worlds", sometimes)
-    agent = PIMCAgent("dagong", worlds=2, margin=0, seed=3)
+    agent = pimc("dagong", worlds=2, margin=0, seed=3)
     got = agent.act_states(states)
     policy = heuristic_for("dagong", 0)
     own = policy.act_batch(game.observations(states[2:3]), game.legal_masks(states[2:3]))
@@ -550,8 +586,8 @@ def test_later_hands_of_several_situations_are_searched_in_one_call():
               for seed in (11, 12, 13, 14)]
     assert len({(s.dealer, tuple(s.levels), s.blood_due) for s in states}) > 1
     # margin 0: the rollouts' values decide (the search overrides the heuristic at 2 of the 4)
-    together = PIMCAgent("dabang", worlds=2, margin=0, seed=5).search(states)
-    alone = [PIMCAgent("dabang", worlds=2, margin=0, seed=5).search([s])[0] for s in states]
+    together = pimc("dabang", worlds=2, margin=0, seed=5).search(states)
+    alone = [pimc("dabang", worlds=2, margin=0, seed=5).search([s])[0] for s in states]
     for one, each in zip(together, alone):
         assert one.action == each.action
         np.testing.assert_array_equal(one.means, each.means)  # the same rollouts' values
@@ -577,7 +613,8 @@ def test_specs(oracle_worlds):
         "worlds": 32, "rollouts": 2, "top_k": 8, "rollout": "random", "time": 0.5,
         "margin": 1.0, "prior": "a.pt", "depth": 12, "critic": "b.pt"}
     agent = make_agent("pimc:worlds=32,rollout=random,top_k=8", "dagong", 3)
-    assert (agent.worlds, agent.top_k, agent.policy.name, agent.seed) == (32, 8, "random", 3)
+    assert (agent.budget.worlds, agent.budget.top_k, agent.policy.name, agent.seed) == \
+        (32, 8, "random", 3)
 
 
 @pytest.mark.parametrize("spec, message", [
@@ -622,7 +659,7 @@ def test_a_game_without_a_sampler_is_a_clear_error():
 
 
 def test_pimc_decides_from_states_not_observations(oracle_worlds):
-    agent = PIMCAgent("dagong", worlds=2)
+    agent = pimc("dagong", worlds=2)
     with pytest.raises(ValueError, match="act_states"):
         agent.act_batch(np.zeros((1, 3)), np.ones((1, 3), dtype=bool))
 
@@ -701,7 +738,8 @@ def test_top_k_of_a_prior_with_heuristic_rollouts(oracle_worlds):
     game = make_game("dagong")
     states = [s for s in positions(game, 40, seed=8) if len(s.legal_actions()) > 4][:4]
     agent = make_agent("pimc:worlds=1,top_k=2,prior=checkpoints/dagong_ppo.pt", "dagong")
-    assert agent.rollout_spec == "heuristic" and agent.prior_spec == "checkpoints/dagong_ppo.pt"
+    assert agent.spec == "pimc:worlds=1,top_k=2,prior=checkpoints/dagong_ppo.pt"
+    assert agent.policy.name == "dagong_heuristic" and agent.prior.game == "dagong"
     obs, masks = game.observations(states), game.legal_masks(states)
     probs = agent.prior.action_probabilities(obs, masks)
     own = agent.policy.act_batch(obs, masks)
@@ -715,7 +753,7 @@ def test_top_k_of_a_prior_with_heuristic_rollouts(oracle_worlds):
 
 def test_a_critic_must_be_global():
     pytest.importorskip("torch")
-    from cardagents.search.pimc import global_critic
+    from cardagents.search.leaf import global_critic
 
     with pytest.raises(ValueError, match="global critic"):
         global_critic(heuristic_for("dagong", 0))
@@ -727,7 +765,7 @@ def test_top_k_takes_the_ppo_policys_most_likely_actions(oracle_worlds):
     pytest.importorskip("torch")
     game = make_game("dagong")
     states = [s for s in positions(game, 30, seed=8) if len(s.legal_actions()) > 3][:3]
-    agent = PIMCAgent("dagong", worlds=1, top_k=2, rollout="checkpoints/dagong_ppo.pt")
+    agent = make_agent("pimc:worlds=1,top_k=2,rollout=checkpoints/dagong_ppo.pt", "dagong")
     obs, masks = game.observations(states), game.legal_masks(states)
     probs = agent.policy.action_probabilities(obs, masks)
     assert np.allclose(probs.sum(axis=1), 1) and not probs[~masks].any()
@@ -766,7 +804,7 @@ def test_the_leaf_budget_names_the_shipped_leaf(name):
     from cardagents.search.spec import LEAF_BUDGET
 
     agent = make_agent(LEAF_BUDGET.format(path=LEAVES[name]), name)
-    assert agent.depth == 16 and agent.leaf.game == name
+    assert agent.budget.depth == 16 and agent.leaf.game == name
 
 
 def test_the_leaf_values_the_rollouts_cut_short():
@@ -794,4 +832,5 @@ def test_with_a_leaf_the_decision_does_not_move_when_only_hidden_cards_change(na
     """The hidden-card test with the shipped leaf (it reads the sampled worlds' global states,
     never the true one's)."""
     assert_hidden_cards_do_not_move(
-        name, 4, lambda: PIMCAgent(name, worlds=4, seed=5, depth=4, critic=LEAVES[name]))
+        name, 4, lambda: pimc(name, worlds=4, seed=5, depth=4,
+                                 leaf=leaf_value(LEAVES[name], name)))
