@@ -9,7 +9,7 @@ imports run one way, down this list (tests/test_layering.py holds them to it):
 - ``specs``: a player spec (``random``, ``heuristic``, ``pimc:...``, a checkpoint path) to an
   agent;
 - ``evaluation``: duplicate deal pairs, evaluations, leagues and ratings, comparisons, reports;
-- ``training``: the run ``train.py`` starts (``Trainer``, its evaluations) and what it runs on
+- ``training``: the run ``train.py`` starts (``Trainer``) and the parts it joins
   (config, self-play, imitation, distillation, rewards, checkpoints, the run's log);
 - ``bench``: speed;
 - ``cluster``: where Ray runs (with ``*/remote.py``, the only modules that import Ray).

@@ -158,8 +158,7 @@ def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
         with contextlib.redirect_stdout(io.StringIO()):  # the run's lines: not the bench's
             trainer = new_trainer(cfg)
         collector = trainer.collector
-        pool = [{k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
-                for _ in range(cfg.pool_size)]
+        pool = [trainer.learner.snapshot() for _ in range(cfg.pool_size)]
         collector.set_pool(pool)
         if not pooled:
             collector.frozen = collector.selfplay.frozen = _PerSnapshot([
@@ -225,8 +224,7 @@ def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> 
                 trainer.train()
             # a full pool of frozen snapshots, as a run has from its pool_size-th snapshot on:
             # without one, the config's frozen share of the games would play the heuristic
-            trainer.pool = [{k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
-                            for _ in range(cfg.pool_size)]
+            trainer.pool = [trainer.learner.snapshot() for _ in range(cfg.pool_size)]
             trainer.collector.set_pool(trainer.pool)
         for turn in range(rounds):
             for name, trainer in trainers.items():

@@ -610,6 +610,20 @@ def option_sets(cfg: Config) -> list[dict]:
     return found
 
 
+def made_variants(cfg: Config) -> list[tuple[dict, object]]:
+    """Each option set of the run (``option_sets``) with its game, made once
+    (``cardenv.vector.game_variants``): what collection, imitation, distillation and the
+    evaluations play."""
+    return [(options, game_variants(cfg.game, options)[0]) for options in option_sets(cfg)]
+
+
+def games_of(variants: list, options: dict | list) -> list:
+    """The made games of ``variants`` (``made_variants``) that a stage's ``options`` (one set
+    or a list) name, one per rules variant, in order."""
+    wanted = options if isinstance(options, list) else [options]
+    return [next(game for made, game in variants if made == dict(variant)) for variant in wanted]
+
+
 def load_config(path: str | None, overrides: list[str], base: dict | None = None) -> Config:
     """Defaults (or ``base``, e.g. a resumed run's config), overlaid with the YAML file, overlaid
     with ``key=value`` overrides."""

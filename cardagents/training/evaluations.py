@@ -1,31 +1,46 @@
-"""The evaluations of a training run, beside its ``Trainer`` (a base class of it: they read the
-run's config, option sets, learner and log): learning-curve points during training (in this
-process, or as Ray tasks beside it), the final duplicate evaluations against the random player
-and the heuristic, the evaluation of the policy PPO starts from (``eval_start``), and where the
-run started against where it ended.
+"""The evaluations of a training run (``Evaluations``, an object its ``Trainer`` holds):
+learning-curve points during training (in this process, or as Ray tasks beside it), the final
+duplicate evaluations against the random player and the heuristic, the evaluation of the policy
+PPO starts from (``eval_start``), and where the run started against where it ended. What they
+evaluate (the learner's greedy policy as it stands), at how many samples and imitated
+decisions, comes with each call; the run's log takes their records.
 """
 
 from __future__ import annotations
 
-import time
-
 from cardagents.evaluation.evaluate import duplicate
 from cardagents.evaluation.progress import Progress
 from cardagents.players.random import RandomAgent
-from cardagents.ppo.agent import PPOAgent
 from cardagents.specs import make_agent
-from cardagents.training.config import CURVE_SEED_BASE, EVAL_SEED_BASE
+from cardagents.training.config import CURVE_SEED_BASE, EVAL_SEED_BASE, Config
 from cardagents.training.runlog import curve_line, evaluation_line
 
 __all__ = ["Evaluations"]
 
 
 class Evaluations:
-    """The run's evaluations (a base of ``cardagents.training.trainer.Trainer``, whose
-    ``cfg``, ``variants``, ``net``, ``make_net``, ``compute``, ``heuristic``, ``evaluator``,
-    ``run``, ``timing``, ``starts``, ``samples``, ``imitated`` and ``log`` they use)."""
+    """The evaluations of the run ``cfg`` (its game, seed, deals, curve opponent, workers):
 
-    _curve_agent = None
+    Args:
+        variants: the ``(options, made game)`` of each option set the run trains under.
+        heuristic: the run's heuristic (``None`` if it has none).
+        log: the run's log, ``log(phase, step=, group=, line=, **values) -> record``
+            (``Trainer.log``).
+        starts: the ``start_evaluation`` records of a resumed run (``start_to_end`` reads
+            them; this process's are added as they are made).
+
+    With Ray workers and curve points, the points are Ray tasks that run beside training
+    (``evaluator``, an ``AsyncEvaluator``; ``None``: they are played here).
+    """
+
+    def __init__(self, cfg: Config, variants: list, heuristic, log, starts: list | None = None):
+        self.cfg, self.variants, self.heuristic, self.log = cfg, variants, heuristic, log
+        self.evaluator = None
+        if cfg.workers and cfg.curve_every:  # Ray only with workers
+            from cardagents.evaluation.remote import AsyncEvaluator
+            self.evaluator = AsyncEvaluator()
+        self.starts = list(starts or [])
+        self._curve_agent = None
 
     def curve_agent(self):
         """Whom the learning curve plays: the config's ``curve_opponent`` (the run's heuristic
@@ -38,48 +53,36 @@ class Evaluations:
             self._curve_agent = make_agent(spec, self.cfg.game, self.cfg.seed)
         return self._curve_agent
 
-    def playing_agent(self) -> "PPOAgent":
-        """The greedy policy as it stands, for evaluations: a CPU network of its own (training
-        goes on changing the learner's), acting in the run's precision."""
-        net = self.make_net()
-        net.load_state_dict({k: v.detach().cpu() for k, v in self.net.state_dict().items()})
-        return PPOAgent(self.cfg.game, net, greedy=True, precision=self.compute.precision)
-
-    def versus(self, opponent, deals: int, seed: int, label: str | None = None,
-               phase: str | None = None):
-        """Duplicate evaluations of the greedy policy as it stands against ``opponent``,
-        ``deals`` pairs from seed ``seed`` under each option set of the run: yields (options,
-        statistics) as each ends. With a ``label``, a progress line (with ``phase``, the run
-        phase it updates, the option set's index appended, and the whole run's time left), and
-        with workers the chunks go to Ray (the rollout actors are gone by the final
-        evaluations): the same result."""
-        agent = self.playing_agent()
+    def versus(self, agent, opponent, deals: int, seed: int, label: str | None = None,
+               clock=None, phase: str | None = None):
+        """Duplicate evaluations of ``agent`` (the greedy policy as it stands) against
+        ``opponent``, ``deals`` pairs from seed ``seed`` under each option set of the run:
+        yields (options, statistics) as each ends. With a ``label``, a progress line (with
+        ``phase``, the phase of the run's ``RunClock`` ``clock`` it updates, the option set's
+        index appended, and the whole run's time left), and with workers the chunks go to Ray
+        (the rollout actors are gone by the final evaluations): the same result."""
         for i, (options, game) in enumerate(self.variants):
-            run = {} if phase is None else dict(run=self.run, phase=f"{phase} {i}")
+            run = {} if phase is None else dict(run=clock, phase=f"{phase} {i}")
             more = {} if label is None else dict(
                 progress=Progress(2 * deals, label + (f" {options}" if options else ""),
                                   "games", **run),
                 workers=self.cfg.workers, address=self.cfg.ray_address)
             yield options, duplicate(game, agent, opponent, deals, seed=seed, **more)
 
-    def curve_point(self) -> None:
-        """A learning-curve evaluation: ``curve_deals`` pairs against ``curve_opponent`` (the
-        heuristic by default) under each
-        option set, on seeds apart from the final evaluation's. With Ray workers they are Ray
-        tasks that run while training goes on (``curve_results`` logs them when they finish);
-        else they are played here, and their seconds count as evaluation."""
-        began, deals, seed = time.perf_counter(), self.cfg.curve_deals, \
-            CURVE_SEED_BASE + self.cfg.seed
+    def curve_point(self, agent, samples: int) -> None:
+        """A learning-curve evaluation of ``agent`` (the greedy policy after ``samples`` PPO
+        samples): ``curve_deals`` pairs against ``curve_opponent`` (the heuristic by default)
+        under each option set, on seeds apart from the final evaluation's. With Ray workers
+        they are Ray tasks that run while training goes on (``curve_results`` logs them when
+        they finish); else they are played here."""
+        deals, seed = self.cfg.curve_deals, CURVE_SEED_BASE + self.cfg.seed
         if self.evaluator is not None:
-            agent = self.playing_agent()
             for options, game in self.variants:
-                self.evaluator.submit((self.samples, options), game, agent, self.curve_agent(),
+                self.evaluator.submit((samples, options), game, agent, self.curve_agent(),
                                       deals, seed=seed)
         else:
-            for options, stats in self.versus(self.curve_agent(), deals, seed):
-                self._curve_record(self.samples, options, stats)
-        if self.timing:
-            self.timing["eval"] += time.perf_counter() - began
+            for options, stats in self.versus(agent, self.curve_agent(), deals, seed):
+                self._curve_record(samples, options, stats)
 
     def curve_results(self, wait: bool = False) -> None:
         """Log the curve evaluations that Ray finished (all of them, waiting, with ``wait``)."""
@@ -103,19 +106,22 @@ class Evaluations:
         index = next(i for i, (o, _) in enumerate(self.variants) if o == options)
         return f"{prefix} options {index}".strip()
 
-    def evaluate(self, deals: int, opponent: str = "heuristic", start: bool = False) -> dict:
-        """The final evaluation against ``opponent`` ("heuristic" or "random") under each set
-        of training options, with a progress line; as Ray tasks with ``workers``. With
-        ``start``, the same evaluation of the policy PPO starts from (``eval_start``), logged
-        as phase ``start_evaluation``."""
+    def evaluate(self, agent, deals: int, opponent: str = "heuristic", start: bool = False,
+                 imitated: int = 0, clock=None) -> dict:
+        """The final evaluation of ``agent`` (the greedy policy as it stands) against
+        ``opponent`` ("heuristic" or "random") under each set of training options, with a
+        progress line (updating the phase of the run's ``RunClock`` ``clock``, if given); as
+        Ray tasks with ``workers``. With ``start``, the same evaluation of the policy PPO
+        starts from (``eval_start``, after ``imitated`` imitated decisions), logged as phase
+        ``start_evaluation``."""
         other = self.heuristic if opponent == "heuristic" else RandomAgent(self.cfg.game,
                                                                            self.cfg.seed)
-        label = (f"start evaluation ({self.imitated:,} imitated decisions, before PPO)"
+        label = (f"start evaluation ({imitated:,} imitated decisions, before PPO)"
                  if start else "evaluation") + f": PPO vs {opponent}"
         results = []
         phase = "start evaluation" if start else f"evaluation vs {opponent}"
-        for options, stats in self.versus(other, deals, EVAL_SEED_BASE + self.cfg.seed, label,
-                                          phase if self.run is not None else None):
+        for options, stats in self.versus(agent, other, deals, EVAL_SEED_BASE + self.cfg.seed,
+                                          label, clock, phase if clock is not None else None):
             results.append({"options": options, **stats})
             record = self.log("start_evaluation" if start else "evaluation",
                               group=self._group(options, f"vs {opponent}"),

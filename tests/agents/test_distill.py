@@ -227,7 +227,7 @@ def test_init_starts_from_a_checkpoints_weights(tmp_path):
         f"run_dir={tmp_path}", "run_name=b", f"init={agent}", "imitation_samples=0"])
     trainer = train.Trainer(cfg)
     weights = PPOAgent.load(agent).net.state_dict()
-    for key, value in trainer.net.state_dict().items():
+    for key, value in trainer.learner.net.state_dict().items():
         assert torch.allclose(value, weights[key])
     cfg = train.load_config(os.path.join(ROOT, "configs/smoke.yaml"), [
         f"run_dir={tmp_path}", "run_name=c", f"init={agent}", "hidden=[32]"])

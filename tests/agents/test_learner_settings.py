@@ -268,12 +268,13 @@ def test_a_learner_off_the_cpu_acts_through_a_cpu_copy_synced_after_each_update(
     cfg = train.load_config("configs/smoke.yaml", [f"run_dir={tmp_path}", "eval_deals=0",
                                                    "imitation_samples=0"])
     trainer = train.Trainer(cfg)
-    assert trainer.actor is trainer.net  # on the CPU they are one network
-    trainer.actor = trainer.make_net()  # as Trainer does for a learner on another device
-    trainer.collector.net = trainer.actor
-    trainer.sync_actor()
+    learner = trainer.learner
+    assert learner.actor is learner.net  # on the CPU they are one network
+    learner.actor = learner.make_net()  # as Learner does for a network on another device
+    trainer.collector.net = learner.actor
+    learner.sync_actor()
     trainer.update(trainer.collect())
-    learner, actor = trainer.net.state_dict(), trainer.actor.state_dict()
+    learner, actor = learner.net.state_dict(), learner.actor.state_dict()
     assert all(torch.equal(learner[k], actor[k]) for k in learner)
     assert all(v.device.type == "cpu" for v in on_cpu(
         {"model": learner, "nested": [learner["scale"]]})["model"].values())

@@ -23,7 +23,7 @@ def _trainer(tmp_path, *extra):
 def test_init_starts_from_the_checkpoint_weights(tmp_path):
     trainer = _trainer(tmp_path, "hidden=[512, 512]", "critic=global")
     want = PPOAgent.load(SHIPPED).net.state_dict()
-    got = trainer.net.state_dict()
+    got = trainer.learner.net.state_dict()
     assert set(got) == set(want)
     assert all(torch.equal(got[k].float(), want[k].float()) for k in want)
 
@@ -40,8 +40,8 @@ def test_a_fixed_head_checkpoint_starts_a_features_head_that_plays_the_same(tmp_
     from cardenv.vector import VectorGame
     trainer = _trainer(tmp_path, "hidden=[512, 512]", "critic=global", "head=features")
     old = PPOAgent.load(SHIPPED).net
-    assert old.head == "fixed" and trainer.net.head == "features"
-    want, got = old.state_dict(), trainer.net.state_dict()
+    assert old.head == "fixed" and trainer.learner.net.head == "features"
+    want, got = old.state_dict(), trainer.learner.net.state_dict()
     assert all(torch.equal(got[k].float(), want[k].float()) for k in want)
     assert not got["action_score.2.weight"].any() and not got["action_score.2.bias"].any()
     # same logits on positions of a game in progress: the scorer adds zero to every legal action
@@ -52,7 +52,7 @@ def test_a_fixed_head_checkpoint_starts_a_features_head_that_plays_the_same(tmp_
         game.step(np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
     obs, mask = torch.as_tensor(game.observations()), torch.as_tensor(game.masks())
     with torch.no_grad():
-        assert torch.equal(trainer.net(obs, mask)[0], old(obs, mask)[0])
+        assert torch.equal(trainer.learner.net(obs, mask)[0], old(obs, mask)[0])
 
 
 def test_a_network_of_an_earlier_layout_reads_the_state_prefix_everywhere():

@@ -20,14 +20,16 @@ def run(tmp_path, name, *overrides):
 
 def test_the_start_is_evaluated_as_the_end_recorded_and_compared(tmp_path, capsys,
                                                                   monkeypatch):
+    from cardagents.training.evaluations import Evaluations
+
     played = []  # (opponent, deals, seed) of each evaluation
-    versus = train.Trainer.versus
+    versus = Evaluations.versus
 
-    def spy(self, opponent, deals, seed, label=None, phase=None):
+    def spy(self, agent, opponent, deals, seed, label=None, clock=None, phase=None):
         played.append((opponent, deals, seed))
-        return versus(self, opponent, deals, seed, label, phase)
+        return versus(self, agent, opponent, deals, seed, label, clock, phase)
 
-    monkeypatch.setattr(train.Trainer, "versus", spy)
+    monkeypatch.setattr(Evaluations, "versus", spy)
     result = run(tmp_path, "s", "eval_start=true", "eval_deals=6", "total_samples=1")
     captured = capsys.readouterr()
     out = captured.out
@@ -97,8 +99,8 @@ def test_no_start_evaluation_unless_asked(tmp_path, capsys):
 def test_the_verdict_says_whether_the_intervals_are_apart(tmp_path, start, end, verdict):
     """``start_to_end`` compares the run's start evaluation (as a resumed run reads it from
     metrics.jsonl: ``RunLog.records``) with its end."""
+    from cardagents.training.evaluations import Evaluations
     from cardagents.training.runlog import RunLog
-    trainer = train.Trainer.__new__(train.Trainer)
     log = type("Log", (), {"metrics_path": str(tmp_path / "metrics.jsonl")})()
     assert RunLog.records(log, "start_evaluation") == []  # a new run has none
     record = {"phase": "start_evaluation", "samples": 0, "imitated": 5, "options": {},
@@ -106,9 +108,10 @@ def test_the_verdict_says_whether_the_intervals_are_apart(tmp_path, start, end, 
               "mean_payoff_per_game": 0.0}
     (tmp_path / "metrics.jsonl").write_text(json.dumps({"phase": "compute"}) + "\n"
                                             + json.dumps(record) + "\n")
-    trainer.starts = RunLog.records(log, "start_evaluation")
-    assert trainer.starts == [record]
-    out = trainer.start_to_end({"options": {}, "pairs": 9, "win_rate": sum(end) / 2,
+    evaluations = Evaluations(train.load_config(None, [f"run_dir={tmp_path}"]), [], None, print,
+                              RunLog.records(log, "start_evaluation"))
+    assert evaluations.starts == [record]
+    out = evaluations.start_to_end({"options": {}, "pairs": 9, "win_rate": sum(end) / 2,
                                 "win_rate_ci95": list(end)})
     (line,) = out["start_to_end"]
     assert line["verdict"] == verdict and line["apart"] == (verdict != "the intervals overlap")

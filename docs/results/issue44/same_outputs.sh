@@ -32,13 +32,16 @@ $T --config configs/smoke.yaml $R run_name=smoke >"$out/smoke.log" 2>&1
 cp -r "$out/smoke" "$out/resumed"
 $T --resume "$out/resumed/checkpoint.pt" total_samples=6000 $R run_name=resumed \
     >"$out/resumed.log" 2>&1
-# init from its weights into a features head (the network surgery), no imitation
+# init from its weights into a features head (the network surgery), no imitation; the start
+# evaluation, and a learning curve against the random player
 $T --config configs/smoke.yaml init="$out/smoke/final.pt" head=features imitation_samples=0 \
-    eval_start=true $R run_name=init >"$out/init.log" 2>&1
-# Dabang, a global critic, two stages changing the opponents and then the options
+    eval_start=true curve_every=1 curve_deals=2 curve_opponent=random $R run_name=init \
+    >"$out/init.log" 2>&1
+# Dabang, a global critic, two stages changing the opponents and then the options; a learning
+# curve under both option sets
 stages="[{samples: 3000}, {samples: 3000, opponents: {random: 1.0}, options: {dealer: random}}]"
-$T --config configs/smoke.yaml game=dabang critic=global "stages=$stages" $R \
-    run_name=staged_global >"$out/staged_global.log" 2>&1
+$T --config configs/smoke.yaml game=dabang critic=global "stages=$stages" curve_every=1 \
+    curve_deals=2 $R run_name=staged_global >"$out/staged_global.log" 2>&1
 # matches with the match reward and score shaping, two option sets
 $T --config configs/smoke.yaml game=dabang reward=match score_shaping=1.0 \
     "options=[{episode: match}, {episode: match, max_hands: 3}]" imitation_samples=0 $R \
@@ -49,8 +52,9 @@ distill="[{samples: 3000, kind: distill, labels: 3, select: uncertain, temperatu
 $T --config configs/smoke.yaml game=dabang "stages=$distill" imitation_samples=0 \
     opponents="{heuristic: 1.0}" $R run_name=distill >"$out/distill.log" 2>&1
 # two Ray workers collect (the [dist] extra): their shares, results and the float32 trip back
-$T --config configs/smoke.yaml workers=2 imitation_samples=0 eval_deals=4 $R run_name=ray \
-    >"$out/ray.log" 2>&1
+# and the learning curve as Ray tasks beside them
+$T --config configs/smoke.yaml workers=2 imitation_samples=0 eval_deals=4 curve_every=1 \
+    curve_deals=2 $R run_name=ray >"$out/ray.log" 2>&1
 # the leaf value's heuristic hands and weights
 $P -m cardagents leaf train dabang --hands 40 --batch 32 --valid-hands 0 --eval-hands 0 \
     --epochs 1 --out "$out/leaf.npz" >"$out/leaf.log" 2>&1
