@@ -10,9 +10,9 @@ from cardenv import dabang_v0, dagong_v0
 from cardenv.core.errors import ConfigError
 from cardenv.core.lang import LANGS, TERMS, check_lang, translate
 from cardenv.dabang import catalogue as dabang_actions
-from cardenv.dabang.render import render_text as dabang_render
+from cardenv.dabang.presentation import render_text as dabang_render
 from cardenv.dagong import catalogue as dagong_actions
-from cardenv.dagong.render import render_text as dagong_render
+from cardenv.dagong.presentation import render_text as dagong_render
 
 CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from cardenv.core.lang import translate
-from cardenv.dabang.render import explain_result as dabang_explain
-from cardenv.dabang.render import explain_watched as dabang_watched
-from cardenv.dabang.render import result_line
+from cardenv.dabang.presentation import explain_result as dabang_explain
+from cardenv.dabang.presentation import explain_watched as dabang_watched
+from cardenv.dabang.presentation import result_line
 from cardenv.dabang.scoring import settle
 from cardenv.dagong import DagongGame
 from cardenv.text import explain, render

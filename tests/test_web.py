@@ -22,7 +22,7 @@ from cardenv.core.cards import card_str
 from cardenv.dagong.hand_moves import actions_for_cards
 from cardenv.core.lang import translate
 from cardenv.games import make_game
-from cardenv.players import load_player
+from cardenv.player_specs import load_player
 from cardenv.text import move_label, move_text, phase_label, seat_view, why_illegal
 from cardenv.web import App, make_server
 from cardenv.web.sessions import translate_all, translator
@@ -329,7 +329,7 @@ def test_dabang_dealer_burial_and_follows_show_as_the_other_seats_see_them():
         session = session_of(app, final)
         if session.state.results[0].to_dict()["dealer"] != 0:
             break
-    # the terminal's words (cardenv.dabang.render.PRIVATE_MOVES), the 底牌 in Chinese under zh
+    # the terminal's words (cardenv.dabang.presentation.PRIVATE_MOVES), the 底牌 in Chinese under zh
     shown = [e for e in final["log"] if e["text"] == "buries a card in the 底牌"]
     assert shown and all(e["cards"] == [] and e["seat"] != 0 for e in shown)
     follows = [e for e in final["log"] if " + " in e["text"] and e["seat"] != 0]
@@ -506,7 +506,7 @@ def test_checkpoints_are_offered_and_one_for_the_other_game_is_refused(tmp_path)
 def search_available():
     try:
         load_player("pimc:time=1", "dagong", 0)
-    except ValueError as exc:  # the agents package (its cardenv.players entry point) is missing
+    except ValueError as exc:  # the cardagents package (its cardenv.players entry point) is missing
         pytest.skip(f"no search player: {exc}")
 
 

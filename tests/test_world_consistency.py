@@ -24,7 +24,7 @@ def variants(name):
 @sizes("count", 12, 400)
 def test_every_sampled_world_checks_out(name, count):
     policies = bench.check_policies(name)
-    assert set(policies) == {"random", "heuristic"}  # the agents package is installed here
+    assert set(policies) == {"random", "heuristic"}  # the cardagents package is installed here
     report = check_consistency(variants(name), count, worlds=2, seed=3, policies=policies)
     assert report.failures == []
     assert report.positions + report.skipped == count and report.positions > 0

@@ -2,7 +2,7 @@
 its bounds (``BOUNDS``, ``MAX_BATCH``) and the default ``MARGIN`` of its choice, with one check
 of each option's value (``checked``, for a ``Budget`` field, a constructor argument and a spec's
 text alike). No torch, no game: ``cardagents.search.pimc`` takes a ``Budget``, and
-``cardagents.search.spec`` makes one from a spec's text.
+``cardagents.search.parse`` makes one from a spec's text.
 """
 
 from __future__ import annotations

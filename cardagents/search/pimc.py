@@ -9,7 +9,7 @@ agent deciding from observations, ``act_batch``), the ``Budget``
 (``cardagents.search.budget``: worlds, rollouts, top k, depth, time limit, batch), a ``prior``
 (anything with ``action_probabilities(obs, masks)``, e.g. a ``PPOAgent``) and a ``leaf`` value
 (global states ``(k, S)`` -> values ``(k,)``). Text becomes these objects in one place,
-``cardagents.search.spec.make_search`` (which ``cardagents.specs.make_agent`` calls for a
+``cardagents.search.parse.make_search`` (which ``cardagents.specs.make_agent`` calls for a
 ``pimc:...`` spec).
 
 For each decision with more than one legal action, ``PIMCAgent``:
@@ -66,7 +66,7 @@ Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=
 ``heuristic``, ``random`` or a PPO checkpoint path, ``prior`` a PPO checkpoint path, and
 ``critic`` a leaf value file (``PATH.npz``, e.g. the shipped ``checkpoints/dagong_leaf.npz``;
 numpy only, no torch) or a PPO checkpoint with a global critic:
-``pimc:depth=8,critic=checkpoints/dagong_leaf.npz`` (``cardagents.search.spec``: ``parse_spec``
+``pimc:depth=8,critic=checkpoints/dagong_leaf.npz`` (``cardagents.search.parse``: ``parse_spec``
 with the defaults and bounds, ``make_search`` making the objects; the rollouts are
 ``cardagents.search.rollouts``).
 
@@ -86,7 +86,7 @@ who deals next, the blood owed) is not weighed.
 
 Budgets: the default (``Budget()``, the spec ``pimc``) is 8 worlds, all legal actions,
 heuristic rollouts to the end of the hand, torch-free; ``PRIOR_BUDGET``
-(``cardagents.search.spec``) takes the top 2 of the shipped PPO policy at 16 worlds;
+(``cardagents.search.parse``) takes the top 2 of the shipped PPO policy at 16 worlds;
 ``LEAF_BUDGET`` cuts rollouts at depth 16 with the shipped leaf value (torch-free
 too). What the budgets cost and how strong they are (against the heuristic and the shipped
 PPO agent, on up to 100 deal pairs) is in docs/results.md, "Search agent (PIMC)". In short: a

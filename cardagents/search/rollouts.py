@@ -1,7 +1,7 @@
 """Rollouts for the search: many games in progress played on by a rollout policy, in lockstep on
 the game's batched engine (``cardenv.vector.VectorGame``, ``started=True``), each scored by what
 its hand is worth to a seat (``rollout_values``). The rollout policies a spec names are made in
-``cardagents.search.spec`` (``rollout_policy``).
+``cardagents.search.parse`` (``rollout_policy``).
 """
 
 from __future__ import annotations

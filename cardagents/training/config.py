@@ -287,7 +287,7 @@ def _need(ok, message) -> None:
 
 def _check_distill(cfg: Config) -> None:
     """The distillation fields (``kind: distill``) and ``init``."""
-    from cardagents.search.spec import parse_spec  # numpy only
+    from cardagents.search.parse import parse_spec  # numpy only
     _need(cfg.kind in KINDS, f"kind must be one of {', '.join(KINDS)}, got {cfg.kind!r}")
     for name, high in (("distill_labels", 10 ** 6), ("distill_pool", 1000),
                        ("distill_buffer", 10 ** 7), ("distill_minibatch", 10 ** 6),

@@ -55,7 +55,7 @@ from cardagents.players.lockstep import LearnerSeats, draw_side
 from cardagents.players.observation import ObsView
 from cardagents.ppo.compute import autocast
 from cardagents.search.pimc import SearchResult
-from cardagents.search.spec import make_search
+from cardagents.search.parse import make_search
 from cardagents.training.config import DISTILL_FOCUS as FOCUS, DISTILL_SELECT as SELECT
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
@@ -274,7 +274,7 @@ class Distiller:
     Args:
         games: the stage's games (made, one per rules variant: ``cardenv.vector.game_variants``
             of its options).
-        search: the PIMC spec (``cardagents.search.spec.parse_spec``), e.g.
+        search: the PIMC spec (``cardagents.search.parse.parse_spec``), e.g.
             ``pimc:depth=8,critic=checkpoints/dabang_leaf.npz``.
         opponent: who the learner plays in its gathering games (the heuristic).
         seed: seeds the gathering games' deals and draws, and the search.

@@ -3,7 +3,7 @@ The parts are objects it holds: the learner (``learner.Learner``: network, optim
 updates), who collects (``collector.Collector``, or ``remote.RayCollector``'s Ray actors), the
 warm start (``imitation.Imitation``), the network surgery of ``init``
 (``initial_weights.InitialWeights``), distillation (``distill.Distillation``), the evaluations
-(``evaluations.Evaluations``) and the run's log (``runlog.RunLog``). Learning-curve points,
+(``run_evaluations.RunEvaluations``) and the run's log (``runlog.RunLog``). Learning-curve points,
 frozen snapshots and checkpoints are periodic hooks (``hooks.Periodic``) run after iterations.
 ``train.py`` runs one; its docstring says what a run does.
 """
@@ -29,7 +29,7 @@ from cardagents.training.config import (IMITATION_SEED_STRIDE, PPO_SEED_STRIDE, 
                                         made_variants, needs_heuristic, run_path, stage_at,
                                         stage_config)
 from cardagents.training.distill import Distillation
-from cardagents.training.evaluations import Evaluations
+from cardagents.training.run_evaluations import RunEvaluations
 from cardagents.training.hooks import Periodic, run_due
 from cardagents.training.imitation import Imitation
 from cardagents.training.initial_weights import InitialWeights
@@ -79,7 +79,7 @@ class Trainer:
         self.run: RunClock | None = None  # the whole run's time left (made by train)
         self.runlog = RunLog(self.run_path, at.elapsed, self.samples, self.imitated)
         # a resumed run's start evaluations (eval_start) were made before it: read once here
-        self.evaluations = Evaluations(cfg, self.variants, self.heuristic, self.log,
+        self.evaluations = RunEvaluations(cfg, self.variants, self.heuristic, self.log,
                                        self.runlog.records("start_evaluation") if resume else [])
         self.log("compute", device=str(self.compute.device), precision=self.compute.precision,
                  threads=self.compute.threads, reasons=list(self.compute.reasons))

@@ -17,7 +17,7 @@ from cardagents.players.observation import ObsView
 from cardagents.ppo.agent import PPOAgent
 from cardagents.ppo.net import make_net
 from cardagents.search.pimc import SearchResult, choose
-from cardagents.search.spec import make_search
+from cardagents.search.parse import make_search
 from cardagents.training.config import stage_config
 from cardagents.training.distill import (Candidates, Gatherer, distill_loss, focus_of, select,
                                          soft_targets, uncertainty)

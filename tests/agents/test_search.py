@@ -22,7 +22,7 @@ from cardagents.players.random import RandomAgent
 from cardagents.search.pimc import PIMCAgent, choose
 from cardagents.search.rollouts import rollout_values
 from cardagents.search.budget import Budget
-from cardagents.search.spec import DEFAULTS, leaf_value, parse_spec
+from cardagents.search.parse import DEFAULTS, leaf_value, parse_spec
 from cardagents.specs import make_agent
 from cardenv import games as registry
 from cardenv.core.errors import StateError
@@ -696,7 +696,7 @@ def test_the_search_benchmark_times_the_prior_budget(oracle_worlds, few_bench_po
     """With torch and the shipped checkpoint the benchmark also times ``PRIOR_BUDGET``."""
     pytest.importorskip("torch")
     from cardagents.bench import players as bench
-    from cardagents.search.spec import PRIOR_BUDGET
+    from cardagents.search.parse import PRIOR_BUDGET
 
     spec = bench.fast_spec("dagong")
     assert spec == PRIOR_BUDGET.format(path="checkpoints/dagong_ppo.pt")
@@ -706,9 +706,9 @@ def test_the_search_benchmark_times_the_prior_budget(oracle_worlds, few_bench_po
 def test_pimc_plays_in_the_terminal_and_as_the_gymnasium_envs_opponents(oracle_worlds):
     """Named where players are named (the ``cardenv.players`` entry point): the terminal's
     table and the single-agent env play PIMC opponents from the position
-    (``cardenv.players.decide``)."""
+    (``cardenv.player_specs.decide``)."""
     from cardenv.play import Table
-    from cardenv.players import load_player
+    from cardenv.player_specs import load_player
     from cardenv.single_agent import SingleAgentEnv
 
     # rollouts cut short by the shipped leaf: a whole hand of searched decisions costs a few
@@ -801,7 +801,7 @@ def test_a_leaf_file_is_a_critic(oracle_worlds):
 
 @pytest.mark.parametrize("name", ["dagong", "dabang"])
 def test_the_leaf_budget_names_the_shipped_leaf(name):
-    from cardagents.search.spec import LEAF_BUDGET
+    from cardagents.search.parse import LEAF_BUDGET
 
     agent = make_agent(LEAF_BUDGET.format(path=LEAVES[name]), name)
     assert agent.budget.depth == 16 and agent.leaf.game == name

@@ -20,16 +20,16 @@ def run(tmp_path, name, *overrides):
 
 def test_the_start_is_evaluated_as_the_end_recorded_and_compared(tmp_path, capsys,
                                                                   monkeypatch):
-    from cardagents.training.evaluations import Evaluations
+    from cardagents.training.run_evaluations import RunEvaluations
 
     played = []  # (opponent, deals, seed) of each evaluation
-    versus = Evaluations.versus
+    versus = RunEvaluations.versus
 
     def spy(self, agent, opponent, deals, seed, label=None, clock=None, phase=None):
         played.append((opponent, deals, seed))
         return versus(self, agent, opponent, deals, seed, label, clock, phase)
 
-    monkeypatch.setattr(Evaluations, "versus", spy)
+    monkeypatch.setattr(RunEvaluations, "versus", spy)
     result = run(tmp_path, "s", "eval_start=true", "eval_deals=6", "total_samples=1")
     captured = capsys.readouterr()
     out = captured.out
@@ -99,7 +99,7 @@ def test_no_start_evaluation_unless_asked(tmp_path, capsys):
 def test_the_verdict_says_whether_the_intervals_are_apart(tmp_path, start, end, verdict):
     """``start_to_end`` compares the run's start evaluation (as a resumed run reads it from
     metrics.jsonl: ``RunLog.records``) with its end."""
-    from cardagents.training.evaluations import Evaluations
+    from cardagents.training.run_evaluations import RunEvaluations
     from cardagents.training.runlog import RunLog
     log = type("Log", (), {"metrics_path": str(tmp_path / "metrics.jsonl")})()
     assert RunLog.records(log, "start_evaluation") == []  # a new run has none
@@ -108,7 +108,7 @@ def test_the_verdict_says_whether_the_intervals_are_apart(tmp_path, start, end, 
               "mean_payoff_per_game": 0.0}
     (tmp_path / "metrics.jsonl").write_text(json.dumps({"phase": "compute"}) + "\n"
                                             + json.dumps(record) + "\n")
-    evaluations = Evaluations(train.load_config(None, [f"run_dir={tmp_path}"]), [], None, print,
+    evaluations = RunEvaluations(train.load_config(None, [f"run_dir={tmp_path}"]), [], None, print,
                               RunLog.records(log, "start_evaluation"))
     assert evaluations.starts == [record]
     out = evaluations.start_to_end({"options": {}, "pairs": 9, "win_rate": sum(end) / 2,

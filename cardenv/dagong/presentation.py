@@ -1,5 +1,7 @@
-"""Text rendering of a Dagong state: a table of seats with suit symbols, the play to beat,
-points and places. Used by the env's ``ansi`` and ``human`` render modes."""
+"""Dagong's presentation (registered in ``cardenv.games``): what people see in the terminal, the
+web page and record replays. Text rendering of a Dagong state: a table of seats with suit
+symbols, the play to beat, points and places; also used by the env's ``ansi`` and ``human``
+render modes."""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Text rendering of a Dabang state: seats with their hands (suit symbols), levels, trump,
-the current trick, points and the kitty. Used by the env's ``ansi`` and ``human`` modes.
+"""Dabang's presentation (registered in ``cardenv.games``): what people see in the terminal, the
+web page and record replays. Text rendering of a Dabang state: seats with their hands (suit
+symbols), levels, trump, the current trick, points and the kitty; also used by the env's
+``ansi`` and ``human`` modes.
 
 Hands are shown as players hold them (``hand_groups``): each side suit without its level cards
 in rank order, then the trump (trump-suit cards, 2s, level cards, jokers) in trump strength order,

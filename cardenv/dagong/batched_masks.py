@@ -1,4 +1,5 @@
-"""Dagong's batched functions over many states at once (what a batched engine calls).
+"""Dagong's legal masks over many states at once (what a batched engine calls), and the deal's
+two sides (``sides``, the engine contract's).
 
 ``legal_masks(states)`` answers every state's legal mask in one ``legality.play_mask`` call and
 hands each state its row (``use_legal``) so that ``apply`` does not compute it again.

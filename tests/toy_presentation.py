@@ -1,8 +1,8 @@
 """The toy game's presentation and reasons (``tests/toy_game.py``): what ``cardenv.text``,
 ``cardenv.moves``, the terminal and the web page need to show a game to people, written from
 scratch against the contract of docs/engine.md ("Showing a game to people"). Registered with
-``cardenv.games.register("toy", ToyGame, presentation="tests.toy_render",
-reasons="tests.toy_render")``.
+``cardenv.games.register("toy", ToyGame, presentation="tests.toy_presentation",
+reasons="tests.toy_presentation")``.
 
 Cards are the numbers 0..9, shown as such; every move is public.
 """

@@ -1,4 +1,5 @@
-"""Dabang's batched functions over many states at once (what a batched engine calls).
+"""Dabang's legal masks over many states at once (what a batched engine calls), and the deal's
+two sides (``sides``, the engine contract's).
 
 ``legal_masks(states)`` answers the play steps of every state in one call of the batched follow
 rule (``follow.play_mask_groups``; the other phases' few legal actions come from each state) and

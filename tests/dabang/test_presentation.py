@@ -11,7 +11,7 @@ import pytest
 from cardenv.core.cards import parse_cards
 from cardenv.dabang import DabangGame
 from cardenv.dabang.phases.trick import Trick, winning_seat
-from cardenv.dabang.render import WINNING, hand_groups, render_text, render_view, seat_view
+from cardenv.dabang.presentation import WINNING, hand_groups, render_text, render_view, seat_view
 from cardenv.dabang.scoring import settle
 from cardenv.dabang.strength import TRUMP, suit_row
 from cardenv.text import explain

@@ -1,4 +1,4 @@
-"""The evaluations of a training run (``Evaluations``, an object its ``Trainer`` holds):
+"""The evaluations of a training run (``RunEvaluations``, an object its ``Trainer`` holds):
 learning-curve points during training (in this process, or as Ray tasks beside it), the final
 duplicate evaluations against the random player and the heuristic, the evaluation of the policy
 PPO starts from (``eval_start``), and where the run started against where it ended. What they
@@ -15,10 +15,10 @@ from cardagents.specs import make_agent
 from cardagents.training.config import CURVE_SEED_BASE, EVAL_SEED_BASE, Config
 from cardagents.training.runlog import curve_line, evaluation_line
 
-__all__ = ["Evaluations"]
+__all__ = ["RunEvaluations"]
 
 
-class Evaluations:
+class RunEvaluations:
     """The evaluations of the run ``cfg`` (its game, seed, deals, curve opponent, workers):
 
     Args:
