@@ -26,11 +26,23 @@ def strip(value):
     return value
 
 
+def records(folder: pathlib.Path, run: str) -> list:
+    """A run's metrics records without what measures time. Curve points played as Ray tasks
+    beside training (the ``ray`` run) are logged when Ray finishes them: where they fall among
+    the iterations' records, and the samples they are logged at, depend on the machine's speed,
+    so they are compared apart, in the order of their own samples (``at_samples``)."""
+    found = [strip(json.loads(line)) for line in (folder / run / "metrics.jsonl").open()]
+    if run != "ray":
+        return found
+    curves = sorted(({k: v for k, v in r.items() if k != "samples"} for r in found
+                     if r["phase"] == "curve"), key=lambda r: (r["at_samples"], repr(r)))
+    return [r for r in found if r["phase"] != "curve"] + curves
+
+
 def same_runs(a: pathlib.Path, b: pathlib.Path) -> bool:
     same = True
     for run in RUNS:
-        lines = [[strip(json.loads(line)) for line in (d / run / "metrics.jsonl").open()]
-                 for d in (a, b)]
+        lines = [records(d, run) for d in (a, b)]
         results = [strip(json.loads((d / run / "result.json").read_text())) for d in (a, b)]
         weights = [torch.load(d / run / "final.pt", weights_only=True)["model"] for d in (a, b)]
         equal = lines[0] == lines[1] and results[0] == results[1] and \
