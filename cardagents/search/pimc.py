@@ -17,7 +17,7 @@ For each decision with more than one legal action, ``PIMCAgent``:
 1. draws ``worlds`` complete states that agree with everything the acting seat has seen
    (``game.sample_worlds``), from a random generator seeded by the agent's seed and the seat's
    observation and legal mask, so a decision depends only on what the seat knows (the
-   hidden-card test in ``tests/agents/test_search.py`` holds it to that); the contract
+   hidden-card test in ``tests/cardagents/search/test_pimc.py`` holds it to that); the contract
    promises each world the seat to act and its legal mask: the seat is checked, the mask only
    with ``check_worlds=True`` (once per world, for a new game's sampler);
 2. takes as candidates every legal action, or with ``top_k`` the ``top_k`` most likely under a

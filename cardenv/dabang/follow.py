@@ -360,7 +360,7 @@ def play_steps_one(hand: list, partial: dict, led: int, k: int, trump: int, leve
         size: the number of cards in ``hand``, if the caller knows it.
 
     The two commonest decisions of random play (about three in four play steps) take short cuts
-    that give exactly ``_play_steps_general``'s answer (``tests/dabang/test_follow_fast.py``
+    that give exactly ``_play_steps_general``'s answer (``tests/cardenv/dabang/test_follow_fast.py``
     compares them): a lead, and a one-card follow.
     """
     if led < 0:  # a lead: 1..h copies of every kind held h times, in C-level iteration

@@ -8,7 +8,7 @@ game has its own lock). Every error is a JSON object ``{"error": message}`` with
 (5xx only for a busy server, a failing agent or a bug), and leaves every game as it was.
 
 The server is meant for this machine (it listens on 127.0.0.1 unless told otherwise, and has no
-login), yet it holds up against a client that misbehaves (``tests/test_web_hardening.py``):
+login), yet it holds up against a client that misbehaves (``tests/cardenv/web/test_hardening.py``):
 
 - a connection has ``timeout`` seconds for each read and write and for receiving each whole
   request (a watchdog in the serving loop cuts one that trickles in): 408;

@@ -12,7 +12,6 @@ import pytest
 ray = pytest.importorskip("ray", reason="the [dist] extra (installed in CI) brings Ray")
 torch = pytest.importorskip("torch")
 
-import train  # noqa: E402
 from cardagents.evaluation import remote as evaluation_remote  # noqa: E402
 from cardagents.evaluation.evaluate import CHUNK, duplicate  # noqa: E402
 from cardagents.players.heuristics import heuristic_for  # noqa: E402
@@ -22,12 +21,14 @@ from cardagents.ppo.net import make_net  # noqa: E402
 from cardagents.specs import make_agent  # noqa: E402
 from cardagents.training import remote as training_remote  # noqa: E402
 from cardagents.training.collector import Collector  # noqa: E402
-from cardagents.training.config import CollectorSettings  # noqa: E402
+from cardagents.training.config import CollectorSettings, load_config  # noqa: E402
+from cardagents.training.trainer import Trainer  # noqa: E402
 from cardenv.games import make_game  # noqa: E402
+from tests.runs import resume_run, smoke_run  # noqa: E402
 
 
 def smoke(tmp_path, name, *overrides):
-    return train.load_config("configs/smoke.yaml", [f"run_dir={tmp_path}", f"run_name={name}",
+    return load_config("configs/smoke.yaml", [f"run_dir={tmp_path}", f"run_name={name}",
                                                     "eval_deals=0", *overrides])
 
 
@@ -35,7 +36,8 @@ def small_chunks(monkeypatch, size):
     """Evaluations cut into chunks of ``size`` pairs instead of ``CHUNK`` (250): a test plays
     two chunks in a few deals. Both ways of evaluating take their chunks from here, and Ray's
     tasks play the chunks they are sent."""
-    from cardagents.evaluation import duplicate as pairs, evaluate
+    from cardagents.evaluation import duplicate as pairs
+    from cardagents.evaluation import evaluate
 
     def cut(deals, seed):
         return pairs.deal_chunks(deals, seed, size)
@@ -119,8 +121,8 @@ def test_a_ray_worker_collects_what_a_local_collector_collects(local_ray, game, 
 # not); most of such a run is its actors' start-up
 SMALL = ("imitation_samples=0", "rollout_samples=500", "total_samples=1000")
 # a run with two workers, its curve points (every iteration) and final evaluations on Ray
-WITH_WORKERS = ("--config", "configs/smoke.yaml", "eval_deals=1", "workers=2", "critic=global",
-                "curve_every=1", "curve_deals=1", *SMALL)
+WITH_WORKERS = ("eval_deals=1", "workers=2", "critic=global", "curve_every=1", "curve_deals=1",
+                *SMALL)
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +130,7 @@ def run_with_workers(local_ray, tmp_path_factory):
     """One run of ``WITH_WORKERS`` (run "a"), for the two tests that look at such a run: its
     result and the records of its metrics.jsonl."""
     run_dir = tmp_path_factory.mktemp("workers")
-    result = train.main([*WITH_WORKERS, f"run_dir={run_dir}", "run_name=a"])
+    result = smoke_run(run_dir, "a", *WITH_WORKERS)
     with (run_dir / "a" / "metrics.jsonl").open() as f:
         records = [json.loads(line) for line in f]
     return run_dir / "a", result, records
@@ -137,7 +139,7 @@ def run_with_workers(local_ray, tmp_path_factory):
 def test_training_with_workers_runs_resumes_and_is_reproducible(run_with_workers, tmp_path,
                                                                 capsys):
     folder, first, _ = run_with_workers
-    again = train.main([*WITH_WORKERS, f"run_dir={tmp_path}", "run_name=b"])
+    again = smoke_run(tmp_path, "b", *WITH_WORKERS)
     assert first["samples"] == again["samples"] >= 1000 and first["iterations"] == 2
     a = torch.load(folder / "final.pt", weights_only=False)
     b = torch.load(tmp_path / "b" / "final.pt", weights_only=False)
@@ -147,9 +149,9 @@ def test_training_with_workers_runs_resumes_and_is_reproducible(run_with_workers
     assert len({w["next_seed"] for w in a["workers"]}) == 2
     # the second run goes on (the first stays as it was, for the test below), its evaluations
     # checked already
-    resumed = train.main(["--resume", str(tmp_path / "b" / "checkpoint.pt"),
-                          f"total_samples={again['samples'] + 500}", "curve_every=0",
-                          "eval_deals=0"])
+    resumed = resume_run(tmp_path / "b" / "checkpoint.pt",
+                         f"total_samples={again['samples'] + 500}", "curve_every=0",
+                         "eval_deals=0")
     assert resumed["samples"] >= again["samples"] + 500
 
 
@@ -157,7 +159,7 @@ def test_a_worker_killed_mid_iteration_is_replaced_and_no_batch_is_partial(local
                                                                            tmp_path, capsys):
     cfg = smoke(tmp_path, "fault", "workers=2", "imitation_samples=0", "rollout_samples=300",
                 "total_samples=900")  # three iterations, the worker killed in the second
-    trainer = train.Trainer(cfg)
+    trainer = Trainer(cfg)
     collector = trainer.collector
     sizes, killed = [], []
     collect = collector.collect
@@ -193,7 +195,7 @@ def test_a_two_node_cluster_trains_and_evaluates_as_one_machine(own_ray, tmp_pat
         ray.init(address=cluster.address, logging_level="warning")
         cluster.wait_for_nodes()
         assert len([n for n in ray.nodes() if n["Alive"]]) == 2
-        trainer = train.Trainer(smoke(tmp_path, "cluster", "workers=2", "imitation_samples=0",
+        trainer = Trainer(smoke(tmp_path, "cluster", "workers=2", "imitation_samples=0",
                                       "rollout_samples=500", "total_samples=500"))
         nodes = {ray.get(actor.node.remote()) for actor in trainer.collector.actors}
         assert len(nodes) == 2  # one actor per node: each asks for a whole CPU

@@ -4,7 +4,6 @@ Whole hands of both games are driven with scripted input, in process and through
 subprocess's stdin; typed moves, Dabang follows typed as cards, invalid input and the seat view
 are checked against the engine."""
 
-import os
 import re
 import subprocess
 import sys
@@ -15,8 +14,7 @@ import pytest
 from cardenv import moves, play
 from cardenv.games import make_game
 from cardenv.text import render
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests import ROOT
 
 
 class Script:

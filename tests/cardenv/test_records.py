@@ -17,6 +17,7 @@ from cardenv.records import (FORMAT, VERSION, GameRecord, RecordError, check, du
                              record_of, replay, save)
 from cardenv.replay import main as replay_main
 from cardenv.text import explain, render
+from tests import ROOT
 
 PLAYERS = ["heuristic", "checkpoints/dagong_ppo.pt", "human", "random"]
 
@@ -386,10 +387,9 @@ def test_a_bad_file_exits_2_with_the_message_and_no_traceback(capsys, tmp_path, 
 def test_the_documented_record_and_example_work(tmp_path, monkeypatch):
     """docs/records.md: its example record loads and replays; its code runs as written; its
     error table quotes the messages the code writes."""
-    import pathlib
     import re
 
-    text = (pathlib.Path(__file__).resolve().parents[1] / "docs" / "records.md").read_text(
+    text = (ROOT / "docs" / "records.md").read_text(
         encoding="utf-8")
     path = tmp_path / "example.json"
     path.write_text(re.findall(r"```json\n(.*?)```", text, re.S)[0], encoding="utf-8")

@@ -4,7 +4,6 @@ checker, seeding, rewards against the state's returns, masks, opponents, errors 
 import re
 import subprocess
 import sys
-import pathlib
 
 import gymnasium
 import numpy as np
@@ -17,8 +16,8 @@ from cardenv.core.errors import ConfigError, IllegalActionError
 from cardenv.envs.aec import result_info
 from cardenv.single_agent import MAX_REDEALS, SingleAgentEnv
 from tests.toy_game import ToyGame, ToyState
+from tests import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 IDS = {"dagong": "cardenv/Dagong-v0", "dabang": "cardenv/Dabang-v0"}
 GAMES = list(IDS)
 

@@ -1,15 +1,13 @@
 """``python -m cardagents bench train|ray|collection|frozen`` (cardagents.bench.training, the
 timings of training runs) runs and prints its figures (a smoke test: timings are not asserted)."""
 
-import pathlib
 
 import pytest
 
 pytest.importorskip("torch")
 
 from cardagents.bench import training as bench_train  # noqa: E402
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]  # the checkout: configs/ is relative to it
+from tests import ROOT
 
 
 def small(monkeypatch, *overrides):

@@ -9,9 +9,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train  # noqa: E402
 from cardagents.ppo.agent import CheckpointError, PPOAgent, read_checkpoint  # noqa: E402
 from cardagents.ppo.net import make_net  # noqa: E402
+from cardagents.training.checkpoints import read_training  # noqa: E402
+from cardenv.core.errors import ConfigError  # noqa: E402
+from tests import ROOT  # noqa: E402
+from tests.runs import resume_run, smoke_run  # noqa: E402
 
 
 class Payload:
@@ -45,8 +48,8 @@ def test_a_pickled_payload_is_refused_and_never_runs(tmp_path, where):
     with pytest.raises(CheckpointError, match="refused: it holds Python objects other than "
                                               "tensors and plain data"):
         PPOAgent.load(str(path))
-    with pytest.raises(SystemExit):  # train.py --resume reads it the same way
-        train.main(["--resume", str(path)])
+    with pytest.raises(ConfigError):  # train.py --resume reads it the same way
+        read_training(str(path))
     assert not marker.exists()
     # the same file read the unsafe way does run it: the test would see a payload that ran
     torch.load(path, weights_only=False)
@@ -123,20 +126,19 @@ def test_files_that_are_not_checkpoints(tmp_path, content, message):
                                   "previous/dabang_ppo.pt", "previous/dagong_ppo_issue10.pt",
                                   "previous/dabang_ppo_issue24.pt"])
 def test_the_shipped_checkpoints_load_through_the_safe_reader(name):
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    root = str(ROOT)
     path = os.path.join(root, "checkpoints", name)
     assert isinstance(read_checkpoint(path), dict)
     assert PPOAgent.load(path).game == name.rsplit("/", 1)[-1].split("_")[0]
 
 
 def test_a_training_checkpoint_resumes_through_the_safe_reader(tmp_path):
-    result = train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}",
-                         "run_name=r", "eval_deals=0", "imitation_samples=0",
-                         "total_samples=1000"])
+    result = smoke_run(tmp_path, "r", "eval_deals=0", "imitation_samples=0",
+                       "total_samples=1000")
     data = read_checkpoint(str(tmp_path / "r" / "checkpoint.pt"))
     assert data["config"]["game"] == "dagong" and "optimizer" in data
-    again = train.main(["--resume", str(tmp_path / "r" / "checkpoint.pt"),
-                        f"total_samples={result['samples'] + 1000}", "eval_deals=0"])
+    again = resume_run(tmp_path / "r" / "checkpoint.pt",
+                       f"total_samples={result['samples'] + 1000}", "eval_deals=0")
     assert again["samples"] > result["samples"]
     agent = PPOAgent.load(str(tmp_path / "r" / "agent.pt"))
     assert agent.game == "dagong"

@@ -1,15 +1,17 @@
-"""train.py's configuration: defaults, YAML files, overrides and clear errors."""
+"""The training config (``cardagents.training.config``): defaults, YAML files, overrides and clear
+errors."""
 
 import pytest
 
-import train  # noqa: E402
-from cardenv.core.errors import ConfigError  # noqa: E402
+from cardagents.training.config import load_config
+from cardenv.core.errors import ConfigError
+from tests import ROOT
 
 
 def test_overrides_are_typed(tmp_path):
     path = tmp_path / "c.yaml"
     path.write_text("game: dabang\nlr: 0.001\noptions:\n  follow: live\n")
-    cfg = train.load_config(str(path), ["hidden=[64, 32]", "options.dealer=random",
+    cfg = load_config(str(path), ["hidden=[64, 32]", "options.dealer=random",
                                         "opponents.random=0.5", "total_samples=100"])
     assert cfg.game == "dabang" and cfg.lr == 0.001 and cfg.hidden == [64, 32]
     assert cfg.options == {"follow": "live", "dealer": "random"}
@@ -33,29 +35,28 @@ def test_overrides_are_typed(tmp_path):
 ])
 def test_bad_config_is_a_clear_error(overrides, message):
     with pytest.raises(ConfigError, match=message):
-        train.load_config(None, overrides)
+        load_config(None, overrides)
 
 
 def test_missing_or_malformed_file(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
-        train.load_config(str(tmp_path / "none.yaml"), [])
+        load_config(str(tmp_path / "none.yaml"), [])
     bad = tmp_path / "bad.yaml"
     bad.write_text("- a list\n")
     with pytest.raises(ConfigError, match="mapping"):
-        train.load_config(str(bad), [])
+        load_config(str(bad), [])
 
 
 def test_every_config_file_loads():
-    import pathlib
 
-    for path in sorted((pathlib.Path(train.__file__).parent / "configs").glob("*.yaml")):
-        train.load_config(str(path), [])
+    for path in sorted((ROOT / "configs").glob("*.yaml")):
+        load_config(str(path), [])
 
 
 def test_a_list_of_options_is_accepted():
-    cfg = train.load_config(None, ["game=dabang", "options=[{}, {dealer: random}]"])
+    cfg = load_config(None, ["game=dabang", "options=[{}, {dealer: random}]"])
     assert cfg.options == [{}, {"dealer": "random"}]
     with pytest.raises(ConfigError, match="cannot change a list"):
-        train.load_config(None, ["options=[{}]", "options.follow=live"])
+        load_config(None, ["options=[{}]", "options.follow=live"])
     with pytest.raises(ConfigError, match="options must be"):
-        train.load_config(None, ["options=[]"])
+        load_config(None, ["options=[]"])

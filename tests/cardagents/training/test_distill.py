@@ -1,6 +1,6 @@
 """Distillation from search (``cardagents.training.distill``): the search's results API, the choice
-of states to label, the targets and the loss, and a ``kind: distill`` stage of train.py end to
-end."""
+of states to label, the targets and the loss, and a ``kind: distill`` stage of a training run end
+to end."""
 
 from __future__ import annotations
 
@@ -11,21 +11,22 @@ import numpy as np
 import pytest
 import torch
 
-import train
 from cardagents.players.heuristics import heuristic_for
 from cardagents.players.observation import ObsView
 from cardagents.ppo.agent import PPOAgent
 from cardagents.ppo.net import make_net
-from cardagents.search.pimc import SearchResult, choose
 from cardagents.search.parse import make_search
-from cardagents.training.config import stage_config
+from cardagents.search.pimc import SearchResult, choose
+from cardagents.training.config import load_config, stage_config
 from cardagents.training.distill import (Candidates, Gatherer, distill_loss, focus_of, select,
                                          soft_targets, uncertainty)
+from cardagents.training.trainer import Trainer
 from cardenv.core.errors import ConfigError
 from cardenv.games import make_game
-from tests.agents.test_search import positions
+from tests import ROOT
+from tests.cardagents.search.test_pimc import positions
+from tests.runs import SMOKE, resume_run, smoke_run
 
-ROOT = os.path.dirname(train.__file__)
 LEAF8 = "pimc:worlds=4,depth=8,critic=checkpoints/dabang_leaf.npz"
 # act_states of these searches on positions(make_game(game), 12, seed=3, heuristic) before
 # search() existed (cardagents/search/pimc.py at 6864ef6; Dabang's with the sampler of 31b8f5b,
@@ -181,7 +182,7 @@ def test_the_distill_loss_moves_the_policy_to_the_labels():
     assert after["distill_agreement"] >= 0.9
 
 
-# --- the stage in train.py -------------------------------------------------------------------
+# --- the stage in a run ----------------------------------------------------------------------
 
 # the search cut short by the shipped leaf (depth 4): the stage's mechanics are under test, not
 # the labels' quality, and full rollouts made most of the test's time
@@ -192,10 +193,10 @@ DISTILL_STAGE = ('{samples: %d, kind: distill, search: "' + DISTILL_SEARCH.repla
 
 
 def run(tmp_path, name, *overrides, resume=None):
-    args = ["--config", os.path.join(ROOT, "configs/smoke.yaml")] + \
-        (["--resume", resume] if resume else [])
-    return train.main(args + [f"run_dir={tmp_path}", f"run_name={name}", "eval_deals=0",
-                              "imitation_samples=500", "rollout_samples=600", *overrides])
+    more = ("eval_deals=0", "imitation_samples=500", "rollout_samples=600", *overrides)
+    if resume:  # the checkpoint's config, smoke.yaml and the overrides over it
+        return resume_run(resume, f"run_dir={tmp_path}", f"run_name={name}", *more, config=SMOKE)
+    return smoke_run(tmp_path, name, *more)
 
 
 def test_a_distill_stage_trains_logs_checkpoints_and_resumes(tmp_path, capsys):
@@ -223,16 +224,16 @@ def test_a_distill_stage_trains_logs_checkpoints_and_resumes(tmp_path, capsys):
 def test_init_starts_from_a_checkpoints_weights(tmp_path):
     run(tmp_path, "a", "total_samples=600")
     agent = str(tmp_path / "a" / "agent.pt")
-    cfg = train.load_config(os.path.join(ROOT, "configs/smoke.yaml"), [
+    cfg = load_config(os.path.join(ROOT, "configs/smoke.yaml"), [
         f"run_dir={tmp_path}", "run_name=b", f"init={agent}", "imitation_samples=0"])
-    trainer = train.Trainer(cfg)
+    trainer = Trainer(cfg)
     weights = PPOAgent.load(agent).net.state_dict()
     for key, value in trainer.learner.net.state_dict().items():
         assert torch.allclose(value, weights[key])
-    cfg = train.load_config(os.path.join(ROOT, "configs/smoke.yaml"), [
+    cfg = load_config(os.path.join(ROOT, "configs/smoke.yaml"), [
         f"run_dir={tmp_path}", "run_name=c", f"init={agent}", "hidden=[32]"])
     with pytest.raises(ConfigError, match="init .*: .* hidden \\[64\\]"):
-        train.Trainer(cfg)
+        Trainer(cfg)
 
 
 @pytest.mark.parametrize("stage, message", [
@@ -252,16 +253,16 @@ def test_init_starts_from_a_checkpoints_weights(tmp_path):
 ])
 def test_bad_distill_stages_are_one_line_errors(stage, message):
     with pytest.raises(ConfigError, match=message) as error:
-        train.load_config(None, [f"stages=[{stage}]"])
+        load_config(None, [f"stages=[{stage}]"])
     assert "\n" not in str(error.value) and "stages[0]" in str(error.value)
 
 
 def test_distill_needs_one_process_and_init_a_file():
     with pytest.raises(ConfigError, match="kind: distill labels in this process"):
-        train.load_config(None, ["kind=distill", "workers=2"])
+        load_config(None, ["kind=distill", "workers=2"])
     with pytest.raises(ConfigError, match="init must be the path of a PPO checkpoint"):
-        train.load_config(None, ["init=nowhere.pt"])
-    cfg = train.load_config(None, ["stages=[{samples: 5, kind: distill, search: pimc, "
+        load_config(None, ["init=nowhere.pt"])
+    cfg = load_config(None, ["stages=[{samples: 5, kind: distill, search: pimc, "
                                    "labels: 3, select: all, focus: [endgame]}]"])
     active = stage_config(cfg, 0)
     assert (active.kind, active.distill_labels, active.distill_select,

@@ -5,8 +5,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train  # noqa: E402
 from cardagents.ppo.agent import PPOAgent  # noqa: E402
+from cardagents.training.config import load_config  # noqa: E402
+from cardagents.training.trainer import Trainer  # noqa: E402
 from cardenv.core.errors import ConfigError  # noqa: E402
 
 # the agent shipped before issue 35: a fixed head over the 1,073 entries of its day
@@ -14,10 +15,10 @@ SHIPPED = "checkpoints/previous/dabang_ppo_issue24.pt"
 
 
 def _trainer(tmp_path, *extra):
-    cfg = train.load_config(None, ["game=dabang", f"init={SHIPPED}", "imitation_samples=0",
+    cfg = load_config(None, ["game=dabang", f"init={SHIPPED}", "imitation_samples=0",
                                    "eval_deals=0", "num_envs=2", "device=cpu",
                                    f"run_dir={tmp_path}", *extra])
-    return train.Trainer(cfg)
+    return Trainer(cfg)
 
 
 def test_init_starts_from_the_checkpoint_weights(tmp_path):

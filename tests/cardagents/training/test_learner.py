@@ -13,13 +13,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train  # noqa: E402
 from cardagents.ppo import compute  # noqa: E402
 from cardagents.ppo.agent import PPOAgent, on_cpu  # noqa: E402
 from cardagents.ppo.losses import fit, ppo_loss  # noqa: E402
 from cardagents.ppo.net import make_net  # noqa: E402
 from cardagents.training import schedules  # noqa: E402
+from cardagents.training.config import learning_rate, load_config  # noqa: E402
+from cardagents.training.trainer import Trainer  # noqa: E402
 from cardenv.core.errors import ConfigError  # noqa: E402
+from tests.runs import smoke_run  # noqa: E402
 
 
 @pytest.fixture
@@ -141,15 +143,15 @@ def test_the_threads_context_restores_the_count():
 def test_bad_learner_settings_are_config_errors(no_cuda, monkeypatch, overrides, message):
     cpu_flags(monkeypatch, [])
     with pytest.raises(ConfigError, match=message):
-        train.load_config(None, overrides)
+        load_config(None, overrides)
 
 
 def test_the_defaults_are_auto_and_an_old_anneal_lr_still_reads(no_cuda):
-    cfg = train.load_config(None, [])
+    cfg = load_config(None, [])
     assert (cfg.device, cfg.precision, cfg.torch_threads) == ("auto", "auto", "auto")
     assert cfg.lr_schedule == "linear" and cfg.lr_floor is None
-    assert train.load_config(None, ["anneal_lr=false"]).lr_schedule == "constant"
-    assert train.load_config(None, [], base={"anneal_lr": True}).lr_schedule == "linear"
+    assert load_config(None, ["anneal_lr=false"]).lr_schedule == "constant"
+    assert load_config(None, [], base={"anneal_lr": True}).lr_schedule == "linear"
 
 
 # --- schedules ---------------------------------------------------------------------------------
@@ -177,15 +179,15 @@ def test_schedules(schedule, floor, warmup, done, expected):
 
 
 def test_each_stage_runs_its_own_schedule():
-    cfg = train.load_config(None, [
+    cfg = load_config(None, [
         "lr=0.001", "stages=[{samples: 1000}, {samples: 3000, lr: 0.0002, lr_schedule: cosine},"
         " {samples: 500, lr_schedule: constant}]"])
-    assert train.learning_rate(cfg, 0) == pytest.approx(1e-3)
-    assert train.learning_rate(cfg, 999) == pytest.approx(1e-4, rel=0.01)
-    assert train.learning_rate(cfg, 1000) == pytest.approx(2e-4)  # the next stage starts at lr
-    assert train.learning_rate(cfg, 2500) == pytest.approx(1.1e-4)  # cosine, halfway
-    assert train.learning_rate(cfg, 4000) == pytest.approx(1e-3)  # constant
-    rates = [train.learning_rate(cfg, s) for s in range(0, 4500, 50)]
+    assert learning_rate(cfg, 0) == pytest.approx(1e-3)
+    assert learning_rate(cfg, 999) == pytest.approx(1e-4, rel=0.01)
+    assert learning_rate(cfg, 1000) == pytest.approx(2e-4)  # the next stage starts at lr
+    assert learning_rate(cfg, 2500) == pytest.approx(1.1e-4)  # cosine, halfway
+    assert learning_rate(cfg, 4000) == pytest.approx(1e-3)  # constant
+    rates = [learning_rate(cfg, s) for s in range(0, 4500, 50)]
     assert min(rates) >= 2e-5 - 1e-12  # never below the lowest floor
 
 
@@ -241,8 +243,7 @@ def test_a_bf16_run_saves_float32_checkpoints_that_load_the_same_in_any_precisio
     # (bf16 autocast runs on any CPU, slowly where it is emulated: allowed here whatever the
     # machine has, so that the test checks the same thing everywhere)
     cpu_flags(monkeypatch, ["avx512_bf16"])
-    result = train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}",
-                         "run_name=bf", "precision=bf16", "eval_deals=0"])
+    result = smoke_run(tmp_path, "bf", "precision=bf16", "eval_deals=0")
     saved = torch.load(result["checkpoint"], weights_only=False)
     floats = [v for v in saved["model"].values() if v.is_floating_point()]
     assert floats and all(v.dtype == torch.float32 for v in floats)
@@ -265,9 +266,9 @@ def test_a_learner_off_the_cpu_acts_through_a_cpu_copy_synced_after_each_update(
     """What device: cuda changes, checked on the CPU: collection acts with a CPU network of
     its own, which holds the learner's weights after every update, and the checkpoint is on
     the CPU."""
-    cfg = train.load_config("configs/smoke.yaml", [f"run_dir={tmp_path}", "eval_deals=0",
+    cfg = load_config("configs/smoke.yaml", [f"run_dir={tmp_path}", "eval_deals=0",
                                                    "imitation_samples=0"])
-    trainer = train.Trainer(cfg)
+    trainer = Trainer(cfg)
     learner = trainer.learner
     assert learner.actor is learner.net  # on the CPU they are one network
     learner.actor = learner.make_net()  # as Learner does for a network on another device
@@ -284,11 +285,11 @@ def test_a_learner_off_the_cpu_acts_through_a_cpu_copy_synced_after_each_update(
 # --- what every iteration logs -----------------------------------------------------------------
 
 def test_every_iteration_logs_its_rate_kl_clip_and_where_the_time_went(tmp_path, capsys):
-    train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}", "run_name=t",
-                "eval_deals=0", "curve_every=1", "curve_deals=2", "lr_schedule=cosine"])
+    smoke_run(tmp_path, "t", "eval_deals=0", "curve_every=1", "curve_deals=2",
+              "lr_schedule=cosine")
     out = capsys.readouterr().out
-    assert out.splitlines()[1].startswith("learner on cpu, ")  # said first, with the reasons
-    assert "precision " in out.splitlines()[1] and "torch_threads auto" in out
+    assert out.splitlines()[0].startswith("learner on cpu, ")  # said first, with the reasons
+    assert "precision " in out.splitlines()[0] and "torch_threads auto" in out
     records = [json.loads(line) for line in (tmp_path / "t" / "metrics.jsonl").open()]
     ppo = [r for r in records if r["phase"] == "ppo"]
     assert len(ppo) >= 2
@@ -341,8 +342,7 @@ def test_free_cores_fall_back_to_all_where_times_are_unreadable():
 
 
 def test_the_update_threads_are_logged_each_iteration(tmp_path):
-    train.main(["--config", "configs/smoke.yaml", f"run_dir={tmp_path}", "run_name=u",
-                "eval_deals=0", "imitation_samples=0"])
+    smoke_run(tmp_path, "u", "eval_deals=0", "imitation_samples=0")
     records = [json.loads(line) for line in (tmp_path / "u" / "metrics.jsonl").open()]
     threads = [r["update_threads"] for r in records if r["phase"] == "ppo"]
     assert threads and all(1 <= t <= compute.available_cores() for t in threads)

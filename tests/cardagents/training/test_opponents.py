@@ -11,19 +11,19 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-import train  # noqa: E402
 from cardagents.players.lockstep import act_grouped  # noqa: E402
 from cardagents.ppo.agent import PPOAgent  # noqa: E402
 from cardagents.ppo.frozen import FrozenPool  # noqa: E402
 from cardagents.ppo.net import make_net  # noqa: E402
 from cardagents.training.collector import Collector  # noqa: E402
-from cardagents.training.config import CollectorSettings  # noqa: E402
+from cardagents.training.config import CollectorSettings, load_config  # noqa: E402
 from cardagents.training.opponents import make_opponents, opponent_problem  # noqa: E402
 from cardenv.core.errors import ConfigError  # noqa: E402
 from cardenv.games import make_game  # noqa: E402
 from cardenv.vector import VectorGame  # noqa: E402
+from tests import ROOT  # noqa: E402
+from tests.runs import resume_run, smoke_run  # noqa: E402
 
-ROOT = os.path.dirname(train.__file__)
 SHIPPED = {"dagong": os.path.join(ROOT, "checkpoints", "dagong_ppo.pt"),
            "dabang": os.path.join(ROOT, "checkpoints", "dabang_ppo.pt")}
 
@@ -133,7 +133,7 @@ def test_a_collector_plays_checkpoint_and_search_opponents(tmp_path):
 def test_each_bad_opponent_is_one_config_error_before_any_game(tmp_path, make_spec, message):
     spec = make_spec(tmp_path)
     with pytest.raises(ConfigError, match=message) as err:
-        train.load_config(None, ["game=dagong", f"opponents.{spec}=0.5", f"run_dir={tmp_path}"])
+        load_config(None, ["game=dagong", f"opponents.{spec}=0.5", f"run_dir={tmp_path}"])
     assert "\n" not in str(err.value) and str(err.value).startswith("config: ")
 
 
@@ -156,13 +156,13 @@ def test_files_that_are_no_usable_checkpoint_are_refused(tmp_path):
     assert opponent_problem("pimc:worlds=2", "dagong") is None
     # a training run's curve opponent is checked the same way
     with pytest.raises(ConfigError, match=r"curve_opponent: opponent '.*newer\.pt'"):
-        train.load_config(None, ["game=dagong", f"curve_opponent={newer}"])
+        load_config(None, ["game=dagong", f"curve_opponent={newer}"])
     with pytest.raises(ConfigError, match="curve_opponent cannot be frozen"):
-        train.load_config(None, ["game=dagong", "curve_opponent=frozen"])
+        load_config(None, ["game=dagong", "curve_opponent=frozen"])
 
 
 def test_the_command_line_takes_specs_with_their_own_equals_signs(tmp_path):
-    cfg = train.load_config(None, ["game=dagong", "opponents.pimc:worlds=2,top_k=2=0.25",
+    cfg = load_config(None, ["game=dagong", "opponents.pimc:worlds=2,top_k=2=0.25",
                                    f"opponents.{SHIPPED['dagong']}=0.5"])
     assert cfg.opponents == {"pimc:worlds=2,top_k=2": 0.25, SHIPPED["dagong"]: 0.5}
 
@@ -170,16 +170,14 @@ def test_the_command_line_takes_specs_with_their_own_equals_signs(tmp_path):
 def test_a_run_against_a_checkpoint_trains_and_resumes_with_its_opponents(tmp_path, capsys):
     path = save(tmp_path / "opp.pt", "dagong", 2, hidden=(64,), critic="local")
     mix = f"opponents={{heuristic: 0.3, '{path}': 0.7}}"
-    result = train.main(["--config", os.path.join(ROOT, "configs", "smoke.yaml"), mix,
-                         f"curve_opponent={path}", "curve_every=1", "curve_deals=4",
-                         "eval_deals=0", "imitation_samples=0", f"run_dir={tmp_path}",
-                         "run_name=r"])
+    result = smoke_run(tmp_path, "r", mix, f"curve_opponent={path}", "curve_every=1",
+                       "curve_deals=4", "eval_deals=0", "imitation_samples=0")
     out = capsys.readouterr().out
     assert f"win vs {path}" in out and f"curve: PPO vs {path}" in out
     saved = torch.load(tmp_path / "r" / "checkpoint.pt", weights_only=False)
     assert saved["config"]["opponents"] == {"heuristic": 0.3, path: 0.7}
-    resumed = train.main(["--resume", str(tmp_path / "r" / "checkpoint.pt"),
-                          f"total_samples={result['samples'] + 1500}"])
+    resumed = resume_run(tmp_path / "r" / "checkpoint.pt",
+                         f"total_samples={result['samples'] + 1500}")
     assert resumed["samples"] > result["samples"]
     again = torch.load(tmp_path / "r" / "checkpoint.pt", weights_only=False)
     assert again["config"]["opponents"] == {"heuristic": 0.3, path: 0.7}

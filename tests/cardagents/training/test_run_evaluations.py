@@ -1,27 +1,21 @@
-"""train.py's start evaluation (``eval_start``) and its default run: the policy PPO starts from is
-evaluated as the final one is, recorded, and compared with the end in one line; ``python
-train.py`` without --config is configs/quick.yaml's run."""
+"""A run's evaluations (``cardagents.training.run_evaluations.RunEvaluations``), the start
+evaluation (``eval_start``) above all: the policy PPO starts from is evaluated as the final one
+is, recorded, and compared with the end in one line."""
 
 import json
-import os
 import re
 
 import pytest
 
-import train
 from cardagents.players.random import RandomAgent
-
-
-def run(tmp_path, name, *overrides):
-    config = os.path.join(os.path.dirname(train.__file__), "configs", "smoke.yaml")
-    return train.main(["--config", config, f"run_dir={tmp_path}", f"run_name={name}",
-                       *overrides])
+from cardagents.training.config import load_config
+from cardagents.training.run_evaluations import RunEvaluations
+from cardenv.core.errors import ConfigError
+from tests.runs import smoke_run as run
 
 
 def test_the_start_is_evaluated_as_the_end_recorded_and_compared(tmp_path, capsys,
                                                                   monkeypatch):
-    from cardagents.training.run_evaluations import RunEvaluations
-
     played = []  # (opponent, deals, seed) of each evaluation
     versus = RunEvaluations.versus
 
@@ -58,7 +52,7 @@ def test_the_start_is_evaluated_as_the_end_recorded_and_compared(tmp_path, capsy
     end = [r for r in records if r["phase"] == "evaluation" and r["opponent"] == "heuristic"]
     assert len(begin) == 1 and begin[0]["samples"] == 0 and begin[0]["imitated"] == 2000
     assert begin[0]["deals"] == end[0]["deals"] == 6 and begin[0]["opponent"] == "heuristic"
-    saved = json.loads((tmp_path / "s" / "result.json").read_text())
+    saved = json.loads(json.dumps(result))  # as train.py writes it to result.json
     assert saved["evaluation_start"]["win_rate"] == begin[0]["win_rate"]
     assert saved["evaluation_start"]["win_rate_ci95"] == begin[0]["win_rate_ci95"]
     (summary,) = saved["start_to_end"]
@@ -86,9 +80,8 @@ def test_no_start_evaluation_unless_asked(tmp_path, capsys):
     result = run(tmp_path, "n", "eval_deals=1", "imitation_samples=0", "total_samples=1")
     assert "start evaluation" not in capsys.readouterr().out
     assert "evaluation_start" not in result and "start_to_end" not in result
-    with pytest.raises(SystemExit):
+    with pytest.raises(ConfigError, match="eval_start must be true or false"):
         run(tmp_path, "bad", "eval_start=maybe")
-    assert "eval_start must be true or false" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("start, end, verdict", [
@@ -99,7 +92,6 @@ def test_no_start_evaluation_unless_asked(tmp_path, capsys):
 def test_the_verdict_says_whether_the_intervals_are_apart(tmp_path, start, end, verdict):
     """``start_to_end`` compares the run's start evaluation (as a resumed run reads it from
     metrics.jsonl: ``RunLog.records``) with its end."""
-    from cardagents.training.run_evaluations import RunEvaluations
     from cardagents.training.runlog import RunLog
     log = type("Log", (), {"metrics_path": str(tmp_path / "metrics.jsonl")})()
     assert RunLog.records(log, "start_evaluation") == []  # a new run has none
@@ -108,32 +100,12 @@ def test_the_verdict_says_whether_the_intervals_are_apart(tmp_path, start, end, 
               "mean_payoff_per_game": 0.0}
     (tmp_path / "metrics.jsonl").write_text(json.dumps({"phase": "compute"}) + "\n"
                                             + json.dumps(record) + "\n")
-    evaluations = RunEvaluations(train.load_config(None, [f"run_dir={tmp_path}"]), [], None, print,
-                              RunLog.records(log, "start_evaluation"))
+    evaluations = RunEvaluations(load_config(None, [f"run_dir={tmp_path}"]), [], None, print,
+                                 RunLog.records(log, "start_evaluation"))
     assert evaluations.starts == [record]
     out = evaluations.start_to_end({"options": {}, "pairs": 9, "win_rate": sum(end) / 2,
-                                "win_rate_ci95": list(end)})
+                                    "win_rate_ci95": list(end)})
     (line,) = out["start_to_end"]
     assert line["verdict"] == verdict and line["apart"] == (verdict != "the intervals overlap")
     assert out["evaluation_start"]["imitated"] == 5
 
-
-def test_no_config_is_the_quick_run(tmp_path, monkeypatch, capsys):
-    """``python train.py`` (no --config, not resumed) trains configs/quick.yaml, overrides
-    over it; the quick run evaluates its start."""
-    seen = []
-
-    class Fake:
-        def __init__(self, cfg, resume=None):
-            seen.append(cfg)
-            os.makedirs(train.run_path(cfg), exist_ok=True)  # where result.json goes
-
-        def train(self):
-            return {}
-
-    monkeypatch.setattr(train, "Trainer", Fake)
-    train.main([f"run_dir={tmp_path}", "seed=2"])
-    quick = train.load_config(train.QUICK, [])
-    assert seen[0] == train.load_config(train.QUICK, [f"run_dir={tmp_path}", "seed=2"])
-    assert quick.eval_start and quick.eval_deals >= 200 and quick != train.Config()
-    assert "configs/quick.yaml, the default" in capsys.readouterr().out

@@ -1,55 +1,18 @@
-"""train.py end to end with the tiny config: it trains, evaluates, checkpoints, resumes, and a
-seeded run is reproducible."""
+"""The ``Trainer`` (``cardagents.training.trainer``) with the tiny config: a seeded run is
+reproducible, score shaping, stages in order, the metrics log kept whole through a resume, and
+the curves drawn from it (a run through ``train.py``'s command line: tests/test_train.py)."""
 
 import json
 import os
-import re
 
 import pytest
 import torch
 
-import train
-
-
-def run(tmp_path, name, *overrides, config="configs/smoke.yaml"):
-    root = os.path.dirname(train.__file__)
-    return train.main(["--config", os.path.join(root, config), f"run_dir={tmp_path}",
-                       f"run_name={name}", *overrides])
-
-
-@pytest.mark.parametrize("game, critic", [("dagong", "local"), ("dabang", "global")])
-def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game, critic):
-    """Each game once, Dabang's with a global critic: collection keeps the global states, the
-    update and the imitation feed them to the critic, the checkpoint says so and the shipped
-    agent plays without them."""
-    result = run(tmp_path, game, f"game={game}", f"critic={critic}")
-    captured = capsys.readouterr()
-    out = captured.out
-    assert "imitation" in out and "samples/s" in out and "evaluation: PPO vs heuristic" in out
-    assert "evaluation: PPO vs random" in out
-    assert "evaluation: PPO vs heuristic: 20/20 games" in captured.err  # its progress line
-    folder = tmp_path / game
-    assert (folder / "final.pt").exists() and (folder / "checkpoint.pt").exists()
-    from cardagents.ppo.agent import PPOAgent
-    agent = PPOAgent.load(str(folder / "agent.pt"))
-    assert agent.game == game and agent.net.critic == critic
-    assert (folder / "agent.pt").stat().st_size < (folder / "final.pt").stat().st_size
-    assert json.loads((folder / "result.json").read_text())["samples"] == result["samples"]
-    assert 0 <= result["evaluation"]["win_rate"] <= 1 and result["evaluation"]["pairs"] == 10
-    assert result["evaluation_vs_random"]["pairs"] == 10
-    assert any(name.startswith("events") for name in os.listdir(folder / "tb"))
-    before = torch.load(folder / "checkpoint.pt", weights_only=False)
-    more = tmp_path / "more.yaml"  # a resumed run takes --config over its saved config
-    more.write_text(f"total_samples: {before['samples'] + 1000}\nent_coef: 0.02\n"
-                    "lr: 0.0005\nanneal_lr: false\n")
-    resumed = train.main(["--resume", str(folder / "checkpoint.pt"), "--config", str(more),
-                          "eval_deals=0"])
-    assert resumed["samples"] > before["samples"] and resumed["iterations"] > before["iteration"]
-    saved = torch.load(folder / "checkpoint.pt", weights_only=False)
-    after = saved["config"]
-    assert after["ent_coef"] == 0.02 and after["game"] == game and after["hidden"] == [64]
-    # the new lr holds, not the one the saved optimizer state carried
-    assert [g["lr"] for g in saved["optimizer"]["param_groups"]] == [0.0005]
+from cardagents.training.config import load_config
+from cardagents.training.trainer import Trainer
+from cardenv.core.errors import ConfigError
+from tests.runs import resume_run
+from tests.runs import smoke_run as run
 
 
 def test_seeded_runs_are_reproducible(tmp_path):
@@ -60,21 +23,15 @@ def test_seeded_runs_are_reproducible(tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_a_bad_config_exits_with_a_message(tmp_path, capsys):
-    with pytest.raises(SystemExit):
-        train.main([f"run_dir={tmp_path}", "num_envs=-3"])
-    assert "num_envs must be an int >= 1" in capsys.readouterr().err
-
-
 def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
     """score_shaping: every seat of the side that attacked gets coef * (S - 160) / 80 at the
     hand's end, the defenders the negative; nothing while a hand is still running."""
     import numpy as np
 
-    cfg = train.load_config(None, ["game=dabang", "score_shaping=0.5", "num_envs=4",
-                                   "imitation_samples=0", "eval_deals=0", f"run_dir={tmp_path}",
-                                   "options={episode: match, max_hands: 3}"])
-    trainer = train.Trainer(cfg)
+    cfg = load_config(None, ["game=dabang", "score_shaping=0.5", "num_envs=4",
+                             "imitation_samples=0", "eval_deals=0", f"run_dir={tmp_path}",
+                             "options={episode: match, max_hands: 3}"])
+    trainer = Trainer(cfg)
     games, rng = trainer.collector.games, np.random.default_rng(0)
     checked = {"match goes on": 0, "game ended": 0}
     for _ in range(20_000):
@@ -101,7 +58,7 @@ def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
 
 def test_an_unknown_critic_is_refused(tmp_path):
     # (a global critic trains in test_smoke_run_trains_evaluates_and_resumes[dabang-global])
-    with pytest.raises(SystemExit):
+    with pytest.raises(ConfigError, match="critic"):
         run(tmp_path, "bad", "critic=oracle")
 
 
@@ -117,7 +74,7 @@ def test_stages_run_in_order_from_one_command(tmp_path, capsys):
     assert "stage 1/2" in out and "stage 2/2 from sample" in out and "{'hands': 2}" in out
     assert result["samples"] >= 3000
     saved = torch.load(tmp_path / "staged" / "checkpoint.pt", weights_only=False)
-    trainer = train.Trainer(train.load_config(None, [], base=saved["config"]), saved)
+    trainer = Trainer(load_config(None, [], base=saved["config"]), saved)
     assert trainer.stage == 1 and trainer.collector.selfplay.opponents == {"heuristic": 1}
     assert trainer.collector.games.variant(0).options["hands"] == 2
     assert trainer.cfg.total_samples == 3000
@@ -125,21 +82,8 @@ def test_stages_run_in_order_from_one_command(tmp_path, capsys):
     for bad, message in [("stages=[{opponents: {random: 1}}]", "needs samples"),
                          ("stages=[{samples: 10, epochs: 2}]", "unknown field"),
                          ("stages=[{samples: 10, options: {hands: 0}}]", r"stages\[0\]")]:
-        with pytest.raises(SystemExit):
+        with pytest.raises(ConfigError, match=message):
             run(tmp_path, "bad", bad)
-        assert re.search(message, capsys.readouterr().err), bad
-
-
-def test_resuming_a_run_of_an_earlier_layout_is_refused_clearly(tmp_path, capsys):
-    run(tmp_path, "old", "imitation_samples=0", "eval_deals=0", "total_samples=1000")
-    path = tmp_path / "old" / "checkpoint.pt"
-    saved = torch.load(path, weights_only=False)
-    for key in ("scale", "trunk.0.weight"):  # as if trained on a shorter observation
-        saved["model"][key] = saved["model"][key][..., :-5]
-    torch.save(saved, path)
-    with pytest.raises(SystemExit):
-        train.main(["--resume", str(path)])
-    assert "the layout grew" in capsys.readouterr().err
 
 
 def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path):
@@ -169,8 +113,8 @@ def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path)
     saved = torch.load(tmp_path / "m" / "checkpoint.pt", weights_only=False)
     # the checkpoint, written after the last iteration's record, counts its time too
     assert saved["elapsed"] >= ppo[-1]["seconds"]  # not a speed bound: one clock's readings
-    train.main(["--resume", str(tmp_path / "m" / "checkpoint.pt"),
-                f"total_samples={saved['samples'] + 1000}", "eval_deals=0", "stages=[]"])
+    resume_run(tmp_path / "m" / "checkpoint.pt", f"total_samples={saved['samples'] + 1000}",
+               "eval_deals=0", "stages=[]")
     again = [json.loads(line) for line in path.read_text().splitlines()]
     # the final evaluations came after it; the resumed process says what it runs on
     assert again[:len(records) - 4] == records[:-4] and again[len(records) - 4]["phase"] == \

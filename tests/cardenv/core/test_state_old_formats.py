@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import json
-import pathlib
 
 import numpy as np
 import pytest
@@ -20,8 +19,9 @@ import pytest
 from cardenv.core.errors import StateError
 from cardenv.dabang import DabangGame, DabangState
 from cardenv.dagong import DagongGame, DagongState
+from tests import ROOT
 
-DATA = json.loads((pathlib.Path(__file__).parent / "data" / "old_states.json")
+DATA = json.loads((ROOT / "tests" / "data" / "old_states.json")
                   .read_text(encoding="utf-8"))
 GAMES = {"dagong": (DagongGame, DagongState, 634), "dabang": (DabangGame, DabangState, 1687)}
 # format 3 tells the deal of a hand dealt by hand only in the episode's first hand

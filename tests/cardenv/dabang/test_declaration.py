@@ -11,8 +11,8 @@ import pytest
 
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
-from tests.dabang import scripted as sc
-from tests.dabang.scripted import C, D, GRAB, H, PASS, S
+from tests.cardenv.dabang import scripted as sc
+from tests.cardenv.dabang.scripted import C, D, GRAB, H, PASS, S
 
 L = cat.declare_level
 LATER = dict(dealer=0, levels=(7, 4))  # hand 2+: dealer 0, team 0 at 7 -> the 7s are level cards

@@ -1,7 +1,6 @@
 """The PettingZoo environment cardenv.dabang_v0: API, seeding, masks, rewards, leaks, errors."""
 
 import json
-import pathlib
 import re
 import warnings
 
@@ -16,8 +15,7 @@ from cardenv.dabang import DabangGame, DabangState
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
 from cardenv.envs import dabang as env_module
-
-ROOT = pathlib.Path(__file__).resolve().parents[2]
+from tests import ROOT
 
 
 @pytest.mark.parametrize("ctor", [dabang_v0.env, dabang_v0.raw_env,

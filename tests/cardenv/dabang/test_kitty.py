@@ -13,8 +13,8 @@ import pytest
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import LAYOUT
 from cardenv.dabang.scoring import score_blood
-from tests.dabang import scripted as sc
-from tests.dabang.scripted import BJ, PASS, S, SJ
+from tests.cardenv.dabang import scripted as sc
+from tests.cardenv.dabang.scripted import BJ, PASS, S, SJ
 
 L = cat.declare_level
 LEVEL_NAME = {3: "3", 5: "5", 10: "10"}

@@ -13,8 +13,8 @@ import pytest
 from cardenv.core.cards import KIND_POINTS
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.game import DabangGame
-from tests.dabang import scripted as sc
-from tests.dabang.scripted import H, S
+from tests.cardenv.dabang import scripted as sc
+from tests.cardenv.dabang.scripted import H, S
 from tests.sizes import sizes
 
 L = cat.declare_level

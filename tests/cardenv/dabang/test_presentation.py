@@ -15,8 +15,8 @@ from cardenv.dabang.presentation import WINNING, hand_groups, render_text, rende
 from cardenv.dabang.scoring import settle
 from cardenv.dabang.strength import TRUMP, suit_row
 from cardenv.text import explain
-from tests.dabang.positions import random_step
-from tests.dabang.scripted import D, H, S, counts
+from tests.cardenv.dabang.positions import random_step
+from tests.cardenv.dabang.scripted import D, H, S, counts
 
 # (hand, trump, level, expected groups as "label: cards")
 GROUPS = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from cardenv.dabang.scoring import score_blood, score_hand
-from tests.dabang import scripted as sc
+from tests.cardenv.dabang import scripted as sc
 
 ZERO_KITTY = "♦4 ♦6 ♣6 ♣7 ♥8 ♥9 ♦J ♦Q"  # no point, no joker
 

@@ -2,8 +2,8 @@
 seeded games and of hands dealt from a given deck (``game.replay(seed, actions, deal)``), and
 saved states checked through replay: each corruption is a ``StateError`` naming the field, or the
 first history step that breaks a rule (``history[k]: illegal action ... : <the rule's words>``);
-bad options a ``ConfigError``. Older formats: tests/test_old_states.py; mutations of every field:
-test_state_fuzz.py."""
+bad options a ``ConfigError``. Older formats: tests/cardenv/core/test_state_old_formats.py;
+mutations of every field: test_state_fuzz.py."""
 
 import json
 import re
@@ -16,7 +16,7 @@ from cardenv.dabang import DabangGame, DabangState
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.game import DECK
 from cardenv.dabang.reasons import CLAUSES, refusal
-from tests.dabang.positions import sample_positions
+from tests.cardenv.dabang.positions import sample_positions
 from tests.state_mutations import rule_breaking_step
 
 
@@ -402,7 +402,7 @@ def test_bad_options_in_a_saved_state_are_config_errors():
 
 def _find(options, wanted, policy=None, deck=None):
     """The first state of random games (declaring and burying jokers often) where ``wanted``."""
-    from tests.dabang.test_no_leak import choose
+    from tests.cardenv.dabang.test_no_leak import choose
 
     game = DabangGame(**options)
     for seed in range(200):
@@ -432,21 +432,21 @@ def _flipped(state):
 
 
 def _flip_deck():
-    from tests.dabang.test_no_leak import FLIP_KITTIES, flip_deck
+    from tests.cardenv.dabang.test_no_leak import FLIP_KITTIES, flip_deck
     return flip_deck(0, FLIP_KITTIES[0])
 
 
 LATER = {"dealer": 1, "levels": (5, 7)}
 PUBLIC_PIECES = [  # (options, the state wanted, policy, deck, buffer piece, its rule)
     (LATER, _overridden, None, None, "declared_cards",
-     "[D-A4] overridden declarations stay public (tests/dabang/test_declaration.py)"),
+     "[D-A4] overridden declarations stay public (tests/cardenv/dabang/test_declaration.py)"),
     (LATER, _later_declared, None, None, "declared_cards", "[D-A4] a later hand's declaration"),
     ({}, _flipped, "silent", _flip_deck(), "flip_jokers",
-     "[D-A3] the jokers flipped past are public (tests/dabang/test_declaration.py)"),
+     "[D-A3] the jokers flipped past are public (tests/cardenv/dabang/test_declaration.py)"),
     (LATER, _kou_both_kinds, None, None, "koujoker_kinds",
-     "[D-A6] the jokers buried by 扣王 are public (tests/dabang/test_kitty.py)"),
+     "[D-A6] the jokers buried by 扣王 are public (tests/cardenv/dabang/test_kitty.py)"),
     (LATER, _kou_both_kinds, None, None, "taken_back",
-     "[DB-7] the cards taken back are public (tests/dabang/test_kitty.py)"),
+     "[DB-7] the cards taken back are public (tests/cardenv/dabang/test_kitty.py)"),
 ]
 
 

@@ -21,7 +21,7 @@ import pytest
 
 from cardenv.dabang import DabangGame, DabangState
 from cardenv.dabang.game import DECK
-from tests.dabang.positions import KINDS, random_step, sample_positions
+from tests.cardenv.dabang.positions import KINDS, random_step, sample_positions
 from tests.sizes import sizes
 from tests.state_mutations import WRONG_TYPES, judge, recipe_mutations, set_at
 

@@ -140,7 +140,7 @@ def test_batch_plays_exactly_the_reference_games_of_heuristic_players(games):
 @sizes("games", 12, 30)
 def test_small_batches(games):
     """A few games, made directly: in numpy all the same (one or two play rows; VectorGame
-    would step them state by state, below ``min_batch``: tests/test_vector.py)."""
+    would step them state by state, below ``min_batch``: tests/cardenv/test_vector.py)."""
     run = SideBySide(num_envs=3, seed=321, mid_hand=0.3)
     assert len(run.batch) < DabangBatch.min_batch
     while run.ended < games:

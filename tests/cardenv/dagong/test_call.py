@@ -6,7 +6,7 @@ import pytest
 from cardenv.core.cards import BIG_JOKER, parse_cards
 from cardenv.dagong import DagongGame
 from cardenv.dagong.deal import later_hand_call, later_hand_calls
-from tests.dagong.util import random_playout
+from tests.cardenv.dagong.util import random_playout
 
 A, B, C, D, E = parse_cards("♠3 ♥7 ♦K ♣9 ♠A")
 

@@ -17,6 +17,7 @@ from cardenv.dagong import DagongGame
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.observation import LAYOUT
 from cardenv.envs import dagong as env_module
+from tests import ROOT
 
 
 @pytest.mark.parametrize("ctor", [dagong_v0.env, dagong_v0.raw_env])
@@ -205,9 +206,8 @@ def test_observation_does_not_leak_hidden_cards():
 
 
 def test_rules_doc_has_the_observation_table():
-    import pathlib
 
-    doc = pathlib.Path(__file__).resolve().parents[2] / "docs" / "rules" / "dagong.md"
+    doc = ROOT / "docs" / "rules" / "dagong.md"
     assert LAYOUT.markdown_table() in doc.read_text(encoding="utf-8")
 
 

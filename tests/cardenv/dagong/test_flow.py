@@ -5,7 +5,7 @@ import pytest
 from cardenv.core.errors import IllegalActionError
 from cardenv.dagong import DagongGame
 from cardenv.dagong import catalogue as cat
-from tests.dagong.util import act
+from tests.cardenv.dagong.util import act
 
 NO_SOLO = DagongGame(allow_solo=False)
 

@@ -5,7 +5,7 @@ import pytest
 from cardenv.core.cards import cards_str, counts_of, parse_cards
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.selection import select_cards
-from tests.dagong.util import act
+from tests.cardenv.dagong.util import act
 
 # (rule, hand, called card, action, cards expected)
 CASES = [

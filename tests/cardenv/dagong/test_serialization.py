@@ -1,7 +1,7 @@
 """clone(), saved states as recipes (to_dict()/from_dict() through JSON; an edited seed is
 refused), and replays of seeded games and of hands dealt by hand (``game.replay(seed, actions,
-deal)``). Older formats: tests/test_old_states.py; corruptions: test_state_checks.py and
-test_state_fuzz.py."""
+deal)``). Older formats: tests/cardenv/core/test_state_old_formats.py; corruptions:
+test_state_checks.py and test_state_fuzz.py."""
 
 import json
 
@@ -11,7 +11,7 @@ import pytest
 from cardenv.core.cards import parse_cards
 from cardenv.core.errors import StateError
 from cardenv.dagong import DagongGame, DagongState
-from tests.dagong.util import random_playout
+from tests.cardenv.dagong.util import random_playout
 
 
 def advance(state, rng, steps):

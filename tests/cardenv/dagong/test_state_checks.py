@@ -23,7 +23,7 @@ from cardenv.core.errors import ConfigError, StateError
 from cardenv.dagong import DagongGame, DagongState
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong.reasons import CLAUSES, refusal
-from tests.dagong.util import sample_positions
+from tests.cardenv.dagong.util import sample_positions
 from tests.state_mutations import rule_breaking_step
 
 POSITIONS = {

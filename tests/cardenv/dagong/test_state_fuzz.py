@@ -21,7 +21,7 @@ import pytest
 
 from cardenv.core.cards import NUM_KINDS
 from cardenv.dagong import DagongGame, DagongState
-from tests.dagong.util import sample_positions
+from tests.cardenv.dagong.util import sample_positions
 from tests.sizes import sizes
 from tests.state_mutations import WRONG_TYPES, judge, recipe_mutations, set_at
 

@@ -12,14 +12,13 @@ Needs Debian's ``chromium`` and ``chromium-driver`` (``.ci/run`` installs them) 
 (``pip install -e ".[browser]"``); skipped, saying so, where they are absent. The page is opened
 with ``?pace=0`` (no pause between the other players' moves) but where the pause is what is
 checked. Screenshots go to a temporary folder; ``CARDENV_WEB_SCREENSHOTS=1 python -m pytest
-tests/test_web_browser.py`` also writes the screenshots of docs/web.md and the README
+tests/cardenv/web/test_browser.py`` also writes the screenshots of docs/web.md and the README
 (``docs/web_*.png``; a font with Chinese characters, such as Debian's fonts-wqy-microhei, makes
 the Chinese terms readable in them).
 """
 
 import json
 import os
-import pathlib
 import threading
 
 import numpy as np
@@ -29,10 +28,10 @@ from cardenv import records
 from cardenv.games import make_game
 from cardenv.moves import move_cards
 from cardenv.web import App, make_server
+from tests import ROOT
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 WAIT = 30  # seconds: one request, even on a busy machine
 

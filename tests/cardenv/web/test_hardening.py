@@ -4,8 +4,8 @@ that vanish mid-request, games asking for too many hands, and checkpoints that d
 
 After each abuse the server must still answer another client normally; every error it sends is
 JSON with a 4xx/5xx status, and no answer ever carries another seat's hidden cards (the checks of
-``tests/test_web.py``). The server runs here with a 1 s timeout so that the whole file takes
-seconds; each loop is bounded."""
+``tests/cardenv/web/test_server.py``). The server runs here with a 1 s timeout so that the whole
+file takes seconds; each loop is bounded."""
 
 import contextlib
 import json
@@ -19,7 +19,8 @@ import time
 import pytest
 
 from cardenv.web import App, make_server
-from tests.test_web import call, check_message, hidden_lists, session_of, walk
+from tests.cardenv.web.test_server import call, check_message, hidden_lists, session_of, walk
+from tests import ROOT
 
 TIMEOUT = 1.0  # the server's timeout in these tests (20 s by default)
 LATE = TIMEOUT + 2.0  # the longest any abuse may hold a test's client (watchdog: 0.1 s polls)
@@ -296,7 +297,7 @@ def test_checkpoints_that_do_not_load_are_not_offered(tmp_path):
 
 def test_a_checkpoint_that_loads_is_offered_for_the_game_it_plays(tmp_path):
     pytest.importorskip("torch", reason="loading a PPO checkpoint needs torch ([train] extra)")
-    shipped = os.path.join(os.path.dirname(__file__), "..", "checkpoints", "dagong_ppo.pt")
+    shipped = os.path.join(ROOT, "checkpoints", "dagong_ppo.pt")
     if not os.path.exists(shipped):
         pytest.skip("checkpoints/dagong_ppo.pt is not in this checkout")
     shutil.copy(shipped, tmp_path / "mine.pt")  # a name that says no game: the file decides

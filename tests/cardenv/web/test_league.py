@@ -4,15 +4,13 @@ not finished leagues with a clear 4xx, and its script names no game."""
 
 import json
 import re
-import pathlib
 import shutil
 
 import pytest
 
 from cardenv.web import App
 from cardenv.web.__main__ import main as web_main
-
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from tests import ROOT
 
 
 @pytest.fixture(scope="module")

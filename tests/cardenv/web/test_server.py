@@ -3,8 +3,8 @@ every message checked against the true state (nothing of another seat's hidden c
 extras included: score, notes, last trick), bad requests answered 4xx with the game unchanged,
 the record viewer, the HTTP layer, and the card selections of ``cardenv.moves``
 (``card_moves``; Dagong's ``actions_for_cards``). The page's extras, its players' labels,
-defaults and the others' moves one at a time: ``tests/test_web_table.py``. The page in a real
-browser: ``tests/test_web_browser.py``."""
+defaults and the others' moves one at a time: ``tests/cardenv/web/test_table.py``. The page in a
+real browser: ``tests/cardenv/web/test_browser.py``."""
 
 import json
 import os
@@ -26,6 +26,7 @@ from cardenv.player_specs import load_player
 from cardenv.text import move_label, move_text, phase_label, seat_view, why_illegal
 from cardenv.web import App, make_server
 from cardenv.web.sessions import translate_all, translator
+from tests import ROOT
 
 CARD = re.compile(r"(?:[♦♣♥♠](?:10|[2-9JQKA]))|\b[SB]J\b")
 MESSAGE_KEYS = {"id", "game", "seat", "version", "players", "labels", "options", "view",
@@ -469,7 +470,7 @@ def test_a_finished_game_refuses_moves_and_opens_in_the_viewer():
 
 def test_games_are_kept_up_to_a_cap_and_never_mixed():
     """Once idle (here at once: keep_busy=0), the least recently used game makes room for a new
-    one (a busy one is not pushed out: tests/test_web_hardening.py)."""
+    one (a busy one is not pushed out: tests/cardenv/web/test_hardening.py)."""
     app = App(checkpoint_dir=None, max_games=2, keep_busy=0)
     first = new_game(app, "dagong", 0, seed=1)
     second = new_game(app, "dagong", 1, seed=1)
@@ -485,7 +486,7 @@ def test_games_are_kept_up_to_a_cap_and_never_mixed():
 
 def test_checkpoints_are_offered_and_one_for_the_other_game_is_refused(tmp_path):
     pytest.importorskip("torch", reason="loading a PPO checkpoint needs torch ([train] extra)")
-    root = os.path.join(os.path.dirname(__file__), "..", "checkpoints")
+    root = os.path.join(ROOT, "checkpoints")
     if not os.path.exists(os.path.join(root, "dabang_ppo.pt")):
         pytest.skip("checkpoints/dabang_ppo.pt is not in this checkout")
     app = App(checkpoint_dir=root)
@@ -515,7 +516,7 @@ def test_each_game_offers_a_search_player_with_its_budget_named(tmp_path):
     menu label; Dabang's stops its rollouts at a leaf value from the checkpoints folder, and
     without one there falls back to full rollouts."""
     search_available()
-    root = os.path.join(os.path.dirname(__file__), "..", "checkpoints")
+    root = os.path.join(ROOT, "checkpoints")
     leaf = os.path.join(root, "dabang_leaf.npz")
     if os.path.exists(leaf):
         shutil.copy(leaf, tmp_path / "dabang_leaf.npz")
@@ -662,7 +663,7 @@ def test_the_command_line_checks_its_arguments(capsys):
 def test_python_m_cardenv_web_serves_until_stopped(tmp_path):
     import subprocess
     import sys
-    root = os.path.join(os.path.dirname(__file__), "..")  # this checkout's cardenv
+    root = str(ROOT)  # this checkout's cardenv
     process = subprocess.Popen(
         [sys.executable, "-m", "cardenv.web", "--port", "0", "--records", str(tmp_path),
          "--checkpoints", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,

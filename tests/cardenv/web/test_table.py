@@ -4,8 +4,8 @@ who took it (checked against the engine), the tribute and the burial in words, t
 in the page's language, the other players' moves one at a time (``"advance": false`` then
 ``/advance``), readable player labels, the shipped agent as the default opponent, the shipped
 agents and leagues found from any working folder, and the league JSONs' commands. Every
-message these games send goes through ``tests/test_web.py``'s ``check_message`` (nothing
-hidden, the extras included)."""
+message these games send goes through ``tests/cardenv/web/test_server.py``'s ``check_message``
+(nothing hidden, the extras included)."""
 
 import json
 import os
@@ -21,9 +21,9 @@ import pytest
 from cardenv.core.cards import KIND_POINTS, card_str, parse_cards
 from cardenv.web import App
 from cardenv.web.extras import Tricks
-from tests.test_web import call, check_message, new_game, session_of
+from tests.cardenv.web.test_server import call, check_message, new_game, session_of
+from tests import ROOT
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
 CHECKPOINTS = ROOT / "checkpoints"
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -335,7 +335,7 @@ def test_players_are_named_by_readable_labels(tmp_path):
         "search (PIMC)"
     assert app.label("runs/mine/dagong.pt") == "dagong.pt"
     # a record's players, in the viewer
-    from tests.test_web import write_record
+    from tests.cardenv.web.test_server import write_record
     path, _ = write_record(tmp_path)
     data = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
     data["players"] = ["human", "checkpoints/previous/dagong_ppo.pt", "pimc:time=1", "random"]

@@ -38,7 +38,8 @@ def pair(face, called=False):
 @pytest.mark.parametrize("allow_solo", [True, False])
 def test_always_legal_over_random_positions(allow_solo):
     """Thousands of positions reached by mixed random / heuristic play, with several hands
-    (and act_batch on ten thousand more: tests/agents/test_dagong_heuristic_batch.py)."""
+    (and act_batch on ten thousand more:
+    tests/cardagents/players/heuristics/test_dagong_batch.py)."""
     game = DagongGame(allow_solo=allow_solo, hands=2)
     agent = DagongHeuristic(seed=1)
     rng = np.random.default_rng(7)

@@ -1,8 +1,8 @@
 """DabangHeuristic: always legal, the key decisions in scripted positions, and stronger than random.
 
-Scripted positions use fixed decks (``tests.dabang.scripted``). The play positions are later hands
-at level 5 with ♥ declared by the dealer (seat 0) and a kitty holding no ♥ card, so the hand is
-干锅: no burial, the dealer leads at once.
+Scripted positions use fixed decks (``tests.cardenv.dabang.scripted``). The play positions are
+later hands at level 5 with ♥ declared by the dealer (seat 0) and a kitty holding no ♥ card, so
+the hand is 干锅: no burial, the dealer leads at once.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from cardenv.core.cards import KIND_POINTS, NUM_NATURAL
 from cardenv.dabang import DabangGame
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.strength import SUIT_CLASS, TRUMP
-from tests.dabang import scripted as sc
-from tests.dabang.scripted import BJ, C, D, GRAB, H, PASS, SJ
+from tests.cardenv.dabang import scripted as sc
+from tests.cardenv.dabang.scripted import BJ, C, D, GRAB, H, PASS, SJ
 
 LEVEL = 5
 GANGGUO_KITTY = "♣10 ♣10 ♣K ♣K ♦10 ♦10 ♦K ♦K"  # no ♥ card: 干锅 once ♥ is trump
@@ -125,7 +125,8 @@ def test_batch_decides_as_act():
             state.apply(action)
     picks = agent.act_batch(np.stack(observations[:300]), np.stack(masks[:300]))
     assert all(m[a] for m, a in zip(masks, picks))
-    # the batched path decides as act (tests/agents/test_dabang_heuristic_batch.py: thousands)
+    # the batched path decides as act (thousands of positions in
+    # tests/cardagents/players/heuristics/dabang/test_batch.py)
     assert picks.tolist() == [agent.act({"observation": o, "action_mask": m})
                               for o, m in zip(observations[:300], masks[:300])]
 
