@@ -1,10 +1,13 @@
 """Compare two folders of ``same_outputs.sh``: the VectorGame checksums, the evaluations' JSONs
 and every game they recorded, and each training run's metrics, result and weights, leaving out
-only what measures time and where a run or a record was written.
+only what measures time and where a run or a record was written. ``--summary FOLDER`` prints the
+figures docs/results.md quotes from one folder.
 
     python docs/results/issue44/same_outputs.py BEFORE AFTER
+    python docs/results/issue44/same_outputs.py --summary FOLDER
 """
 
+import hashlib
 import json
 import pathlib
 import sys
@@ -80,5 +83,30 @@ def main(before: str, after: str) -> bool:
     return same
 
 
+def summary(folder: str) -> None:
+    """The smoke run's losses and final evaluations, each evaluation's result with the sha256 of
+    the actions of every game it recorded, and the VectorGame checksums."""
+    d = pathlib.Path(folder)
+    for line in (d / "smoke" / "metrics.jsonl").open():
+        r = json.loads(line)
+        if r["phase"] in ("imitation", "ppo"):
+            print(f"smoke {r['phase']} {r.get('iteration') or r['imitated']}: policy loss "
+                  f"{r['policy_loss']}" + (f", value loss {r['value_loss']}, approx kl "
+                                          f"{r['approx_kl']}" if r["phase"] == "ppo" else ""))
+        elif r["phase"] == "evaluation":
+            print(f"smoke evaluation vs {r['opponent']}: win rate {r['win_rate']}, mean payoff "
+                  f"{r['mean_payoff_per_game']}")
+    for path in sorted(d.glob("e*.json")):
+        e = json.loads(path.read_text())
+        actions = hashlib.sha256(json.dumps([json.loads(p.read_text())["actions"] for p in sorted(
+            d.glob(f"r{path.stem[1:]}/*.json"))]).encode()).hexdigest()[:16]
+        print(f"{path.name} {e['agent_a']} vs {e['agent_b']}: {e['wins']}/{e['ties']}/"
+              f"{e['losses']}, mean payoff {e['mean_payoff_per_game']}; actions sha256 {actions}")
+    print((d / "vector.txt").read_text(), end="")
+
+
 if __name__ == "__main__":
+    if sys.argv[1] == "--summary":
+        summary(sys.argv[2])
+        sys.exit(0)
     sys.exit(0 if main(*sys.argv[1:3]) else 1)
