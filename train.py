@@ -45,7 +45,10 @@ The learner (``cardagents.ppo.compute``): ``device``, ``precision`` (bf16 autoca
 runs it natively, float32 weights either way) and ``torch_threads``, each ``auto`` by default;
 the run's first lines say what was chosen and why. Collection and evaluation act on the CPU with
 a copy of the weights; a global critic's values are computed by the learner over the whole batch
-before the update (``Trainer.complete``; the run itself is ``cardagents.training.trainer.Trainer``).
+before the update (``Learner.complete``, ``cardagents.training.learner``; the run itself is
+``cardagents.training.trainer.Trainer``, which joins the learner, the collection, the warm
+start, distillation and the evaluations, and runs curve points, snapshots and checkpoints as
+periodic hooks).
 Each stage has its learning-rate schedule (``cardagents.training.schedules``).
 
 Logs (``cardagents.training.runlog``): ``metrics.jsonl`` in the run folder (the learner's settings,

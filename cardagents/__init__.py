@@ -5,11 +5,11 @@ imports run one way, down this list (tests/test_layering.py holds them to it):
   lockstep, and each game's heuristic (``players/heuristics``);
 - ``ppo``: the policy network, its losses, checkpoints and ``PPOAgent``, the learner's compute,
   frozen snapshots;
-- ``search``: PIMC over sampled worlds, its spec, rollouts and leaf values;
+- ``search``: PIMC over sampled worlds, its budget, its spec's parsing, rollouts and leaf values;
 - ``specs``: a player spec (``random``, ``heuristic``, ``pimc:...``, a checkpoint path) to an
   agent;
 - ``evaluation``: duplicate deal pairs, evaluations, leagues and ratings, comparisons, reports;
-- ``training``: the run ``train.py`` starts (``Trainer``, its evaluations) and what it runs on
+- ``training``: the run ``train.py`` starts (``Trainer``) and the parts it joins
   (config, self-play, imitation, distillation, rewards, checkpoints, the run's log);
 - ``bench``: speed;
 - ``cluster``: where Ray runs (with ``*/remote.py``, the only modules that import Ray).

@@ -19,8 +19,8 @@ def make_agent(spec: str, game: str, seed: int = 0):
     """``random``, ``heuristic``, ``pimc`` / ``pimc:key=value,...`` (``cardagents.search.pimc``) or
     a PPO checkpoint path."""
     if isinstance(spec, str) and (spec == "pimc" or spec.startswith("pimc:")):
-        from cardagents.search.pimc import PIMCAgent
-        return PIMCAgent.from_spec(spec, game, seed)
+        from cardagents.search.parse import make_search  # its text made into the search's parts
+        return make_search(spec, game, seed)
     agent = policy_agent(spec, game, seed)
     if agent is None:
         close = difflib.get_close_matches(spec, AGENT_NAMES, n=1) if isinstance(spec, str) \

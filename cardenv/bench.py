@@ -400,8 +400,8 @@ def bench_worlds(seconds: float, games=GAMES) -> dict:
 
 def check_policies(name: str) -> dict:
     """The policies whose play gives the consistency check its positions: uniformly random,
-    and the heuristic where an installed package provides it (``cardenv.players``)."""
-    from cardenv.players import decide, load_player
+    and the heuristic where an installed package provides it (``cardenv.player_specs``)."""
+    from cardenv.player_specs import decide, load_player
 
     policies = {"random": random_policy}
     try:

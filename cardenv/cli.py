@@ -1,4 +1,4 @@
-"""What every command line of the project shares (``cardenv``'s and ``agents``' alike).
+"""What every command line of the project shares (``cardenv``'s and ``cardagents``' alike).
 
 - ``ArgumentParser``: argparse's, except that a bad argument is reported as one line on standard
   error (``prog: error: ...``, exit status 2), without the usage block.

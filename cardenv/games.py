@@ -18,7 +18,7 @@ states and moves for people (``render_text``, ``render_view``, ``seat_view``, ``
 reasons module says why a move is illegal (``why_illegal``). ``cardenv.text`` and
 ``cardenv.moves`` reach them through ``presentation(name)`` / ``reasons(name)`` only::
 
-    register("mygame", "mypackage.game:MyGame", presentation="mypackage.render",
+    register("mygame", "mypackage.game:MyGame", presentation="mypackage.presentation",
              reasons="mypackage.reasons")
 
 An installed package can also provide games without any import by the user: entry points of
@@ -34,7 +34,7 @@ package installed, ``python -m cardagents evaluate toy random random`` and
     [project.entry-points."cardenv.games"]
     toy = "toy_package.game:ToyGame"
     [project.entry-points."cardenv.presentations"]
-    toy = "toy_package.render"
+    toy = "toy_package.presentation"
 
 Importing this module imports no game: the built-in ones load on first use, the entry points'
 only when one is made.
@@ -59,8 +59,8 @@ _FACTORIES: dict[str, Callable[..., Any] | str] = {
 #: The modules people's programs draw each game with (``presentation``) and read its illegal
 #: moves' reasons from (``reasons``), by game name: module names imported on first use, or
 #: modules; a game registered without them is played by programs only.
-_PRESENTATIONS: dict[str, Any] = {"dagong": "cardenv.dagong.render",
-                                  "dabang": "cardenv.dabang.render"}
+_PRESENTATIONS: dict[str, Any] = {"dagong": "cardenv.dagong.presentation",
+                                  "dabang": "cardenv.dabang.presentation"}
 _REASONS: dict[str, Any] = {"dagong": "cardenv.dagong.reasons", "dabang": "cardenv.dabang.reasons"}
 #: The entry-point groups installed packages provide games through (see the module docstring).
 ENTRY_POINTS = {"factory": "cardenv.games", "presentation": "cardenv.presentations",

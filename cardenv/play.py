@@ -24,9 +24,10 @@ are checked, and apply, in every mode. Without ``--seed`` the deal is drawn at r
 seed printed first (``seed N (replay with --seed N)``), so that a game can be played again.
 
 Players are ``human`` (at ``--seat``), ``random``, and whatever installed packages provide
-through ``cardenv.players`` (this repository's ``agents``: ``heuristic`` or a PPO checkpoint
-path). Each game played or watched is saved as a JSON game record (``--record DIR``, default
-``records/``; ``--no-record`` to skip) that ``python -m cardenv.replay FILE`` steps through.
+through ``cardenv.player_specs`` (this repository's ``cardagents``: ``heuristic``, ``pimc:...``
+or a PPO checkpoint path). Each game played or watched is saved as a JSON game record
+(``--record DIR``, default ``records/``; ``--no-record`` to skip) that ``python -m
+cardenv.replay FILE`` steps through.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from cardenv import cli
 from cardenv.core.options import parse_assignments
 from cardenv.games import make_game, names as game_names
 from cardenv.moves import group_moves, is_type, label, moves_text, open_step, parse_move
-from cardenv.players import decide, load_player, player_name
+from cardenv.player_specs import decide, load_player, player_name
 from cardenv.text import explain, move_text, plays_matches, render
 
 

@@ -119,7 +119,7 @@ def record_of(state, players, meta: dict | None = None) -> GameRecord:
     """The record of ``state``'s game so far (finished or not): its saved state (options, seed,
     custom deal, history, the results of its finished hands), its game's name and the returns
     so far. ``players`` names the seats in order (strings, e.g.
-    ``cardenv.players.player_name(spec)``)."""
+    ``cardenv.player_specs.player_name(spec)``)."""
     game = state.game
     players = [str(p) for p in players]
     if len(players) != game.num_players:

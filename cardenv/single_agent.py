@@ -26,7 +26,7 @@ illegal_action="raise", **options)``
   Through ``gymnasium.make`` the id fixes ``game``.
 * ``seat``: the learner's seat, ``0 .. 3``, or ``"random"``: drawn from the env's ``np_random``
   at every ``reset`` (``info["seat"]`` and ``env.seat`` say which).
-* ``opponents``: the players of the other seats, through ``cardenv.players.load_player``:
+* ``opponents``: the players of the other seats, through ``cardenv.player_specs.load_player``:
   ``"random"``, ``"heuristic"``, a checkpoint path (``"checkpoints/dagong_ppo.pt"``) or an object
   with ``act(observation_dict) -> int`` (the AEC env's dict: ``"observation"`` float32,
   ``"action_mask"`` int8). One spec plays all three seats; a sequence of three gives the other
@@ -107,7 +107,7 @@ from cardenv.core.lang import check_lang, translate
 from cardenv.core.state import MAX_SEED
 from cardenv.envs.aec import check_render_mode, renders, result_info
 from cardenv.games import make_game
-from cardenv.players import decide, load_player, player_name
+from cardenv.player_specs import decide, load_player, player_name
 from cardenv.text import render
 
 __all__ = ["SingleAgentEnv", "ILLEGAL_ACTION_MODES", "MAX_REDEALS"]

@@ -31,6 +31,9 @@ observation, mask for mask and reward for reward the game that
 ``raw_env(**options).reset(seed=seed + i)`` plays (a property test proves it on hundreds of games
 per game and option set). ``options`` may be one dict or a list: slot ``i`` then always
 uses ``options[i % len(options)]`` (e.g. Dabang first hands and later hands side by side).
+Instead of a name and options, ``VectorGame`` takes the made games themselves: one
+(``make_game(name, **options)``) or a list of one game's variants (``game_variants(name,
+options)``), so that a caller playing the same rules in several places makes them once.
 
 With ``refill=False`` an ended game stays in its slot instead (e.g. a search agent's rollouts,
 each played once): its record comes in the step's answer as always, and from then on the slot
@@ -80,6 +83,7 @@ class Finished:
     history: list = field(default_factory=list)
     truncated: bool = False
 
+
 class HandEnd(NamedTuple):
     """A hand that ended at a step: the slot it was played in and its result (the entry its
     game appended to ``results``)."""
@@ -120,6 +124,22 @@ def game_variants(game: str, options: dict | list | None = None) -> list:
         if not all(isinstance(k, str) for k in v):
             raise ValueError(f"options must have option names (strings) as keys, got {v!r}")
     return [make_game(game, **v) for v in variants]
+
+
+def made_variants(game) -> list:
+    """A made game, or a non-empty list (or tuple) of made games of one name, as the list of
+    rules variants ``VectorGame`` plays; ``ValueError`` saying what was passed instead."""
+    variants = list(game) if isinstance(game, (list, tuple)) else [game]
+    # a made game is anything with the protocol's members; say what was passed instead of
+    # failing on the first missing attribute
+    if not variants or not all(isinstance(v, Game) for v in variants):
+        raise ValueError(f"game must be a registered game's name ({', '.join(names())}), a "
+                         f"made game (make_game(name)) or a list of made games, got "
+                         f"{game!r}"[:300])
+    if len({v.name for v in variants}) > 1:
+        raise ValueError(f"the games of a VectorGame are variants of one game, got "
+                         f"{sorted({v.name for v in variants})}")
+    return variants
 
 
 class SlotBatch:
@@ -202,8 +222,11 @@ class VectorGame:
     """``num_envs`` games of ``game`` in lockstep (see the module docstring).
 
     Args:
-        game: a registered game name (``"dagong"``, ``"dabang"``, ...), or a made game
-            (``make_game(name, **options)``: its options are its own, ``options`` stays None).
+        game: a registered game name (``"dagong"``, ``"dabang"``, ...) with its ``options``;
+            or a made game (``make_game(name, **options)``: its options are its own,
+            ``options`` stays None), or a list of made games of one name, its rules variants
+            (slot ``i`` plays ``game[i % len(game)]``: the games ``game_variants`` makes of an
+            option list, made once by a caller that plays them in several places).
         num_envs: how many games run at once (1..``MAX_NUM_ENVS``, 65536).
         seed: slot ``i`` plays seed ``seed + i``; ended games take the next unused seeds.
         options: the game's rules options, one dict or a list (slot ``i`` uses
@@ -239,15 +262,11 @@ class VectorGame:
                  refill: bool = True):
         if isinstance(game, str):
             self.name, self.variants = game, game_variants(game, options)
-        elif not isinstance(game, Game):
-            # a made game is anything with the protocol's members; say what was passed instead
-            # of failing on the first missing attribute
-            raise ValueError(f"game must be a registered game's name ({', '.join(names())}) or "
-                             f"a made game (make_game(name)), got {game!r}"[:300])
-        elif options is not None:
-            raise ValueError(f"options go with a game's name, not a made game ({game.name})")
         else:
-            self.name, self.variants = game.name, [game]
+            self.variants = made_variants(game)
+            self.name = self.variants[0].name
+            if options is not None:
+                raise ValueError(f"options go with a game's name, not a made game ({self.name})")
         self.game = self.variants[0]
         self.num_actions = self.game.num_actions
         self.keep_history = check_bool(keep_history, "keep_history", error=ValueError)

@@ -1,5 +1,5 @@
-"""Helpers of the saved-state fuzz tests (tests/dagong/test_state_fuzz.py and
-tests/dabang/test_state_fuzz.py).
+"""Helpers of the saved-state fuzz tests (tests/cardenv/dagong/test_state_fuzz.py and
+tests/cardenv/dabang/test_state_fuzz.py).
 
 A saved state is its recipe, ``{format, options, seed, deal, history}`` plus the integrity fields
 ``results`` and ``crc`` (``cardenv.core.state``). ``recipe_mutations`` changes one thing of a

@@ -144,7 +144,7 @@ LIBRARY = [
     ("34.6 VectorGame(game=None)", lambda f: VectorGame(None, 2), ValueError,
      "game must be a registered game's name (dagong, dabang"),
     ("34.6 VectorGame(game=a module)", lambda f: VectorGame(np, 2), ValueError,
-     "or a made game (make_game(name)), got <module 'numpy'"),
+     "a made game (make_game(name)) or a list of made games, got <module 'numpy'"),
     ("34.6 VectorGame(game=a state)", lambda f: VectorGame(make_game("dagong").new_state(0), 2),
      ValueError, "game must be a registered game's name"),
     ("VectorGame options with an int key", lambda f: VectorGame("dagong", 2, options={1: 2}),

@@ -12,7 +12,7 @@ import pytest
 
 import cardenv  # noqa: F401  (registers the Gymnasium ids)
 from cardenv.core.checks import action_id
-from cardenv.players import decide, load_player
+from cardenv.player_specs import decide, load_player
 
 GAMES = ["dagong", "dabang"]
 IDS = {"dagong": "cardenv/Dagong-v0", "dabang": "cardenv/Dabang-v0"}

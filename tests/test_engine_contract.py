@@ -1,8 +1,8 @@
 """The engine contract: both games satisfy ``cardenv.core.protocol``, the registry builds them by
 name, a toy third game registered from the tests runs through the agents' batched engine and
-duplicate evaluation unchanged, and ``agents/`` (and train.py) hold no engine internals; no file of
-cardenv/ outside a game's own package, nor the page's app.js, switches on a game's name; and a
-game installed as a package (entry points ``cardenv.games``) reaches the command lines."""
+duplicate evaluation unchanged, and ``cardagents/`` (and train.py) hold no engine internals; no
+file of cardenv/ outside a game's own package, nor the page's app.js, switches on a game's name;
+and a game installed as a package (entry points ``cardenv.games``) reaches the command lines."""
 
 import ast
 import json
@@ -288,7 +288,7 @@ def test_people_reach_a_game_through_the_presentation_it_registers(toy):
     import types
 
     from cardenv import text
-    assert games.presentation("dabang") is importlib.import_module("cardenv.dabang.render")
+    assert games.presentation("dabang") is importlib.import_module("cardenv.dabang.presentation")
     assert games.reasons("dagong") is importlib.import_module("cardenv.dagong.reasons")
     state = games.make_game(toy).new_state(0)
     action = state.legal_actions()[0]
@@ -379,7 +379,7 @@ def _installed_toy(folder: pathlib.Path) -> dict:
     package = folder / "toy_dist"
     package.mkdir()
     (package / "__init__.py").write_text('"""A game installed as a package."""\n')
-    for source, target in (("toy_game.py", "game.py"), ("toy_render.py", "render.py")):
+    for source, target in (("toy_game.py", "game.py"), ("toy_presentation.py", "presentation.py")):
         (package / target).write_text((ROOT / "tests" / source).read_text(encoding="utf-8"),
                                       encoding="utf-8")
     info = folder / "toy_dist-0.dist-info"
@@ -387,8 +387,8 @@ def _installed_toy(folder: pathlib.Path) -> dict:
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-dist\nVersion: 0\n")
     (info / "entry_points.txt").write_text(
         "[cardenv.games]\ntoy = toy_dist.game:ToyGame\n\n"
-        "[cardenv.presentations]\ntoy = toy_dist.render\n\n"
-        "[cardenv.reasons]\ntoy = toy_dist.render\n")
+        "[cardenv.presentations]\ntoy = toy_dist.presentation\n\n"
+        "[cardenv.reasons]\ntoy = toy_dist.presentation\n")
     return {**os.environ, "PYTHONPATH": f"{folder}{os.pathsep}{ROOT}"}
 
 

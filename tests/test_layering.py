@@ -194,8 +194,9 @@ def test_cardagents_modules_import_no_cycle():
 def test_no_module_of_cardagents_imports_the_checkout_scripts():
     """``train.py`` sits in a checkout, outside the installed package:
     no module of ``cardagents`` imports it (inside functions neither), so ``python -m
-    cardagents ...`` works wherever the package is installed (tests/agents/test_bench.py runs
-    the bench with ``train`` made impossible to import)."""
+    cardagents ...`` works wherever the package is installed
+    (tests/cardagents/bench/test_players.py runs the bench with ``train`` made impossible to
+    import)."""
     scripts = {p.stem for p in ROOT.parent.glob("*.py")}
     assert "train" in scripts
     for path in PACKAGE.rglob("*.py"):

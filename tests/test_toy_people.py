@@ -1,5 +1,5 @@
 """The toy third game (``tests/toy_game.py``) shown to people through its presentation
-(``tests/toy_render.py``) alone: played in the terminal (``cardenv.play``), through the web
+(``tests/toy_presentation.py``) alone: played in the terminal (``cardenv.play``), through the web
 page's API (``cardenv.web``), and saved as a game record that ``cardenv.records`` checks and
 ``cardenv.replay`` steps through. No people-layer module knows the game: it registers its
 presentation and reasons beside its engine, as docs/engine.md says."""
@@ -16,7 +16,8 @@ from tests.toy_game import ToyGame
 
 @pytest.fixture
 def toy():
-    games.register("toy", ToyGame, presentation="tests.toy_render", reasons="tests.toy_render")
+    games.register("toy", ToyGame, presentation="tests.toy_presentation",
+                   reasons="tests.toy_presentation")
     yield "toy"
     games.unregister("toy")
 

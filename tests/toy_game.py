@@ -1,6 +1,7 @@
 """A tiny third game written from scratch against the engine contract (``cardenv.core.protocol``),
 to show that the batched engine, the agents and the evaluation need nothing else; its
-presentation (``tests/toy_render.py``) shows it to people (terminal, web page, record replays).
+presentation (``tests/toy_presentation.py``) shows it to people (terminal, web page, record
+replays).
 
 "Two cards": each of four seats is dealt two cards from ten (values 0..9, one copy each); in
 turn from seat 0, each plays one of its cards (action = the card's value). Seats 0 + 2 play

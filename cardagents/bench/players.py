@@ -24,7 +24,7 @@ position of heuristic play (``python -m cardenv.bench worlds`` measures it at ea
 positions of random play); rollouts/s through the batched engine (heuristic rollouts from positions
 met in heuristic play, each to the end of its hand) at batch 1, 64 and 1024 rollouts; and PIMC
 decisions/s at its default budget (and, with torch and the shipped checkpoint, at the budget with
-the PPO prior, ``cardagents.search.spec.PRIOR_BUDGET``) on positions with more than one legal
+the PPO prior, ``cardagents.search.parse.PRIOR_BUDGET``) on positions with more than one legal
 action, one decision at a time, when the game has a sampler of hidden cards (``game.sample_worlds``;
 otherwise it says the sampler is missing).
 
@@ -209,7 +209,8 @@ def sampler_worlds_per_second(name: str, seconds: float, worlds: int) -> float |
 def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> float | None:
     """PIMC decisions/s at the budget ``spec`` (default: the default budget), one at a time
     (``None``: no sampler)."""
-    from cardagents.search.pimc import PIMCAgent, sampler_of
+    from cardagents.search.pimc import sampler_of
+    from cardagents.search.parse import make_search
     from cardenv.games import make_game
 
     game = make_game(name)
@@ -217,7 +218,7 @@ def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> 
         sampler_of(game)
     except ValueError:
         return None
-    agent = PIMCAgent.from_spec(spec, name)
+    agent = make_search(spec, name)
     positions = search_positions(game, 64, seed=1)
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -229,7 +230,7 @@ def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> 
 def bench_search(seconds: float) -> dict:
     """Sampler worlds/s, rollouts/s at batch 1, 64 and 1024, and PIMC decisions/s, for both
     games."""
-    from cardagents.search.spec import DEFAULTS
+    from cardagents.search.parse import DEFAULTS
 
     results = {}
     print(f"cardagents bench search: {seconds:g} s per figure; heuristic rollouts to the end "
@@ -260,8 +261,8 @@ def bench_search(seconds: float) -> dict:
 
 def fast_spec(game: str) -> str | None:
     """The search agent's budget with the shipped PPO checkpoint as its prior
-    (``cardagents.search.spec.PRIOR_BUDGET``), or ``None`` without torch or the checkpoint."""
-    from cardagents.search.spec import PRIOR_BUDGET
+    (``cardagents.search.parse.PRIOR_BUDGET``), or ``None`` without torch or the checkpoint."""
+    from cardagents.search.parse import PRIOR_BUDGET
 
     path = f"checkpoints/{game}_ppo.pt"
     try:

@@ -37,7 +37,7 @@ import contextlib
 import io
 import time
 
-from cardagents.training.config import collector_settings, load_config
+from cardagents.training.config import load_config
 from cardenv import cli
 
 MAX_SAMPLES = 10 ** 9  # --samples: PPO samples per setting
@@ -104,7 +104,7 @@ def collection_rate(config: str, seconds: float, per_row: bool = False,
             heuristic = trainer.heuristic
             heuristic.act_batch = lambda o, m: Agent.act_batch(heuristic, o, m)
             # the same games, each state stepped by its own apply
-            trainer.collector.deal(collector_settings(cfg),
+            trainer.collector.deal(trainer.settings(trainer.active),
                                    trainer.collector.games.seeds[0], batched=False)
             ppo.PolicyNet.act = _act_before
         try:
@@ -158,8 +158,7 @@ def frozen_rate(config: str, seconds: float, pooled: bool) -> float:
         with contextlib.redirect_stdout(io.StringIO()):  # the run's lines: not the bench's
             trainer = new_trainer(cfg)
         collector = trainer.collector
-        pool = [{k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
-                for _ in range(cfg.pool_size)]
+        pool = [trainer.learner.snapshot() for _ in range(cfg.pool_size)]
         collector.set_pool(pool)
         if not pooled:
             collector.frozen = collector.selfplay.frozen = _PerSnapshot([
@@ -187,7 +186,6 @@ def update_rate(config: str, samples: int = 8192) -> float:
     minibatch) on a collected batch: what bounds a run however many workers collect."""
     import tempfile
 
-
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = load_config(config, [f"run_dir={run_dir}", f"rollout_samples={samples}",
                                          "eval_deals=0"])
@@ -213,7 +211,6 @@ def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> 
     import os
     import tempfile
 
-
     out = {}
     with tempfile.TemporaryDirectory() as run_dir:
         trainers = {}
@@ -227,8 +224,7 @@ def train_phases(config: str, samples: int, settings: dict, rounds: int = 2) -> 
                 trainer.train()
             # a full pool of frozen snapshots, as a run has from its pool_size-th snapshot on:
             # without one, the config's frozen share of the games would play the heuristic
-            trainer.pool = [{k: v.detach().clone() for k, v in trainer.net.state_dict().items()}
-                            for _ in range(cfg.pool_size)]
+            trainer.pool = [trainer.learner.snapshot() for _ in range(cfg.pool_size)]
             trainer.collector.set_pool(trainer.pool)
         for turn in range(rounds):
             for name, trainer in trainers.items():
@@ -258,7 +254,6 @@ def curve_cost(config: str, overrides: tuple = ()) -> dict:
     option set) and its share of the run's time at ``curve_every`` iterations apart, given the
     seconds of one iteration (filled in by ``bench_train``)."""
     import tempfile
-
 
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = load_config(config, [f"run_dir={run_dir}", "imitation_samples=0",

@@ -73,6 +73,7 @@ from cardenv.games import names
 
 __all__ = ["Shadow", "compare", "main", "report"]
 
+
 class Shadow(Agent):
     """Agent A in its seats, with ``reference`` (B's copy) asked on each of A's decisions;
     ``tally[(phase, hand)]`` counts ``[decisions with a choice, agreements, forced]``. It reads

@@ -62,7 +62,7 @@ from cardagents.evaluation.evaluate import (MAX_HANDS, check_run, join_workers,
                                             set_torch_threads)
 from cardagents.evaluation.progress import Progress
 from cardagents.players.lockstep import as_game
-from cardagents.search.spec import parse_spec
+from cardagents.search.parse import parse_spec
 from cardagents.specs import make_agent
 from cardenv import cli
 from cardenv.core.options import parse_assignments

@@ -15,6 +15,7 @@ import torch
 from cardagents.cluster import connect
 from cardagents.evaluation.duplicate import chunk_seed, combine, deal_chunks, play_pairs
 
+
 def _play_chunk(game, agent_a, agent_b, seeds, reseed, batch, history=False):
     torch.set_num_threads(1)
     return play_pairs(game, agent_a, agent_b, seeds, reseed, batch, history=history)

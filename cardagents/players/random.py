@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardagents.players.base import Agent
-from cardenv.players import RandomPlayer
+from cardenv.player_specs import RandomPlayer
 from cardenv.vector import legal_indices
 
 

@@ -22,6 +22,7 @@ from cardagents.ppo.net import CRITICS, HEADS, MAX_HIDDEN, MAX_LAYERS, PolicyNet
 from cardenv.core.checks import check_bool, check_int
 from cardenv.games import make_game
 
+
 def on_cpu(value):
     """``value`` with every tensor in it on the CPU (a checkpoint loads anywhere; its weights
     and optimizer state are float32 in any precision)."""
@@ -32,7 +33,6 @@ def on_cpu(value):
     if isinstance(value, (list, tuple)):
         return type(value)(on_cpu(v) for v in value)
     return value
-
 
 
 class CheckpointError(ValueError):

@@ -12,6 +12,7 @@ from torch import nn
 from cardagents.ppo.compute import autocast
 from cardagents.ppo.net import PolicyNet
 
+
 def gae(rewards, values, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
     """Advantages and returns of one finished episode (terminal after the last step).
 

@@ -2,23 +2,33 @@
 cards (``game.sample_worlds(state, seat, n, rng) -> list[state]``, the game contract's
 public-information sampler).
 
+    PIMCAgent(game, rollout, Budget(worlds=8, depth=8), prior=None, leaf=leaf, seed=0)
+
+takes objects, as OpenSpiel's ``ISMCTSBot(game, evaluator, ...)`` does: the rollout policy (an
+agent deciding from observations, ``act_batch``), the ``Budget``
+(``cardagents.search.budget``: worlds, rollouts, top k, depth, time limit, batch), a ``prior``
+(anything with ``action_probabilities(obs, masks)``, e.g. a ``PPOAgent``) and a ``leaf`` value
+(global states ``(k, S)`` -> values ``(k,)``). Text becomes these objects in one place,
+``cardagents.search.parse.make_search`` (which ``cardagents.specs.make_agent`` calls for a
+``pimc:...`` spec).
+
 For each decision with more than one legal action, ``PIMCAgent``:
 
 1. draws ``worlds`` complete states that agree with everything the acting seat has seen
    (``game.sample_worlds``), from a random generator seeded by the agent's seed and the seat's
    observation and legal mask, so a decision depends only on what the seat knows (the
-   hidden-card test in ``tests/agents/test_search.py`` holds it to that); the contract
+   hidden-card test in ``tests/cardagents/search/test_pimc.py`` holds it to that); the contract
    promises each world the seat to act and its legal mask: the seat is checked, the mask only
    with ``check_worlds=True`` (once per world, for a new game's sampler);
 2. takes as candidates every legal action, or with ``top_k`` the ``top_k`` most likely under a
    policy that offers probabilities (``action_probabilities(obs, masks)``, as ``PPOAgent``
-   does): the ``prior`` (a PPO checkpoint; the rollouts are still the rollout policy's), else
+   does): the ``prior`` (e.g. a PPO policy; the rollouts are still the rollout policy's), else
    the rollout policy (a policy without probabilities, such as the heuristic, leaves all legal
    actions); the rollout policy's own choice is always a candidate, and wins ties;
 3. applies each candidate in each world (``rollouts`` times per world) and plays every such
    start to the end of the current hand with the rollout policy in all four seats (with
    ``depth`` > 0: for ``depth`` steps, then on until the acting seat is to act again, where
-   the leaf value ``critic`` values the global state: a ``.npz`` fitted to heuristic rollouts'
+   the ``leaf`` value values the global state: a ``.npz`` fitted to heuristic rollouts'
    outcomes, ``cardagents.search.leaf``, or a PPO checkpoint's global critic), all the starts of all
    the decisions of a call as one batch through ``cardenv.vector.VectorGame``
    (``started=True``: games in progress), the game's batched engine; rollouts that are over
@@ -39,8 +49,8 @@ For each decision with more than one legal action, ``PIMCAgent``:
 behind them (``SearchResult``: the candidates, each one's mean rollout value and count), which
 is what ``cardagents.training.distill`` trains a policy on.
 
-Budget knobs: ``worlds``, ``rollouts`` (per world and candidate), ``top_k`` (0: all legal
-actions) with ``prior``, ``depth`` (0: to the end of the hand) with ``critic``, ``time_limit``
+Budget knobs (``Budget``): ``worlds``, ``rollouts`` (per world and candidate), ``top_k`` (0: all
+legal actions) with ``prior``, ``depth`` (0: to the end of the hand) with ``leaf``, ``time_limit``
 (seconds per searched decision; a call on B positions gets B times it; rollouts still running
 at the limit are dropped, the finished ones count, and with none finished the rollout policy's
 choice is played; ``clock``, ``time.perf_counter`` by default, is what the limit is read
@@ -53,11 +63,12 @@ is the rollout policy's own choice, counted in ``unsampled``; the game goes on.
 Named as ``pimc`` or ``pimc:worlds=32,rollout=heuristic,top_k=8,rollouts=1,time=0.1`` (also
 ``prior=PATH``, ``depth=N``, ``critic=PATH``) wherever a player is named
 (``cardagents.evaluation.evaluate``, the ``cardenv.players`` entry point), ``rollout`` being
-``heuristic``, ``random`` or a PPO checkpoint path (``cardagents.search.spec.parse_spec``, with
-the defaults and bounds; the rollouts are ``cardagents.search.rollouts``), and ``critic`` a leaf
-value file (``PATH.npz``, e.g. the shipped ``checkpoints/dagong_leaf.npz``; numpy only, no
-torch) or a PPO checkpoint with a global critic (``leaf_value``):
-``pimc:depth=8,critic=checkpoints/dagong_leaf.npz``.
+``heuristic``, ``random`` or a PPO checkpoint path, ``prior`` a PPO checkpoint path, and
+``critic`` a leaf value file (``PATH.npz``, e.g. the shipped ``checkpoints/dagong_leaf.npz``;
+numpy only, no torch) or a PPO checkpoint with a global critic:
+``pimc:depth=8,critic=checkpoints/dagong_leaf.npz`` (``cardagents.search.parse``: ``parse_spec``
+with the defaults and bounds, ``make_search`` making the objects; the rollouts are
+``cardagents.search.rollouts``).
 
 A Dabang follow of several cards is built card by card, one decision per card: the agent
 searches each step, its candidates the cards legal now, each rollout finishing the follow with
@@ -73,9 +84,10 @@ episode (``test_a_match_episode_position_is_searched_for_the_hands_worth``), not
 points that only the last hand pays. The levels' worth later in the match (the level reached,
 who deals next, the blood owed) is not weighed.
 
-Budgets: the default (``DEFAULTS``) is 8 worlds, all legal actions, heuristic rollouts to the
-end of the hand, torch-free; ``PRIOR_BUDGET`` takes the top 2 of the shipped PPO policy at 16
-worlds; ``LEAF_BUDGET`` cuts rollouts at depth 16 with the shipped leaf value (torch-free
+Budgets: the default (``Budget()``, the spec ``pimc``) is 8 worlds, all legal actions,
+heuristic rollouts to the end of the hand, torch-free; ``PRIOR_BUDGET``
+(``cardagents.search.parse``) takes the top 2 of the shipped PPO policy at 16 worlds;
+``LEAF_BUDGET`` cuts rollouts at depth 16 with the shipped leaf value (torch-free
 too). What the budgets cost and how strong they are (against the heuristic and the shipped
 PPO agent, on up to 100 deal pairs) is in docs/results.md, "Search agent (PIMC)". In short: a
 decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is ~80 steps, a
@@ -90,7 +102,6 @@ depth-limited rollouts").
 
 from __future__ import annotations
 
-import os
 import time
 import zlib
 from dataclasses import dataclass
@@ -98,15 +109,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from cardagents.players.base import Agent, check_game
-from cardagents.ppo.loading import checkpoint_agent
-from cardagents.search.leaf import global_critic, load_leaf
-from cardagents.search.rollouts import hand_worth, rollout_policy, rollout_values
-from cardagents.search.spec import DEFAULTS, MAX_BATCH, checked, parse_spec
+from cardagents.search.rollouts import hand_worth, rollout_values
+from cardagents.search.budget import MARGIN, Budget, checked
 from cardenv.core.errors import StateError
 from cardenv.games import make_game
 
-__all__ = ["PIMCAgent", "SearchResult", "choose", "global_critic", "leaf_value", "sampler_of"]
-
+__all__ = ["Budget", "PIMCAgent", "SearchResult", "choose", "sampler_of"]
 
 
 @dataclass
@@ -147,96 +155,54 @@ def choose(table: np.ndarray, margin: float = 0.0) -> int:
     return best
 
 
-def _path(path, key: str) -> str:
-    """``path`` if it names a file, else a ``ValueError`` saying what ``key`` wants."""
-    if not isinstance(path, str) or not os.path.isfile(path):
-        raise ValueError(f"{key} must be the path of a PPO checkpoint, got {path!r}")
-    return path
-
-
-def leaf_value(critic, game: str):
-    """The leaf value ``critic`` names for ``game``'s depth-limited rollouts: a path ending in
-    ``.npz`` is a leaf value fitted to heuristic rollouts (``cardagents.search.leaf``, numpy only),
-    any other path a PPO checkpoint with a global critic (``global_critic``), and a callable is used
-    as it is (``states (k, S) -> (k,)``); ``ValueError`` for anything else."""
-    if callable(critic) and not isinstance(critic, str):
-        return critic
-    if not isinstance(critic, str) or not os.path.isfile(critic):
-        raise ValueError(f"critic must be the path of a leaf value (.npz, python -m cardagents "
-                         f"leaf train) or of a PPO checkpoint with a global critic, got {critic!r}")
-    if critic.endswith(".npz"):
-        return load_leaf(critic, game)
-    return global_critic(checkpoint_agent(critic, game))
-
-
 class PIMCAgent(Agent):
     """Perfect-information Monte Carlo over sampled worlds (see the module docstring)."""
 
     name = "pimc"
     needs_state = True
 
-    def __init__(self, game: str, worlds: int = DEFAULTS["worlds"],
-                 rollouts: int = DEFAULTS["rollouts"], top_k: int = DEFAULTS["top_k"],
-                 rollout="heuristic", time_limit: float | None = None, seed: int | None = 0,
-                 batch: int = 4096, margin: float = DEFAULTS["margin"], prior=None,
-                 depth: int = DEFAULTS["depth"], critic=None, clock=time.perf_counter,
-                 check_worlds: bool = False):
+    def __init__(self, game: str, rollout, budget: Budget | None = None, *, prior=None,
+                 leaf=None, margin: float = MARGIN, seed: int | None = 0,
+                 clock=time.perf_counter, check_worlds: bool = False):
         self.game = check_game(game)
         sampler_of(make_game(self.game))  # a clear error now, not at the first decision
-        self.worlds, self.rollouts = checked("worlds", worlds), checked("rollouts", rollouts)
-        self.top_k, depth = checked("top_k", top_k), checked("depth", depth)
-        if time_limit is not None:
-            checked("time", time_limit, "time_limit")
-        if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= MAX_BATCH:
-            raise ValueError(f"batch must be an int in 1..{MAX_BATCH}, got {batch!r}")
+        self.budget = Budget() if budget is None else budget
+        if not isinstance(self.budget, Budget):
+            raise ValueError(f"budget must be a Budget (cardagents.search.budget), got "
+                             f"{budget!r}"[:200])
         self.margin = checked("margin", margin)
-        self.time_limit, self.batch = time_limit, batch
         if not callable(clock):
             raise ValueError(f"clock must be a callable giving seconds, got {clock!r}")
         # what time_limit is read on: injectable, so that a test can tell what the limit does
         # from the work done by a clock it controls, not from the machine's speed
         self.clock = clock
-        self.rollout_spec = rollout if isinstance(rollout, str) else \
-            getattr(rollout, "name", type(rollout).__name__)
-        if isinstance(rollout, str):
-            rollout = rollout_policy(rollout, self.game)
+        # the objects the search runs on; text is made into them by make_search
+        if not callable(getattr(rollout, "act_batch", None)) or isinstance(rollout, str):
+            raise ValueError(f"the rollout policy must be an agent (act_batch), got "
+                             f"{rollout!r}: make_search makes one from a spec's text"[:300])
         if getattr(rollout, "needs_state", False):
             raise ValueError("the rollout policy must decide from observations (act_batch)")
         self.policy = rollout
-        self.prior_spec, self.prior = None, None
-        if prior is not None:  # the candidates' probabilities: a PPO checkpoint's policy
-            self.prior_spec = prior if isinstance(prior, str) else \
-                getattr(prior, "name", type(prior).__name__)
-            self.prior = checkpoint_agent(_path(prior, "prior"), self.game) \
-                if isinstance(prior, str) else prior
-            if not callable(getattr(self.prior, "action_probabilities", None)):
-                raise ValueError("the prior must offer action_probabilities(obs, masks)")
-        self.depth = int(depth)
-        self.critic_spec = critic if critic is None or isinstance(critic, str) else \
-            getattr(critic, "name", type(critic).__name__)
-        self.leaf = None
-        if self.depth:
-            if critic is None:
-                raise ValueError("depth-limited rollouts (depth > 0) need critic=<a leaf value "
-                                 ".npz (python -m cardagents leaf train) or a PPO checkpoint with "
-                                 "a global critic> for the leaf values")
-            self.leaf = leaf_value(critic, self.game)
-        elif critic is not None:
-            raise ValueError("critic values depth-limited rollouts: it needs depth > 0")
+        if prior is not None and not callable(getattr(prior, "action_probabilities", None)):
+            raise ValueError("the prior must offer action_probabilities(obs, masks)")
+        self.prior = prior  # the candidates' probabilities (top_k): e.g. a PPO policy
+        if self.budget.depth and leaf is None:
+            raise ValueError("depth-limited rollouts (depth > 0) need a leaf value (leaf: "
+                             "global states (k, S) -> values (k,))")
+        if leaf is not None and not self.budget.depth:
+            raise ValueError("a leaf value values depth-limited rollouts: it needs depth > 0")
+        if leaf is not None and (isinstance(leaf, str) or not callable(leaf)):
+            raise ValueError(f"the leaf value must be a callable (global states (k, S) -> "
+                             f"values (k,)), got {leaf!r}: make_search makes one from a "
+                             f"spec's text"[:300])
+        self.leaf = leaf
         self.seed = 0 if seed is None else int(seed)
+        self.spec: str | None = None  # the text the agent was made from (make_search)
         self.searched = 0  # decisions searched (for benchmarks)
         self.unsampled = 0  # decisions left to the rollout policy: the sampler gave up
         # the contract promises each world the seat's legal mask: check_worlds also checks it
         # (once per world; for a new game's sampler), where otherwise only the seat is
         self.check_worlds = bool(check_worlds)
-
-    @classmethod
-    def from_spec(cls, spec: str, game: str, seed: int = 0) -> "PIMCAgent":
-        """The agent ``parse_spec(spec)`` describes."""
-        options = parse_spec(spec)
-        return cls(game, options["worlds"], options["rollouts"], options["top_k"],
-                   options["rollout"], options["time"], seed, margin=options["margin"],
-                   prior=options["prior"], depth=options["depth"], critic=options["critic"])
 
     def reseed(self, seed: int) -> None:
         self.seed = int(seed)
@@ -281,7 +247,8 @@ class PIMCAgent(Agent):
     def _search(self, states, masks) -> list["SearchResult"]:
         """``search`` on decisions of one game (rules options), each with a choice."""
         start = self.clock()
-        deadline = None if self.time_limit is None else start + self.time_limit * len(states)
+        limit = self.budget.time_limit
+        deadline = None if limit is None else start + limit * len(states)
         game = states[0].game
         obs, mask_array = game.observations(states), np.stack(masks)
         keys = [zlib.crc32(o.tobytes() + m.tobytes()) for o, m in zip(obs, mask_array)]
@@ -293,8 +260,8 @@ class PIMCAgent(Agent):
                                                           deadline)
         values = np.array(values, dtype=float)
         if starts:
-            played = rollout_values(starts, seats, self.policy, deadline, self.batch,
-                                    self.depth, self.leaf, self.clock)
+            played = rollout_values(starts, seats, self.policy, deadline, self.budget.batch,
+                                    self.budget.depth, self.leaf, self.clock)
             index = np.array([j for _, _, j in owners])
             values[index >= 0] = played[index[index >= 0]]
         self.searched += len(states)
@@ -307,21 +274,21 @@ class PIMCAgent(Agent):
         seats. Worlds are drawn from a generator seeded by the agent's seed and what the seat
         knows (``keys``)."""
         game = states[0].game
-        sample = sampler_of(game)
+        sample, budget = sampler_of(game), self.budget
         owners, values, starts, seats = [], [], [], []
         for d, state in enumerate(states):
             seat = state.current_player
             try:
-                worlds = sample(state, seat, self.worlds, np.random.default_rng([self.seed,
+                worlds = sample(state, seat, budget.worlds, np.random.default_rng([self.seed,
                                                                                  keys[d]]))
             except StateError:
                 # the sampler ran out of proposals (a rare position where few deals fit):
                 # this decision is the rollout policy's, not a crash hours into a run
                 self.unsampled += 1
                 continue
-            if len(worlds) != self.worlds:
+            if len(worlds) != budget.worlds:
                 raise ValueError(f"{game.name}.sample_worlds returned {len(worlds)} worlds, "
-                                 f"not {self.worlds}")
+                                 f"not {budget.worlds}")
             for w, world in enumerate(worlds):
                 if w and deadline is not None and self.clock() > deadline:
                     break  # out of time: the worlds started so far (at least one) count
@@ -329,7 +296,7 @@ class PIMCAgent(Agent):
                         world.legal_mask(), masks[d])):
                     raise ValueError(f"{game.name}.sample_worlds returned a world where seat "
                                      f"{seat} does not have the same legal actions")
-                for _ in range(self.rollouts):
+                for _ in range(budget.rollouts):
                     for k, action in enumerate(candidates[d]):
                         world_k = world.clone()
                         hands = len(world_k.results)
@@ -368,8 +335,8 @@ class PIMCAgent(Agent):
 
     def _candidates(self, obs, masks, own) -> list[np.ndarray]:
         """Each decision's candidate actions, the rollout policy's own choice first."""
-        probs = None
-        if self.top_k:
+        probs, top_k = None, self.budget.top_k
+        if top_k:
             try:
                 probs = (self.prior or self.policy).action_probabilities(obs, masks)
             except AttributeError:  # a policy without probabilities: all legal actions
@@ -377,14 +344,19 @@ class PIMCAgent(Agent):
         out = []
         for d, mask in enumerate(masks):
             legal = np.flatnonzero(mask)
-            if probs is not None and self.top_k < legal.size:
+            if probs is not None and top_k < legal.size:
                 order = legal[np.argsort(-probs[d][legal], kind="stable")]
-                legal = order[:self.top_k]
+                legal = order[:top_k]
             rest = legal[legal != own[d]]
             out.append(np.concatenate([[own[d]], rest]).astype(np.int64))
         return out
 
     def __repr__(self):
-        return (f"PIMCAgent({self.game}, worlds={self.worlds}, rollouts={self.rollouts}, "
-                f"top_k={self.top_k}, rollout={self.rollout_spec}, time={self.time_limit}, "
-                f"prior={self.prior_spec}, depth={self.depth}, critic={self.critic_spec})")
+        if self.spec is not None:
+            return f"PIMCAgent({self.game}, {self.spec!r})"
+
+        def name(part):
+            return None if part is None else getattr(part, "name", type(part).__name__)
+
+        return (f"PIMCAgent({self.game}, rollout={name(self.policy)}, {self.budget}, "
+                f"margin={self.margin}, prior={name(self.prior)}, leaf={name(self.leaf)})")

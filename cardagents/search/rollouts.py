@@ -1,20 +1,18 @@
 """Rollouts for the search: many games in progress played on by a rollout policy, in lockstep on
 the game's batched engine (``cardenv.vector.VectorGame``, ``started=True``), each scored by what
-its hand is worth to a seat (``rollout_values``), and the rollout policies a spec names
-(``rollout_policy``: ``heuristic``, ``random`` or a PPO checkpoint path).
+its hand is worth to a seat (``rollout_values``). The rollout policies a spec names are made in
+``cardagents.search.parse`` (``rollout_policy``).
 """
 
 from __future__ import annotations
 
-import os
 import time
 
 import numpy as np
 
-from cardagents.ppo.loading import policy_agent
 from cardenv.vector import VectorGame
 
-__all__ = ["hand_worth", "rollout_policy", "rollout_values"]
+__all__ = ["hand_worth", "rollout_values"]
 
 
 def rollout_values(starts: list, seats, policy, deadline: float | None = None,
@@ -117,16 +115,3 @@ def hand_worth(state, seat: int) -> float:
     if value_of is None:
         return float(state.last_rewards[seat])
     return value_of(state.results[-1], seat)
-
-
-def rollout_policy(spec: str, game: str):
-    """The rollout policy ``spec`` names: ``heuristic``, ``random`` or a PPO checkpoint path
-    (greedy); ``ValueError`` for anything else."""
-    if spec.startswith("pimc"):
-        raise ValueError("the rollout policy cannot itself search")
-    policy = policy_agent(spec, game) if spec in ("random", "heuristic") or \
-        os.path.isfile(spec) else None
-    if policy is None:
-        raise ValueError(f"unknown rollout policy {spec!r}: heuristic, random or the path of a "
-                         f"PPO checkpoint")
-    return policy

@@ -56,8 +56,8 @@ class Collector:
         ``VectorGame`` takes it)."""
         self.settings = settings
         self._meet(settings.opponents)
-        self.games = VectorGame(settings.game, settings.num_envs, seed=first_seed,
-                                options=settings.options, batched=batched)
+        self.games = VectorGame(list(settings.games), settings.num_envs, seed=first_seed,
+                                batched=batched)
         self.selfplay = SelfPlay(
             self.games, self.rng, settings.opponents, self.players, settings.gamma,
             settings.gae_lambda, shaping=shaping_for(settings.game),
@@ -65,8 +65,7 @@ class Collector:
             with_states=settings.critic == "global",
             # a critic of its own: its values come from the learner, batch by batch
             values_later=settings.critic == "global",
-            match_value=match_value_for(settings.game, settings.reward,
-                                        settings.options))
+            match_value=match_value_for(settings.reward, settings.games))
         self.selfplay.frozen = self.frozen
 
     def enter(self, settings: CollectorSettings) -> None:
@@ -83,8 +82,7 @@ class Collector:
             else None
         reward = settings.reward
         if reward != self.selfplay_reward:
-            self.selfplay.set_match_value(match_value_for(settings.game, reward,
-                                                          settings.options))
+            self.selfplay.set_match_value(match_value_for(reward, settings.games))
 
     def _meet(self, opponents: dict) -> None:
         """Make the agents of the mix's names met for the first time (the same objects stay
@@ -120,7 +118,7 @@ class Collector:
         action, logp, value = self.net.act(
             torch.as_tensor(obs), torch.as_tensor(masks), generator=self.generator,
             state=None if states is None else torch.as_tensor(states))
-        return (action.numpy(), logp.numpy().astype(np.float64),
+        return (action.numpy(), logp.numpy(),
                 None if value is None else value.numpy().astype(np.float64))
 
     def collect(self, samples: int) -> Batch:
@@ -135,6 +133,14 @@ class Collector:
     def results(self) -> list:
         """(opponent kind, learner side's reward) of the recent finished games."""
         return list(self.selfplay.recent)
+
+    def results_since(self, done: int) -> tuple[int, list]:
+        """The games finished so far, and the results (as ``results``) of those finished since
+        ``done`` had: all of them that are still kept (the last 400). A Ray worker reports
+        these to the driver after each share."""
+        finished, recent = self.selfplay.games_done, self.selfplay.recent
+        fresh = min(finished - done, len(recent))
+        return finished, list(recent)[len(recent) - fresh:]
 
     def win_rate(self, kind: str = "heuristic") -> float | None:
         return self.selfplay.win_rate(kind)

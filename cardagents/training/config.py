@@ -287,7 +287,7 @@ def _need(ok, message) -> None:
 
 def _check_distill(cfg: Config) -> None:
     """The distillation fields (``kind: distill``) and ``init``."""
-    from cardagents.search.spec import parse_spec  # numpy only
+    from cardagents.search.parse import parse_spec  # numpy only
     _need(cfg.kind in KINDS, f"kind must be one of {', '.join(KINDS)}, got {cfg.kind!r}")
     for name, high in (("distill_labels", 10 ** 6), ("distill_pool", 1000),
                        ("distill_buffer", 10 ** 7), ("distill_minibatch", 10 ** 6),
@@ -435,7 +435,7 @@ def _check_reward(cfg: Config) -> None:
     if cfg.reward == "match":  # a game with a table, which is there and was fitted under the
         # game's rules (cardagents.training.rewards.match_value says which games have one)
         try:
-            match_value_for(cfg.game, cfg.reward, cfg.options)
+            match_value_for(cfg.reward, game_variants(cfg.game, cfg.options))
         except ValueError as exc:
             raise ConfigError(f"config: reward: match: {exc}") from None
 
@@ -558,13 +558,24 @@ class CollectorSettings:
     observation_size: int | None = None
     reward: str = "hand"
     precision: str = "fp32"
+    # the games ``options`` make (``cardenv.vector.game_variants``: one per rules variant), which
+    # the collection plays: a training run makes each option set's game once and passes them
+    # (``collector_settings(..., games=)``); made here from ``game`` and ``options`` otherwise
+    games: tuple = ()
+
+    def __post_init__(self):
+        if not self.games:
+            object.__setattr__(self, "games", tuple(game_variants(self.game, self.options)))
 
 
-def collector_settings(cfg: Config, precision: str = "fp32") -> CollectorSettings:
+def collector_settings(cfg: Config, precision: str = "fp32",
+                       games: list | tuple = ()) -> CollectorSettings:
     """What a ``Collector`` needs of a (stage's) config; ``precision``: the resolved one the
-    learner acts in."""
-    fields = [f.name for f in dataclasses.fields(CollectorSettings) if f.name != "precision"]
-    return CollectorSettings(**{k: getattr(cfg, k) for k in fields}, precision=precision)
+    learner acts in; ``games``: the games its options make, made already (else made here)."""
+    fields = [f.name for f in dataclasses.fields(CollectorSettings)
+              if f.name not in ("precision", "games")]
+    return CollectorSettings(**{k: getattr(cfg, k) for k in fields}, precision=precision,
+                             games=tuple(games))
 
 
 def stage_bounds(cfg: Config, index: int) -> tuple[int, int]:
@@ -597,6 +608,20 @@ def option_sets(cfg: Config) -> list[dict]:
             if dict(variant) not in found:
                 found.append(dict(variant))
     return found
+
+
+def made_variants(cfg: Config) -> list[tuple[dict, object]]:
+    """Each option set of the run (``option_sets``) with its game, made once
+    (``cardenv.vector.game_variants``): what collection, imitation, distillation and the
+    evaluations play."""
+    return [(options, game_variants(cfg.game, options)[0]) for options in option_sets(cfg)]
+
+
+def games_of(variants: list, options: dict | list) -> list:
+    """The made games of ``variants`` (``made_variants``) that a stage's ``options`` (one set
+    or a list) name, one per rules variant, in order."""
+    wanted = options if isinstance(options, list) else [options]
+    return [next(game for made, game in variants if made == dict(variant)) for variant in wanted]
 
 
 def load_config(path: str | None, overrides: list[str], base: dict | None = None) -> Config:

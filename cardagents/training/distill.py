@@ -33,6 +33,10 @@ What ``train.py`` does each iteration of a ``kind: distill`` stage (``Config``):
    the most recent ``distill_buffer`` labels, one optimizer, so that the two pull on the same
    weights step by step.
 
+A run holds one ``Distillation``: the ``Distiller`` of the stage it is in (made when a distil
+stage is entered, again when a stage changes its games or search), each iteration's labels and
+the term they add to the update.
+
 The agent knows the games only through the public API: states from ``VectorGame.slots``,
 observations by piece name, the search through ``cardagents.search.pimc``.
 """
@@ -45,10 +49,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from cardagents.evaluation.progress import Progress
+from cardagents.players.heuristics import heuristic_for
 from cardagents.players.lockstep import LearnerSeats, draw_side
 from cardagents.players.observation import ObsView
 from cardagents.ppo.compute import autocast
-from cardagents.search.pimc import PIMCAgent, SearchResult
+from cardagents.search.pimc import SearchResult
+from cardagents.search.parse import make_search
 from cardagents.training.config import DISTILL_FOCUS as FOCUS, DISTILL_SELECT as SELECT
 from cardenv.games import make_game
 from cardenv.vector import VectorGame
@@ -113,12 +120,12 @@ def policy_probs(net, obs: np.ndarray, masks: np.ndarray, precision: str = "fp32
 
 class Gatherer:
     """The learner's own games against ``opponent`` (an agent acting from observations) on a
-    ``VectorGame`` of ``num_envs`` slots (``options`` as ``VectorGame`` takes them), seated as
-    PPO collection seats it: one side of each game's partnerships as dealt, drawn at random."""
+    ``VectorGame`` of ``num_envs`` slots (``games``: made games, as ``VectorGame`` takes them),
+    seated as PPO collection seats it: one side of each game's partnerships as dealt, drawn at
+    random."""
 
-    def __init__(self, game: str, options, num_envs: int, seed: int, opponent,
-                 rng: np.random.Generator):
-        self.games = VectorGame(game, num_envs, seed=seed, options=options)
+    def __init__(self, games, num_envs: int, seed: int, opponent, rng: np.random.Generator):
+        self.games = VectorGame(games, num_envs, seed=seed)
         self.opponent, self.rng = opponent, rng
         self.seating = LearnerSeats(num_envs, self.games.game.num_players)
         for slot in range(num_envs):
@@ -265,19 +272,20 @@ class Distiller:
     """A ``kind: distill`` stage's states, labels and label buffer (``train.py``).
 
     Args:
-        game: the game's name; options: the stage's rules options.
-        search: the PIMC spec (``cardagents.search.spec.parse_spec``), e.g.
+        games: the stage's games (made, one per rules variant: ``cardenv.vector.game_variants``
+            of its options).
+        search: the PIMC spec (``cardagents.search.parse.parse_spec``), e.g.
             ``pimc:depth=8,critic=checkpoints/dabang_leaf.npz``.
         opponent: who the learner plays in its gathering games (the heuristic).
         seed: seeds the gathering games' deals and draws, and the search.
         num_envs: gathering games in lockstep.
     """
 
-    def __init__(self, game: str, options, search: str, opponent, seed: int, num_envs: int,
+    def __init__(self, games, search: str, opponent, seed: int, num_envs: int,
                  saved: dict | None = None):
-        self.game = game
-        made = make_game(game)
-        self.searcher = PIMCAgent.from_spec(search, game, seed=seed)
+        made = games[0] if isinstance(games, (list, tuple)) else games
+        self.game = game = made.name
+        self.searcher = make_search(search, game, seed=seed)
         self.rng = np.random.default_rng([seed, 24])
         self.kept = Labels.empty(made.observation_size, made.num_actions)
         self.labelled, self.seconds = 0, 0.0
@@ -287,7 +295,7 @@ class Distiller:
             self.rng.bit_generator.state = saved["rng"]
         # the games in progress are not saved: a resumed run deals new ones, from a seed past
         # the labels so far
-        self.gatherer = Gatherer(game, options, num_envs,
+        self.gatherer = Gatherer(games, num_envs,
                                  seed * 9_000_011 + 1_000 * self.labelled + 5, opponent, self.rng)
 
     def label(self, net, count: int, *, select_how: str, pool: int, temperature: float,
@@ -330,3 +338,78 @@ class Distiller:
         """What a training checkpoint keeps of it (``saved`` of a resumed run)."""
         return {"buffer": self.kept.to_saved(), "labelled": self.labelled,
                 "seconds": self.seconds, "rng": self.rng.bit_generator.state}
+
+
+class Distillation:
+    """The distillation stages of a run of ``game`` seeded ``seed``: the current stage's
+    ``Distiller`` (``distiller``), the labels of an iteration (``labels``) and the term they
+    add to its update (``term``). ``heuristic``: the run's (the learner's opponent in the
+    gathering games; made here if the run has none); ``saved``: a resumed run's
+    (``state()``), read by the first ``Distiller``."""
+
+    def __init__(self, game: str, seed: int, heuristic=None, saved: dict | None = None):
+        self.game, self.seed, self.heuristic = game, seed, heuristic
+        self.distiller, self.key, self.saved = None, None, saved
+
+    def labels(self, active, games, actor, precision: str) -> dict:
+        """An iteration's labels under the stage config ``active`` (its ``distill_*``
+        fields), its games ``games`` (made, one per rules variant), the learner's policy
+        ``actor``: ``distill_labels`` states of the learner's own games labelled by the search,
+        added to the buffer; what the update's distillation term needs and the run logs."""
+        key = (self.game, repr(active.options), active.distill_search, active.distill_envs)
+        if self.distiller is None or self.key != key:
+            self.distiller = Distiller(
+                games, active.distill_search,
+                self.heuristic or heuristic_for(self.game, self.seed), self.seed,
+                active.distill_envs, saved=self.saved)
+            self.key, self.saved = key, None
+        count = active.distill_labels
+        found = self.distiller.label(
+            actor, count, select_how=active.distill_select, pool=active.distill_pool,
+            temperature=active.distill_temperature, focus=active.distill_focus,
+            max_legal=active.distill_max_legal, precision=precision,
+            progress=Progress(count, "distill: labelling states with the search", "states"))
+        self.distiller.add(found.pop("new"), active.distill_buffer)
+        seconds = found.pop("label_s")
+        return {**found, "labels_per_s": found["labels"] / max(seconds, 1e-9),
+                "labelled": self.distiller.labelled, "label_seconds": self.distiller.seconds}
+
+    def update(self, learner, batch, active, labels: dict) -> dict:
+        """``learner``'s PPO update of ``batch`` under the stage config ``active``, each
+        minibatch's loss adding the distillation term of the buffer (``term``); the statistics
+        with what the labelling found (``labels``), reported on the console."""
+        extra = self.term(active, learner.net, learner.compute.device, learner.generator)
+        stats = learner.update(batch, active.ent_coef, extra)
+        stats.update(labels)
+        self.report(labels, stats)
+        return stats
+
+    def term(self, active, net, device, generator):
+        """A callable giving the distillation term of one minibatch of ``net``'s update:
+        ``distill_coef`` times the cross-entropy to the targets of ``distill_minibatch`` labels
+        drawn from the buffer (with ``generator``)."""
+        buffer = self.distiller.kept
+        obs, mask, target = (torch.as_tensor(a).to(device) for a in (buffer.obs, buffer.mask,
+                                                                     buffer.target))
+        size = min(active.distill_minibatch, len(buffer))
+
+        def term():
+            idx = torch.randint(len(buffer), (size,), generator=generator)
+            loss, parts = distill_loss(net, obs[idx], mask[idx], target[idx])
+            return active.distill_coef * loss, parts
+
+        return term
+
+    def state(self) -> dict | None:
+        """What a training checkpoint keeps (a resumed run's ``saved``, until it is used)."""
+        return self.distiller.state() if self.distiller else self.saved
+
+    @staticmethod
+    def report(labels: dict, stats: dict) -> None:
+        """The console line of an iteration's labels and the update's distillation term."""
+        print(f"distill: {labels['labels']} states labelled ({labels['labels_per_s']:.2f}/s; "
+              f"{labels['labelled']:,} in all), the search plays another action than the "
+              f"policy's on {labels['search_differs']:.0%} (another than its rollout "
+              f"policy's on {labels['search_overrides']:.0%}) | distill loss "
+              f"{stats['distill_loss']:.3f}, the policy's top action is the labels' on "
+              f"{stats['distill_agreement']:.0%}", flush=True)

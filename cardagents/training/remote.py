@@ -110,11 +110,7 @@ class RolloutWorker:
         the games finished since the last call."""
         self.collector.net.load_state_dict(weights)
         batch = self.collector.collect(samples)
-        done = self.collector.selfplay.games_done
-        fresh = min(done - self.reported, len(self.collector.selfplay.recent))
-        self.reported = done
-        results = list(self.collector.selfplay.recent)[len(self.collector.selfplay.recent)
-                                                       - fresh:]
+        self.reported, results = self.collector.results_since(self.reported)
         return pack(batch), results
 
     def set_pool(self, pool: list) -> None:

@@ -5,7 +5,8 @@ evaluation, each with the PPO samples and imitated decisions so far and the run'
 over all its processes), TensorBoard scalars beside it (``tb/``: each number of the record as
 ``phase/name``, or ``phase/group/name`` for one of several evaluations at a step), and the
 console line of the event (``iteration_line``, ``curve_line``, ``evaluation_line``, made from the
-record). ``python -m cardagents curves`` draws the records.
+record). ``python -m cardagents curves`` draws the records. ``run_phases``: what is left of a
+run, phase by phase, for the ``RunClock`` its lines end with.
 
 A resumed run drops the records that came after its checkpoint (those iterations are trained
 again), so that a run's log reads as if it had never stopped.
@@ -94,6 +95,41 @@ class RunLog:
 def _number(value) -> bool:
     """Whether ``value`` is a TensorBoard scalar (an int or float, not a bool)."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def run_phases(cfg, option_sets: int, imitated: int, iteration: int, samples: int) -> list:
+    """What is left of the run ``cfg`` (``option_sets`` option sets; ``imitated`` decisions,
+    ``iteration`` iterations and ``samples`` PPO samples done), phase by phase, for its
+    ``RunClock``: ``(name, kind, units)``, the evaluations one phase per option set (each has
+    its progress line)."""
+    sets = range(option_sets)
+    phases = [("imitation", "imitation", max(cfg.imitation_samples - imitated, 0))]
+    if cfg.eval_start and cfg.eval_deals and iteration == 0:
+        phases += [(f"start evaluation {i}", "evaluation", 2 * cfg.eval_deals) for i in sets]
+    phases.append(("ppo", "ppo", max(cfg.total_samples - samples, 0)))
+    for opponent in ("random", "heuristic") if cfg.eval_deals else ():
+        phases += [(f"evaluation vs {opponent} {i}", "evaluation", 2 * cfg.eval_deals)
+                   for i in sets]
+    return phases
+
+
+def iteration_record(iteration: int, stage: int, rows: int, seconds: float, lr: float,
+                     timing: dict, threads: int, collector, against: str, stats: dict) -> dict:
+    """The values of a PPO iteration's record: ``iteration`` of stage ``stage``, ``rows``
+    samples in ``seconds`` (``timing``: by part) at learning rate ``lr``, the update on
+    ``threads`` threads; the recent games' win rate and payoff against the heuristic (and
+    against the curve's opponent ``against`` where it is another) as ``collector`` holds them;
+    the update's ``stats``."""
+    more = {} if against == "heuristic" else {
+        "win_rate_vs_opponent": collector.win_rate(against),
+        "payoff_vs_opponent": collector.mean_payoff(against)}
+    return dict(iteration=iteration, stage=stage, samples_per_s=round(rows / max(seconds, 1e-9)),
+                lr=lr, **{f"{k}_s": round(v, 3) for k, v in timing.items()},
+                other_s=round(seconds - sum(timing.values()), 3),  # stage changes, hooks
+                update_samples_per_s=round(rows / max(timing["update"], 1e-9)),
+                update_threads=threads, win_rate_vs_heuristic=collector.win_rate(),
+                payoff_vs_heuristic=collector.mean_payoff("heuristic"), **more,
+                **{k: round(v, 6) for k, v in stats.items()})
 
 
 def iteration_line(iteration: int, samples: int, total: int, sps: float, timing: dict,

@@ -39,7 +39,7 @@ class Batch:
     obs: np.ndarray  # (n, D) float32 observations
     mask: np.ndarray  # (n, N) bool legal masks
     action: np.ndarray  # (n,) int64 actions taken
-    logp: np.ndarray  # (n,) float64 their log-probabilities when taken
+    logp: np.ndarray  # (n,) float32 their log-probabilities when taken (the policy's own)
     # (None until ``with_values`` in a batch collected with ``values_later``)
     value: np.ndarray | None = None  # (n,) float64 the value estimates then
     adv: np.ndarray | None = None  # (n,) float64 GAE advantages
@@ -98,7 +98,8 @@ class Batch:
                state_size: int = 0) -> "Batch":
         if not parts:
             return cls(np.zeros((0, obs_size), np.float32), np.zeros((0, num_actions), bool),
-                       *(np.zeros(0, dtype) for dtype in (np.int64, *[np.float64] * 4)),
+                       *(np.zeros(0, dtype) for dtype in (np.int64, np.float32,
+                                                          *[np.float64] * 3)),
                        np.zeros((0, state_size), np.float32) if state_size else None)
 
         def join(name):
@@ -168,7 +169,7 @@ class Episodes:
         self.capacity = capacity
         fields = {"obs": ((capacity, self.obs_size), np.float32),
                   "mask": ((capacity, self.num_actions), bool),
-                  "action": (capacity, np.int64), "logp": (capacity, np.float64),
+                  "action": (capacity, np.int64), "logp": (capacity, np.float32),
                   "value": (capacity, np.float64), "reward": (capacity, np.float64),
                   "shaped": (capacity, np.float64), "owner": (capacity, np.int64),
                   "state": ((capacity if self.state_size else 0, self.state_size),
@@ -282,7 +283,6 @@ class Episodes:
         self.closed, self.closed_count = [], 0
         self._compact()
         return batch
-
 
 
 def win_rate(recent, kind: str = "heuristic") -> float | None:

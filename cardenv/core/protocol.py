@@ -137,9 +137,9 @@ class BatchEngine(Protocol):
     the list of ``B`` states to hold, each maybe of another option variant of the game); without
     one, ``cardenv.vector.SlotBatch`` steps each state by its own ``apply``. An optional class
     attribute ``min_batch`` says below how many games ``SlotBatch`` is faster (VectorGame then
-    uses it). Every answer must
-    equal what the states themselves give (``tests/test_vector.py`` checks both games' engines
-    against ``SlotBatch`` at every step).
+    uses it). Every answer must equal what the states themselves give
+    (``tests/cardenv/test_vector.py`` checks both games' engines against ``SlotBatch`` at every
+    step).
     """
 
     def __len__(self) -> int: ...

@@ -6,7 +6,8 @@
   ``trick``).
 - ``ACTIONS``: the action catalogue (``catalogue.py``).
 - ``follow.play_mask``, ``follow.trick_winner``: vectorized play legality and trick comparison;
-  ``batch.legal_masks(states)`` / ``batch.sides(state)``: the engine contract's batched queries
+  ``batched_masks.legal_masks(states)`` / ``batched_masks.sides(state)``: the engine contract's
+  batched queries
   (also ``DabangGame.legal_masks`` / ``.sides``);
   ``strength``: card strength and suit under a trump suit and level.
 """

@@ -3,7 +3,7 @@
 ``play_mask(hands, partial, led, k, trump, level, dead)`` returns the ``(B, 216)`` mask over the
 "play c cards of kind j" actions (``catalogue.PLAY + 4*j + c - 1``) with no Python loop over
 cards or states. It is written once, as ``play_mask_groups`` (the follow given as its groups,
-as the engines hold it), which both batched callers use (``batch.legal_masks`` and
+as the engines hold it), which both batched callers use (``batched_masks.legal_masks`` and
 ``vector.DabangBatch``); ``play_steps_one`` is the same rule for one state in plain Python (the
 environment's hot path, and ``play_mask``'s answer for fewer than ``NUMPY_FROM`` states). The
 rule:
@@ -241,7 +241,7 @@ def play_mask_groups(hands, part_kind, part_count, led, k, trump, level, dead,
     """``play_mask`` with the follow being built given as its groups of identical cards, as the
     engines hold it: ``part_kind``, ``part_count`` ``(B, 4)`` (count 0: no group; see
     ``groups``), and ``size`` ``(B,)`` the cards in each hand (``hands`` summed). The one
-    batched follow rule: ``batch.legal_masks`` and ``vector.DabangBatch`` both call it."""
+    batched follow rule: ``batched_masks.legal_masks`` and ``vector.DabangBatch`` both call it."""
     hands = np.atleast_2d(np.asarray(hands))
     b = hands.shape[0]
     led, k, trump, level, dead, size = (np.broadcast_to(np.asarray(x), (b,))
@@ -360,7 +360,7 @@ def play_steps_one(hand: list, partial: dict, led: int, k: int, trump: int, leve
         size: the number of cards in ``hand``, if the caller knows it.
 
     The two commonest decisions of random play (about three in four play steps) take short cuts
-    that give exactly ``_play_steps_general``'s answer (``tests/dabang/test_follow_fast.py``
+    that give exactly ``_play_steps_general``'s answer (``tests/cardenv/dabang/test_follow_fast.py``
     compares them): a lead, and a one-card follow.
     """
     if led < 0:  # a lead: 1..h copies of every kind held h times, in C-level iteration

@@ -40,7 +40,7 @@ from cardenv.core.options import (Option, boolean, either, int_in, int_pair,
                                   non_negative_number, one_of, optional_seat, resolve)
 from cardenv.core.state import CardGame, CardState
 from cardenv.dabang import action_features as features
-from cardenv.dabang import batch, counting, reasons, worlds
+from cardenv.dabang import batched_masks, counting, reasons, worlds
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang.observation import BLOOD_SHOWN, LAYOUT
 from cardenv.dabang.phase import Phase, enter
@@ -146,8 +146,8 @@ class DabangGame(CardGame):
     action_features = staticmethod(features.action_features)
     action_feature_pieces = features.PIECES
     # the batched queries of the engine contract (core.protocol): follow steps in one call
-    legal_masks = staticmethod(batch.legal_masks)
-    sides = staticmethod(batch.sides)
+    legal_masks = staticmethod(batched_masks.legal_masks)
+    sides = staticmethod(batched_masks.sides)
     # many states stepped together, the trick phase in numpy (cardenv.vector.VectorGame uses it)
     batch_engine = DabangBatch
 

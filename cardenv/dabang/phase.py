@@ -38,7 +38,7 @@ DECISIONS = (Phase.DECLARE, Phase.RETURN, Phase.BURY, Phase.KOUJOKER, Phase.TAKE
 _ONE_HOT = {phase: i for i, phase in enumerate(DECISIONS)}
 
 
-# what people read for each phase (the presentation's ``phase_label``; cardenv.dabang.render
+# what people read for each phase (the presentation's ``phase_label``; cardenv.dabang.presentation
 # and the typed moves of cardenv.dabang.hand_moves both name phases, so it lives below both)
 PHASE_LABELS = {"declare": "亮主", "return": "giving back (喝血)", "bury": "burial",
                 "koujoker": "扣王", "takeback": "taking back (扣王)", "play": "play",

@@ -8,8 +8,8 @@ duties from ``follow.play_steps_one`` asked twice (with the 死棒 shape duty an
 step the suit rule alone allows but the engine refuses breaks 死棒), the led suit from
 ``strength.SUIT_CLASS`` and the duty shape from ``follow.duty_index`` / ``follow.SHAPES``; the
 declarations from ``declare.rank_of``, the burial and 扣王 orders and the take-back from
-``kitty`` and the phase modules' legal lists. ``tests/dabang/test_reasons.py`` holds the rule
-given for many random states and actions to the engine's legality.
+``kitty`` and the phase modules' legal lists. ``tests/cardenv/dabang/test_reasons.py`` holds the
+rule given for many random states and actions to the engine's legality.
 """
 
 from __future__ import annotations

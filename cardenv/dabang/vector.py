@@ -8,7 +8,7 @@ struct-of-arrays (SoA) copies of their trick state, with no Python loop over gam
 rarer phases (the deal and declarations, tribute, burial, 扣王) and the end of a hand (scoring,
 the next deal, the end of the episode) run game by game through the reference code
 (``game.py``, ``phases/*.py``), which stays the definition of the rules: a property test
-(``tests/dabang/test_vector_engine.py``) steps both side by side. The masks of the play rows
+(``tests/cardenv/dabang/test_vector_engine.py``) steps both side by side. The masks of the play rows
 come from ``follow.play_mask_groups`` over the arrays (the one batched follow rule), those of
 the bury rows from the buffer, the others from their states; the
 observations are per-seat takes out of the stacked buffers (``ObservationGather``).

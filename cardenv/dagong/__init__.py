@@ -3,7 +3,8 @@
 - ``DagongGame`` / ``DagongState``: options, positions, moves, serialization (``game.py``).
 - ``ACTIONS``, ``action_id``: the action catalogue (``catalogue.py``).
 - ``legality.play_mask``: the vectorized legal-action mask for batches of hands;
-  ``batch.legal_masks(states)`` / ``batch.sides(state)``: the engine contract's batched queries
+  ``batched_masks.legal_masks(states)`` / ``batched_masks.sides(state)``: the engine contract's
+  batched queries
   (also ``DagongGame.legal_masks`` / ``.sides``).
 """
 

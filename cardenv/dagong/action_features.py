@@ -9,7 +9,7 @@ The points a play carries are those of the natural cards it takes from this hand
 names a combination, the hand decides the cards (``selection``). Only a run with jokers leaves
 a choice, and ``_run_points`` makes it as ``selection._take_naturals`` does (unprotected cards
 before the 5 / 10 / K of complete natural 正510K sets, lower ranks first, the second called
-card last), vectorised; tests/dagong/test_action_features.py checks it against
+card last), vectorised; tests/cardenv/dagong/test_action_features.py checks it against
 ``select_cards`` in random games.
 """
 

@@ -15,7 +15,7 @@ nothing. The engines keep them up to date:
   which recomputes them all from the other pieces. Passes, trick ends and 硬牌 decisions change
   none of them.
 
-A property test holds the two engines equal, and ``tests/dagong/test_no_leak.py`` rebuilds
+A property test holds the two engines equal, and ``tests/cardenv/dagong/test_no_leak.py`` rebuilds
 every piece from public events and the seat's own cards alone.
 """
 

@@ -25,7 +25,7 @@ from cardenv.core.options import Option, boolean, int_in, resolve
 from cardenv.core.state import CardGame, CardState
 from cardenv.dagong import catalogue as cat
 from cardenv.dagong import action_features as features
-from cardenv.dagong import batch, counting, legality, reasons, worlds
+from cardenv.dagong import batched_masks, counting, legality, reasons, worlds
 from cardenv.dagong.deal import deal, first_hand_call, later_hand_calls
 from cardenv.dagong.observation import LAYOUT
 from cardenv.dagong.phase import Phase
@@ -94,8 +94,8 @@ class DagongGame(CardGame):
     action_features = staticmethod(features.action_features)
     action_feature_pieces = features.PIECES
     # the batched queries of the engine contract (core.protocol): one vectorized mask call
-    legal_masks = staticmethod(batch.legal_masks)
-    sides = staticmethod(batch.sides)
+    legal_masks = staticmethod(batched_masks.legal_masks)
+    sides = staticmethod(batched_masks.sides)
     # many games stepped together, the play phase in numpy (cardenv.vector.VectorGame uses it)
     batch_engine = DagongBatch
 

@@ -7,8 +7,8 @@ The reasons are read from the engine's own tables, never a second copy of the ru
 hand can make the play from ``legality.feasible`` (asked again for the same play with or without
 the called card, to tell a missing called card from missing ranks), and whether it beats the
 standing play from ``catalogue.BEATS`` and ``catalogue.BOMB_STRENGTH``.
-``tests/dagong/test_reasons.py`` holds the rule given for many random states and actions to the
-engine's legality.
+``tests/cardenv/dagong/test_reasons.py`` holds the rule given for many random states and actions
+to the engine's legality.
 """
 
 from __future__ import annotations
@@ -97,6 +97,7 @@ def action_twin(info) -> int:
 def _needs(hand, info) -> str:
     """What the combination takes and what the hand holds of it."""
     jokers = int(hand[NUM_NATURAL] + hand[NUM_NATURAL + 1])
+
     def naturals(rank):
         return int(sum(hand[rank * 4 + s] for s in range(4)))
     if info.type == cat.TIANZHA:

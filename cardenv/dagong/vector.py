@@ -3,7 +3,7 @@
 ``DagongBatch(states)`` holds ``B`` Dagong states (any option variants) and answers the batched
 engine contract (``current`` / ``observations`` / ``masks`` / ``global_states`` / ``legal`` /
 ``step`` / ``state`` / ``replace``). It must equal stepping each state by its own ``apply``
-(``tests/dagong/test_vector_engine.py`` proves it on hundreds of games).
+(``tests/cardenv/dagong/test_vector_engine.py`` proves it on hundreds of games).
 
 Design (struct of arrays):
 

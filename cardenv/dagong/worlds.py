@@ -15,7 +15,7 @@ two ways):
 1. ``seen``: the seat's observation after every step of the current hand, its own cards in deal
    order, and the public facts. It is the one place the position is read, by replaying the
    position's own recipe; nothing else leaves that replay, so worlds depend only on what the
-   seat saw (``tests/dagong/test_worlds.py`` swaps hidden cards and gets the same worlds).
+   seat saw (``tests/cardenv/dagong/test_worlds.py`` swaps hidden cards and gets the same worlds).
 2. The constraints a deal must meet that bound one seat's hidden copies of one kind
    (``_bounds``, ``_voids``): each seat's hand size; the dealer holds one called card (both when
    it plays alone by force) and both copies of each superseded call; the twin of the call is with
@@ -561,7 +561,7 @@ def _worlds(world_game, view: Seen, others, kept) -> list:
     (each checked legal) and must show the seat what it saw at every step; the others are
     copies of it with their own hidden hands, seed and partner: nothing else of a position
     depends on the hidden cards once every play takes the same cards (``_PlayChecks``),
-    ``tests/dagong/test_worlds.py`` compares them with replays."""
+    ``tests/cardenv/dagong/test_worlds.py`` compares them with replays."""
     index = world_game.layout.observation_index[view.seat]
     _, hidden, seed = kept[0]
     first = _start(world_game, view, others, hidden, seed)

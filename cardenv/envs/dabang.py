@@ -173,7 +173,7 @@ from __future__ import annotations
 
 from cardenv.envs.aec import CardGameEnv, wrap
 from cardenv.dabang.game import DabangGame
-from cardenv.dabang.render import render_text
+from cardenv.dabang.presentation import render_text
 
 
 def env(**kwargs):

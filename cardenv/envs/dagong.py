@@ -140,7 +140,7 @@ from __future__ import annotations
 
 from cardenv.envs.aec import CardGameEnv, wrap
 from cardenv.dagong.game import DagongGame
-from cardenv.dagong.render import render_text
+from cardenv.dagong.presentation import render_text
 
 
 def env(**kwargs):

@@ -8,7 +8,7 @@ game has its own lock). Every error is a JSON object ``{"error": message}`` with
 (5xx only for a busy server, a failing agent or a bug), and leaves every game as it was.
 
 The server is meant for this machine (it listens on 127.0.0.1 unless told otherwise, and has no
-login), yet it holds up against a client that misbehaves (``tests/test_web_hardening.py``):
+login), yet it holds up against a client that misbehaves (``tests/cardenv/web/test_hardening.py``):
 
 - a connection has ``timeout`` seconds for each read and write and for receiving each whole
   request (a watchdog in the serving loop cuts one that trickles in): 408;
@@ -48,10 +48,11 @@ is thinking; by default they all move before the answer.
 
 A game's message is ``GameSession.message`` (see ``cardenv.web.sessions``): only what the
 person's seat may know. Players act server-side: ``random``, ``heuristic`` (through
-``cardenv.players``, so the ``agents`` package is never imported here), a search player for each
-game (``SEARCH_PLAYERS``: the agents' PIMC at a budget named in the menu, offered where its spec
-loads: not without the ``agents`` package) and the checkpoints found in the checkpoints folder
-or named on the command line that load (a file that does not is skipped with a one-line
+``cardenv.player_specs`` and its ``cardenv.players`` entry point, so the ``cardagents``
+package is never imported here), a search player for each game (``SEARCH_PLAYERS``: the agents'
+PIMC at a budget named in the menu, offered where its spec loads: not without the
+``cardagents`` package) and the checkpoints found in the checkpoints folder or named on the
+command line that load (a file that does not is skipped with a one-line
 warning). Each is shown by a readable label (``App.label``: a checkpoint by its file name, the
 search player as "search (PIMC)"); the shipped agent of a game (``SHIPPED`` in the checkpoints
 folder), where it loads, is the default opponent (``App.defaults``).
@@ -77,7 +78,7 @@ from cardenv import records
 from cardenv.core.checks import is_int
 from cardenv.core.errors import ConfigError
 from cardenv.games import make_game, names as game_names
-from cardenv.players import load_player, player_name
+from cardenv.player_specs import load_player, player_name
 from cardenv.text import option_specs
 from cardenv.web import extras, leagues
 from cardenv.web.sessions import (GameSession, ReplaySession, Store, WebError, languages,
@@ -86,8 +87,8 @@ from cardenv.web.sessions import (GameSession, ReplaySession, Store, WebError, l
 STATIC = pathlib.Path(__file__).resolve().parent / "static"
 BUILT_IN_PLAYERS = ("random", "heuristic")
 # The search player offered for each game (cardagents.search.pimc's PIMC, named through
-# cardenv.players): game -> [(spec, menu label)], the first that loads offered, then those of ""
-# (any game; a game without a sampler of hidden cards gets none). ``{checkpoints}`` is the
+# cardenv.player_specs): game -> [(spec, menu label)], the first that loads offered, then those
+# of "" (any game; a game without a sampler of hidden cards gets none). ``{checkpoints}`` is the
 # checkpoints folder. The budget answers within about a second a decision on a 2-core machine
 # (``time=``: seconds a searched decision, whatever the position; measured in docs/web.md); a Dabang
 # follow of several cards is a decision a card. Dabang's rollouts stop after 8 steps, valued by the
@@ -231,7 +232,7 @@ class App:
     def searchers(self) -> list[dict]:
         """The search players offered: ``[{"spec", "game", "label"}]``, one for each game shown
         whose ``SEARCH_PLAYERS`` entry loads (tried once per game; one that does not, as without
-        the ``agents`` package, is left out without a word)."""
+        the ``cardagents`` package, is left out without a word)."""
         out = []
         for game in _shown_games():
             with self._load_lock:
@@ -547,7 +548,7 @@ def _bounded(game: str, options: dict) -> dict:
 
 
 def _load_checkpoint(path: str):
-    """``(game, player, "")`` for a checkpoint that loads (through ``cardenv.players``, whose
+    """``(game, player, "")`` for a checkpoint that loads (through ``cardenv.player_specs``, whose
     factory reads it with the agents' safe loader: tensors and plain data only), else
     ``(None, None, reason)``; the game named by the file name is tried first."""
     if not os.path.isfile(path):

@@ -1,7 +1,7 @@
 """The web page's games and record replays, kept in memory: what each request reads and changes.
 
 A ``GameSession`` is one game played by a person at one seat against three players that act
-server-side (``cardenv.players``). Everything it sends to the page goes through
+server-side (``cardenv.player_specs``). Everything it sends to the page goes through
 ``GameSession.message``, built from only what that seat may know:
 
 - ``view``: ``cardenv.text.seat_view(state, seat)`` as it is (its hand, the others' counts,
@@ -50,7 +50,7 @@ from cardenv import records
 from cardenv.core.cards import parse_cards
 from cardenv.core.checks import is_int
 from cardenv.core.errors import IllegalActionError
-from cardenv.players import decide
+from cardenv.player_specs import decide
 from cardenv.text import explain, move_label, move_text, seat_view, why_illegal
 from cardenv.web import extras
 

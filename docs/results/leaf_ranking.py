@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
 from cardagents.players.heuristics import heuristic_for  # noqa: E402
-from cardagents.search.pimc import leaf_value  # noqa: E402
+from cardagents.search.parse import leaf_value  # noqa: E402
 from cardagents.search.rollouts import hand_worth, rollout_values  # noqa: E402
 from cardenv.games import make_game  # noqa: E402
 

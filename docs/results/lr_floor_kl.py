@@ -45,14 +45,14 @@ def main(games) -> None:
                     stage_config(cfg, index), lr=floor, lr_schedule="constant",
                     lr_floor=None, total_samples=ITERATIONS * cfg.rollout_samples)
                 trainer = train.Trainer(cfg)
-                trainer.net.load_state_dict(shipped.net.state_dict())
-                trainer.sync_actor()
+                trainer.learner.net.load_state_dict(shipped.net.state_dict())
+                trainer.learner.sync_actor()
                 kl, clip = [], []
                 for _ in range(ITERATIONS):
                     stats = trainer.update(trainer.collect())
                     kl.append(stats["approx_kl"])
                     clip.append(stats["clip_fraction"])
-                trainer.writer.close()
+                trainer.runlog.close()
             print(f"{game} stage {index + 1} at its floor lr {floor:g}: approx_kl "
                   f"{np.mean(kl[-LAST:]):.2e} (last {LAST} of {ITERATIONS} iterations: "
                   f"{', '.join(f'{k:.1e}' for k in kl[-LAST:])}), clip fraction "

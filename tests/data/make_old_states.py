@@ -1,6 +1,6 @@
 """Writes tests/data/old_states.json: saved states in format /3 (the field formats that saved the
 buffer, the results and the generator), made by the code of commit 0fa6db6, the last to write
-them. tests/test_old_states.py checks that the recipe loader still reads them.
+them. tests/cardenv/core/test_state_old_formats.py checks that the recipe loader still reads them.
 
 Run from a checkout of that commit (this file is not imported by the tests)::
 

@@ -36,7 +36,7 @@ opposite, each deal played twice with the sides swapped). ``seed`` only breaks e
 
 ``act`` decides one position; ``act_batch`` decides a whole batch in numpy over all rows' legal
 plays at once (no loop over rows or actions), making exactly ``act``'s decisions row by row and
-the same tie-break draws in row order (tests/agents/test_dagong_heuristic_batch.py).
+the same tie-break draws in row order (tests/cardagents/players/heuristics/test_dagong_batch.py).
 """
 
 from __future__ import annotations

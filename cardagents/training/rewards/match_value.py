@@ -127,23 +127,24 @@ REWARDS = ("hand", "match")  # the config's ``reward``
 _LOADED: dict = {}  # path -> MatchValue: each process reads the table once
 
 
-def match_value_for(game: str, reward: str, options: dict | list) -> MatchValue | None:
-    """What a run's ``reward`` asks of collection: ``None`` for ``"hand"`` (the game's own
-    rewards), the shipped table for ``"match"``; ``ValueError`` (one line) for a reward that
-    is not one of ``REWARDS``, a game other than Dabang, or rules the table was not fitted
-    under."""
+def match_value_for(reward: str, games) -> MatchValue | None:
+    """What a run's ``reward`` asks of collection on ``games`` (a made game, or a list of the
+    made variants it plays: ``cardenv.vector.game_variants``): ``None`` for ``"hand"`` (the
+    game's own rewards), the shipped table for ``"match"``; ``ValueError`` (one line) for a
+    reward that is not one of ``REWARDS``, a game other than Dabang, or rules the table was not
+    fitted under."""
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {', '.join(REWARDS)}, got {reward!r}")
     if reward == "hand":
         return None
-    if game != "dabang":
-        raise ValueError(f"reward: match applies to dabang only, not {game!r}")
+    games = list(games) if isinstance(games, (list, tuple)) else [games]
+    if any(game.name != "dabang" for game in games):
+        raise ValueError(f"reward: match applies to dabang only, not {games[0].name!r}")
     if DEFAULT_PATH not in _LOADED:
         _LOADED[DEFAULT_PATH] = MatchValue.load(DEFAULT_PATH)
     mv = _LOADED[DEFAULT_PATH]
-    from cardenv.games import make_game
-    for variant in options if isinstance(options, list) else [options]:
-        mv.check_rules(make_game(game, **variant).options)
+    for game in games:
+        mv.check_rules(game.options)
     return mv
 
 

@@ -33,7 +33,6 @@ def _kitty_draw(seed: int) -> list[int]:
     return np.random.default_rng(seed).permutation(KITTY).tolist()
 
 
-
 class Arrangement:
     """Builds a world's deck (and the history's hidden choices) from the drawn hands."""
 

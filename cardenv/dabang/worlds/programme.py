@@ -44,7 +44,6 @@ def _compositions(total: int, parts: int) -> list[tuple[int, ...]]:
     return [c for c in itertools.product(range(total + 1), repeat=parts) if sum(c) == total]
 
 
-
 class HiddenHands:
     """The groups that share the unseen cards after the deal, their bounds, and the programme
     over the kinds that draws them."""

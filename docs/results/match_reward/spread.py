@@ -15,8 +15,8 @@ from cardenv.games import make_game
 
 matches = int(sys.argv[1]) if len(sys.argv) > 1 else 100
 first = int(sys.argv[2]) if len(sys.argv) > 2 else 30_000_001
-mv = match_value_for("dabang", "match", {})
 game = make_game("dabang")  # hand_value: the hand episode's reward, whatever the episode mode
+mv = match_value_for("match", game)
 h = heuristic_for("dabang", 0)
 done = play_batched("dabang", lambda j: [h] * 4, range(first, first + matches),
                     {"episode": "match", "max_hands": 80})

@@ -46,7 +46,7 @@ def imitation_checkpoint(game: str, runs: str) -> str:
     trainer = train.Trainer(cfg)
     trainer.imitate()
     trainer.save("checkpoint.pt")
-    trainer.writer.close()
+    trainer.runlog.close()
     return path
 
 

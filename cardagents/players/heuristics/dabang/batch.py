@@ -21,7 +21,7 @@ rule, with no Python loop over rows:
 
 Every float is computed from the same operands in the same order as the per-state code (IEEE
 float64), so equal costs and scores tie exactly as there; integer rules are exact.
-``tests/agents/test_dabang_heuristic_batch.py`` checks ``act_batch`` against ``act`` on
+``tests/cardagents/players/heuristics/dabang/test_batch.py`` checks ``act_batch`` against ``act`` on
 thousands of positions.
 """
 

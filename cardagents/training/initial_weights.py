@@ -1,0 +1,68 @@
+"""The weights a new training run starts from (the config's ``init``: a PPO checkpoint's path),
+and the network surgery that loads them into the run's network (``InitialWeights``): the
+checkpoint's layout sizes (a checkpoint of an earlier observation layout is read through that
+layout's prefix: layouts only grow at their end), and a fixed-head checkpoint grown into a
+``head: features`` network, its action scorer added at zero so that the new network plays
+exactly as the checkpoint did until PPO moves it.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from cardagents.ppo.agent import CheckpointError, PPOAgent
+from cardagents.ppo.net import FEATURE_KEYS
+from cardenv.core.errors import ConfigError
+
+__all__ = ["InitialWeights"]
+
+
+class InitialWeights:
+    """The PPO checkpoint at ``path`` as the start of a run of ``game``."""
+
+    def __init__(self, path: str, game: str):
+        self.path, self.game = path, game
+
+    def sizes(self, observation_size: int | None) -> tuple[int | None, int | None]:
+        """The observation and global-state sizes the checkpoint reads (``None``: today's;
+        ``observation_size``, the config's, where the checkpoint does not load: ``load_into``
+        then says what is wrong)."""
+        try:
+            net = PPOAgent.load(self.path).net
+        except CheckpointError:
+            return observation_size, None
+        state = getattr(net, "state_scale", None)
+        return net.scale.numel(), None if state is None else state.numel()
+
+    def load_into(self, net, hidden, critic: str, device) -> None:
+        """Load the checkpoint's weights into ``net`` (on ``device``); its network must be the
+        run's (``hidden`` sizes and ``critic`` are the config's, named in the error): else one
+        ``ConfigError`` line. A fixed-head checkpoint may start a ``head: features`` network
+        (its scorer added at zero: the same policy to begin with)."""
+        path = self.path
+        try:
+            agent = PPOAgent.load(path)
+        except CheckpointError as exc:
+            raise ConfigError(f"config: init {path}: {exc}") from None
+        if agent.game != self.game:
+            raise ConfigError(f"config: init {path}: it plays {agent.game}, not {self.game}")
+        weights, mine = agent.net.state_dict(), net.state_dict()
+        # a fixed-head checkpoint may start a features head: its weights fill everything but
+        # the action scorer, whose last layer starts at zero
+        grown = (agent.net.head == "fixed" and net.head == "features"
+                 and set(mine) - set(weights) == {k for k in mine if k.startswith(FEATURE_KEYS)})
+        if grown:
+            weights = {**{k: v for k, v in mine.items() if k.startswith(FEATURE_KEYS)},
+                       **weights}
+            last = f"action_score.{len(net.action_score) - 1}."
+            weights = {k: torch.zeros_like(v) if k.startswith(last) else v
+                       for k, v in weights.items()}
+        if set(weights) != set(mine) or any(weights[k].shape != mine[k].shape for k in mine):
+            raise ConfigError(f"config: init {path}: a network with hidden {agent.net.hidden} "
+                              f"and a {agent.net.critic} critic over another observation or "
+                              f"other sizes than the config's (hidden {list(hidden)}, critic "
+                              f"{critic})")
+        net.load_state_dict({k: v.to(device) for k, v in weights.items()})
+        print(f"starting from the weights of {path}"
+              + (" (its fixed head; the action scorer starts at zero)" if grown else ""),
+              flush=True)

@@ -1,0 +1,1 @@
+"""Tests of ``cardagents``, one folder per room of the package."""

@@ -1,0 +1,72 @@
+"""Config ``init``: a new run's learner starts from a checkpoint's weights, and one that does
+not fit the config's network is a one-line ConfigError."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cardagents.ppo.agent import PPOAgent  # noqa: E402
+from cardagents.training.config import load_config  # noqa: E402
+from cardagents.training.trainer import Trainer  # noqa: E402
+from cardenv.core.errors import ConfigError  # noqa: E402
+
+# the agent shipped before issue 35: a fixed head over the 1,073 entries of its day
+SHIPPED = "checkpoints/previous/dabang_ppo_issue24.pt"
+
+
+def _trainer(tmp_path, *extra):
+    cfg = load_config(None, ["game=dabang", f"init={SHIPPED}", "imitation_samples=0",
+                                   "eval_deals=0", "num_envs=2", "device=cpu",
+                                   f"run_dir={tmp_path}", *extra])
+    return Trainer(cfg)
+
+
+def test_init_starts_from_the_checkpoint_weights(tmp_path):
+    trainer = _trainer(tmp_path, "hidden=[512, 512]", "critic=global")
+    want = PPOAgent.load(SHIPPED).net.state_dict()
+    got = trainer.learner.net.state_dict()
+    assert set(got) == set(want)
+    assert all(torch.equal(got[k].float(), want[k].float()) for k in want)
+
+
+def test_init_of_another_shape_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match=rf"^config: init {SHIPPED}: ") as err:
+        _trainer(tmp_path, "hidden=[64]", "critic=global")
+    assert "\n" not in str(err.value)
+
+
+def test_a_fixed_head_checkpoint_starts_a_features_head_that_plays_the_same(tmp_path):
+    import numpy as np
+
+    from cardenv.vector import VectorGame
+    trainer = _trainer(tmp_path, "hidden=[512, 512]", "critic=global", "head=features")
+    old = PPOAgent.load(SHIPPED).net
+    assert old.head == "fixed" and trainer.learner.net.head == "features"
+    want, got = old.state_dict(), trainer.learner.net.state_dict()
+    assert all(torch.equal(got[k].float(), want[k].float()) for k in want)
+    assert not got["action_score.2.weight"].any() and not got["action_score.2.bias"].any()
+    # same logits on positions of a game in progress: the scorer adds zero to every legal action
+    game = VectorGame("dabang", 8, seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        legal = game.masks()
+        game.step(np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
+    obs, mask = torch.as_tensor(game.observations()), torch.as_tensor(game.masks())
+    with torch.no_grad():
+        assert torch.equal(trainer.learner.net(obs, mask)[0], old(obs, mask)[0])
+
+
+def test_a_network_of_an_earlier_layout_reads_the_state_prefix_everywhere():
+    # an init checkpoint's critic was made for the global state of its day: values, forward and
+    # the update's log-probabilities give it that prefix of today's longer state
+    from cardagents.ppo.net import make_net
+    from cardenv.vector import VectorGame
+    game = VectorGame("dagong", 4, seed=1)
+    obs, mask = torch.as_tensor(game.observations()), torch.as_tensor(game.masks())
+    state = torch.as_tensor(game.states())
+    net = make_net("dagong", (32,), "global", obs_size=514, state_size=688)
+    with torch.no_grad():
+        want = net.value(net.critic_trunk(state[:, :688] * net.state_scale)).squeeze(-1)
+        assert torch.allclose(net.values(state), want)
+        assert torch.allclose(net(obs, mask, state)[1], want)
+        assert torch.allclose(net.legal_log_probs(obs, mask, state)[3], want)

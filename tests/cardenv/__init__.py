@@ -1,0 +1,1 @@
+"""Tests of ``cardenv``, one folder per subpackage."""

@@ -1,0 +1,1 @@
+"""Tests of ``cardenv.dabang``, the Dabang rules engine."""

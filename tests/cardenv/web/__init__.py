@@ -1,0 +1,1 @@
+"""Tests of ``cardenv.web``, the web page."""
