@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cardenv.dagong.render import REASONS
+from cardenv.dagong.presentation import REASONS
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "clients.md"
 BLOCKS = dict(re.findall(r"<!-- run: (\w+) -->\n```python\n(.*?)```", DOC.read_text("utf-8"),

@@ -85,7 +85,7 @@ def _take_naturals(avail, protected, ranks, per_rank_cap, total, taken, last_res
 def _take_one_rank(avail, rank, per_rank_cap, total, taken, last_resort=None):
     """``_take_naturals`` for one rank with nothing protected (singles, pairs, triples, bombs
     of most ranks: the bulk of the plays), without building the candidate list: the suits in
-    order, the ``last_resort`` kind's copies last. Same cards, same errors (tests/dagong/
+    order, the ``last_resort`` kind's copies last. Same cards, same errors (tests/cardenv/dagong/
     test_selection.py compares both)."""
     room = per_rank_cap - sum(1 for k in taken if k < NUM_NATURAL and k // 4 == rank)
     need = total

@@ -286,9 +286,9 @@ class DagongHeuristic(Agent):
 
     # --- the batched path ---------------------------------------------------------------------
     #
-    # ``act_batch`` makes exactly the decisions of ``act`` row by row (tests/agents/
-    # test_dagong_heuristic_batch.py checks it on thousands of positions): the legal plays of all
-    # rows are one flat list of (row, action) candidates in row-major order, every price and
+    # ``act_batch`` makes exactly the decisions of ``act`` row by row
+    # (tests/cardagents/players/heuristics/test_dagong_batch.py checks it on thousands of
+    # positions): the legal plays of all rows are one flat list of (row, action) candidates in row-major order, every price and
     # worth of ``_play`` is computed on it with the same float64 operations in the same order
     # (a per-row term is gathered per candidate; a term ``_play`` adds only in some rows is
     # selected with ``np.where``), and the tie-break draws are made in one call of the size the
