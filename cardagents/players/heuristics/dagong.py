@@ -288,12 +288,12 @@ class DagongHeuristic(Agent):
     #
     # ``act_batch`` makes exactly the decisions of ``act`` row by row
     # (tests/cardagents/players/heuristics/test_dagong_batch.py checks it on thousands of
-    # positions): the legal plays of all rows are one flat list of (row, action) candidates in row-major order, every price and
-    # worth of ``_play`` is computed on it with the same float64 operations in the same order
-    # (a per-row term is gathered per candidate; a term ``_play`` adds only in some rows is
-    # selected with ``np.where``), and the tie-break draws are made in one call of the size the
-    # per-row loop would draw, in row order (``Generator.random(a + b)`` is ``random(a)`` then
-    # ``random(b)``).
+    # positions): the legal plays of all rows are one flat list of (row, action) candidates in
+    # row-major order, every price and worth of ``_play`` is computed on it with the same float64
+    # operations in the same order (a per-row term is gathered per candidate; a term ``_play`` adds
+    # only in some rows is selected with ``np.where``), and the tie-break draws are made in one call
+    # of the size the per-row loop would draw, in row order (``Generator.random(a + b)`` is
+    # ``random(a)`` then ``random(b)``).
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs = np.asarray(observations)
