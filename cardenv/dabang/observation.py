@@ -81,8 +81,10 @@ PIECES = [
     # What a card player counts (issue 35), appended so that older observations stay a prefix;
     # the engine keeps them (cardenv.dabang.counting)
     Piece("voids", (4, len(CLASSES)), "seats",
-          "1 where public play shows a seat void in a suit: it followed a lead of that suit "
-          "(columns ♦♣♥♠ side suits, then trump) with none of it (brief A5, play)"),
+          "1 where public play shows a seat void in a suit (columns ♦♣♥♠ side suits, then "
+          "trump): it followed a lead of that suit with a card of another suit, none of the "
+          "led suit or fewer than the lead's k, so it held no more of it (the suit duty plays "
+          "min(k, held), brief A5)"),
     Piece("blood_owed", (1,), "public",
           "blood (喝血) the dealer is owed this hand, known from the deal's start (the tribute "
           f"it brings is paid after the deal), shown up to {BLOOD_SHOWN}: a hand pays at most "

@@ -297,10 +297,12 @@ class DabangBatch:
         counts[leading, 0] = count[leading]
         ident = np.where((counts[:, 1] == 0) & (counts[:, 0] == self.k[rows]), kinds[:, 0], -1)
         at = self.num_plays[rows]
-        void, led_class = self._void(rows, kinds, counts)
+        void, short, led_class = self._void(rows, kinds, counts)
         void &= at > 0
-        # public: the follow held none of the led suit (trick._complete)
-        self.buffer[rows[void], _VOIDS + seat[void] * _CLASSES + led_class[void]] = 1
+        short &= at > 0
+        # public: the follow held a card of another suit, so no more of the led suit
+        # (trick._complete)
+        self.buffer[rows[short], _VOIDS + seat[short] * _CLASSES + led_class[short]] = 1
         # the cards: hand -> played and trick; the selection is cleared (it held the follow)
         used = counts > 0
         base = (rows * _L + seat * _K)[:, None] + kinds
@@ -336,16 +338,19 @@ class DabangBatch:
         self.cur[going] = self.order[going, self.num_plays[going]]
         self._end_trick(rows[ended])
 
-    def _void(self, rows, kinds, counts) -> tuple[np.ndarray, np.ndarray]:
+    def _void(self, rows, kinds, counts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Whether each follower held no card of the led suit before its play (``kinds``,
         ``counts``: its groups): exactly when the play holds none of them, as the follow duty
-        makes a seat holding led-suit cards play at least one (the actions are legal); and the
-        led suit class of each row."""
+        makes a seat holding led-suit cards play at least one (the actions are legal); whether
+        it holds none after it (``short``: the play holds a card of another suit, as the duty
+        plays ``min(k, held)`` of the led suit); and the led suit class of each row."""
         table = self.trump[rows] * NUM_LEVELS + self.level[rows] - 3
         led_class = _CLASS_ROWS[table, self.led[rows]]
-        void = ~((_CLASS_ROWS[table[:, None], kinds] == led_class[:, None]) & (counts > 0)) \
-            .any(axis=1)
-        return void, led_class
+        same = _CLASS_ROWS[table[:, None], kinds] == led_class[:, None]
+        held = counts > 0
+        void = ~(same & held).any(axis=1)
+        short = (~same & held).any(axis=1)
+        return void, short, led_class
 
     def _best(self, rows) -> np.ndarray:
         """The position in the trick of the play winning so far (``trick._winner``)."""

@@ -80,7 +80,7 @@ suits ♦♣♥♠ = 0..3; 52 = small joker, 53 = big joker.
 | 847..848 | `flip_jokers` | 2 | 4 | small and big jokers turned over and passed, after the first hand's four kitty flips, while looking for the suited card that names the trump (a joker won the flips) |
 | 849..856 | `koujoker_kinds` | 4x2 | 4 | small and big jokers each seat has buried by 扣王 this hand |
 | 857..1072 | `taken_back` | 4x54 | 4 | cards each seat has taken back from the shown kitty after 扣王 this hand |
-| 1073..1092 | `voids` | 4x5 | 1 | 1 where public play shows a seat void in a suit: it followed a lead of that suit (columns ♦♣♥♠ side suits, then trump) with none of it (brief A5, play) |
+| 1073..1092 | `voids` | 4x5 | 1 | 1 where public play shows a seat void in a suit (columns ♦♣♥♠ side suits, then trump): it followed a lead of that suit with a card of another suit, none of the led suit or fewer than the lead's k, so it held no more of it (the suit duty plays min(k, held), brief A5) |
 | 1093..1093 | `blood_owed` | 1 | 60 | blood (喝血) the dealer is owed this hand, known from the deal's start (the tribute it brings is paid after the deal), shown up to 60: a hand pays at most its giver's cards, so more owed pays the same |
 | 1094..1094 | `tribute_hand` | 1 | 1 | 1 when the dealer is owed blood this hand |
 | 1095..1095 | `defenders_take_last` | 1 | 1 | 1 in a hand whose dealer is owed tribute and keeps it (option tribute_return 'none'): the dealer holds more cards than anyone and plays the last tricks alone, so the defenders win the last trick (保底) [DB-8] |

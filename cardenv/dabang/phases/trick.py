@@ -97,7 +97,9 @@ def _complete(state, t: Trick, seat: int, play: dict) -> None:
         cls = _SUIT_CLASS[state.trump][state.level - 3]
         led_cls = cls[t.led_kind]
         void = not any(cls[kind] == led_cls for kind in play)
-        if void:  # public: everyone saw the follow hold none of the led suit
+        # public: a follow holding a card of another suit (none of the led suit, or fewer than
+        # k of it) shows the seat has no more of the led suit: the duty plays min(k, held)
+        if any(cls[kind] != led_cls for kind in play):
             v["voids"][seat, led_cls] = 1
     else:
         void = False

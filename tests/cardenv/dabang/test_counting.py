@@ -133,3 +133,44 @@ def test_a_seat_shown_void_never_follows_that_suit_again_and_the_flag_keeps_its_
             counted["flagged"] += 1
             assert state.results[-1].outcome in (1, 3)  # 保底: the defenders took it
     assert counted["voids"] > 20 and counted["flagged"] > 0
+
+
+@pytest.mark.parametrize("k, led_suit_played", [
+    (2, 0),  # none of the led suit: void (the inference before)
+    (2, 1),  # one card of a pair lead and another suit's card: it held exactly one
+    (3, 2),  # two of a triple lead and another card
+    (3, 1),
+    (2, 2),  # k cards of the led suit: nothing is known
+    (3, 3),
+])
+def test_a_short_follow_marks_the_void(k, led_suit_played):
+    """A5: a follower plays min(k, held) cards of the led suit, so a follow holding a card of
+    another suit (fewer than k of the led suit) shows the seat holds no more of it: the voids
+    piece marks it then, and only then. (The batched engine is held equal to this one on
+    whole games by tests/dabang/test_vector_engine.py.)"""
+    found = 0
+    game = DabangGame(dealer="random", levels="random", blood="random")
+    for seed in range(300):
+        rng = np.random.default_rng(seed)
+        state = game.new_state(seed)
+        while not state.is_over:
+            t = state.trick if state.phase == "play" else None
+            if t is not None and t.led_kind >= 0 and t.k == k and not t.partial \
+                    and state.cards_left[state.current] >= k:
+                seat = state.current
+                cls = SUIT_CLASS[state.trump, state.level - 3]
+                led = cls[t.led_kind]
+                count = int(sum(state.v["hand"][seat, kind] for kind in range(54)
+                                if cls[kind] == led))
+                if min(k, count) == led_suit_played and not state.v["voids"][seat, led]:
+                    while state.current == seat and not state.is_over:  # one whole follow
+                        legal = state.legal_actions()
+                        state.apply(legal[rng.integers(len(legal))])
+                    assert bool(state.v["voids"][seat, led]) == (led_suit_played < k), seed
+                    found += 1
+                    continue
+            legal = state.legal_actions()
+            state.apply(legal[rng.integers(len(legal))])
+        if found >= 5:
+            break
+    assert found >= 5, f"too few such follows (k={k}, {led_suit_played} of the led suit)"

@@ -375,7 +375,8 @@ class Observer:
     def complete(self, seat: int, play: dict) -> None:
         cls = SUIT_CLASS[self.trump, self.level - 3]
         void = bool(self.plays) and all(cls[k] != cls[self.led] for k in play)
-        if void:  # everyone saw the follow hold none of the led suit
+        if self.plays and any(cls[k] != cls[self.led] for k in play):
+            # everyone saw the follow hold another suit: it has no more of the led suit
             self.P["voids"][seat, cls[self.led]] = 1
         same = next(iter(play)) if len(play) == 1 and sum(play.values()) == self.k else -1
         for kind, n in play.items():
