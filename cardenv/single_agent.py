@@ -309,7 +309,7 @@ class SingleAgentEnv(gymnasium.Env):
     def render(self) -> str | None:
         """The learner seat's view of the table (its hand, counts of the others, the public
         play), printed (``"human"``) or returned (``"ansi"``)."""
-        if not renders(self.render_mode):
+        if not renders(self.render_mode, self.metadata["render_modes"]):
             return None
         if self.game_state is None:
             raise RuntimeError("render() before reset(): call env.reset(seed=...) first")

@@ -184,7 +184,7 @@ class CardGameEnv(AECEnv):
             self.render()
 
     def render(self) -> str | None:
-        if not renders(self.render_mode):
+        if not renders(self.render_mode, self.metadata["render_modes"]):
             return None
         text = translate(self._render_text(self.game_state), self.lang)
         if self.render_mode == "human":
@@ -224,14 +224,14 @@ def check_render_mode(render_mode, modes: list[str]) -> str | None:
     return render_mode
 
 
-def renders(render_mode) -> bool:
-    """Whether ``render()`` draws in ``render_mode``; warns, as Gymnasium does, where it does
-    not."""
+def renders(render_mode, modes: list[str]) -> bool:
+    """Whether ``render()`` draws in ``render_mode`` (one of the env's ``modes``); warns, as
+    Gymnasium does, where it does not."""
     if render_mode is None:
         gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
                               "'ansi' or 'human' to the constructor")
         return False
-    if render_mode not in ("human", "ansi"):
+    if render_mode not in modes:
         gymnasium.logger.warn(f"render() in render_mode {render_mode!r} draws nothing; pass "
                               f"render_mode='ansi' or 'human' to the constructor")
         return False
