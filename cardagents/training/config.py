@@ -131,6 +131,12 @@ class Config:
     instead of random ones; it must play the game with the same hidden sizes and critic. The
     imitation warm start still runs on top unless imitation_samples is 0. A resumed run
     ignores it (it continues from its checkpoint)."""
+    init_widen: bool = False
+    """with ``init``: read today's whole observation and global state even where the checkpoint
+    read an earlier, shorter layout (its prefix). The entries it never read get zero weights in
+    the first layers, so the network plays and values exactly as the checkpoint did until PPO
+    moves those weights (``cardagents.training.initial_weights``). Without it the run reads the
+    checkpoint's prefix, as that checkpoint did."""
     imitation_samples: int = 200_000
     """heuristic decisions to imitate before PPO (0: start from scratch)."""
     imitation_chunk: int = 20_000
@@ -316,6 +322,11 @@ def _check_distill(cfg: Config) -> None:
               f"distill_search: {key} {spec[key]!r} is not a file")
     _need(cfg.init is None or (isinstance(cfg.init, str) and os.path.isfile(cfg.init)),
           f"init must be the path of a PPO checkpoint, got {cfg.init!r}")
+    _need(isinstance(cfg.init_widen, bool), f"init_widen must be true or false, got "
+          f"{cfg.init_widen!r}")
+    _need(not cfg.init_widen or cfg.init is not None, "init_widen needs init (a checkpoint)")
+    _need(not cfg.init_widen or cfg.observation_size is None,
+          "init_widen reads the whole observation: leave observation_size null")
     if cfg.kind == "distill":
         _need(not cfg.workers, "kind: distill labels in this process: it needs workers: 0")
         from cardagents.search.pimc import sampler_of

@@ -57,7 +57,8 @@ class Trainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.run_path = run_path(cfg)
         os.makedirs(self.run_path, exist_ok=True)
-        init = InitialWeights(cfg.init, cfg.game) if cfg.init else None  # a new run loads it
+        # a new run loads it; a resumed one reads its sizes
+        init = InitialWeights(cfg.init, cfg.game, widen=cfg.init_widen) if cfg.init else None
         self.learner = Learner(cfg, self.compute, init, load=not resume)
         self.heuristic = heuristic_for(cfg.game, cfg.seed) if needs_heuristic(cfg) else None
         # where the run stands (cardagents.training.checkpoints; ConfigError if damaged)

@@ -70,3 +70,41 @@ def test_a_network_of_an_earlier_layout_reads_the_state_prefix_everywhere():
         assert torch.allclose(net.values(state), want)
         assert torch.allclose(net(obs, mask, state)[1], want)
         assert torch.allclose(net.legal_log_probs(obs, mask, state)[3], want)
+
+
+def test_init_widen_reads_the_whole_observation_and_plays_as_the_checkpoint(tmp_path):
+    # the shipped Dagong agent reads the 514 observation entries before the counting pieces and
+    # an earlier, shorter global state: widened, the run reads today's whole observation and
+    # state, and gives the same logits and values while the new columns are zero
+    import numpy as np
+
+    from cardenv.vector import VectorGame
+    shipped = "checkpoints/dagong_ppo.pt"
+    cfg = load_config(None, ["game=dagong", f"init={shipped}", "init_widen=true",
+                             "imitation_samples=0", "eval_deals=0", "num_envs=2", "device=cpu",
+                             "hidden=[512, 512]", "critic=global", "head=features",
+                             f"run_dir={tmp_path}"])
+    net, old = Trainer(cfg).learner.net, PPOAgent.load(shipped).net
+    game = VectorGame("dagong", 8, seed=5)
+    assert old.obs_size < game.observations().shape[1] == net.obs_size
+    assert old.state_scale.numel() < game.states().shape[1] == net.state_scale.numel()
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        legal = game.masks()
+        game.step(np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
+    obs, mask = torch.as_tensor(game.observations()), torch.as_tensor(game.masks())
+    state = torch.as_tensor(game.states())
+    with torch.no_grad():
+        got, want = net(obs, mask, state), old(obs, mask, state)
+    assert torch.allclose(got[0], want[0], atol=1e-5)
+    assert torch.allclose(got[1], want[1], atol=1e-5)
+    first = net.trunk[0].weight
+    assert not first[:, old.obs_size:].any() and first[:, :old.obs_size].abs().sum() > 0
+
+
+def test_init_widen_needs_init_and_the_whole_observation():
+    with pytest.raises(ConfigError, match="init_widen needs init"):
+        load_config(None, ["game=dagong", "init_widen=true"])
+    with pytest.raises(ConfigError, match="leave observation_size null"):
+        load_config(None, ["game=dagong", f"init={SHIPPED}", "init_widen=true",
+                           "observation_size=514"])
