@@ -408,32 +408,36 @@ class VectorGame:
 
     def _slot_indices(self, slots) -> np.ndarray:
         """``slots`` as ``(m,)`` int64 distinct slot indices, else ``ValueError`` naming the
-        problem."""
+        problem (in numpy for an array: the rollouts keep thousands of slots)."""
         n = len(self.seeds)
         if isinstance(slots, np.ndarray):
             if slots.ndim != 1 or (slots.size and slots.dtype.kind not in "iu"):
                 raise ValueError(f"slots must be a 1-D array of slot indices (ints), got shape "
                                  f"{slots.shape} of {slots.dtype}")
-            values = slots.tolist()
+            outside = np.flatnonzero((slots < 0) | (slots >= n))
+            k = int(outside[0]) if outside.size else None
         elif isinstance(slots, (list, tuple)):
-            values = list(slots)
-            for k, slot in enumerate(values):
+            k = None
+            for j, slot in enumerate(slots):
                 if not is_int(slot):
-                    raise ValueError(f"slots[{k}] must be a slot index (an int), got {slot!r}"
+                    raise ValueError(f"slots[{j}] must be a slot index (an int), got {slot!r}"
                                      [:200])
+                if k is None and not 0 <= slot < n:
+                    k = j
         else:
             raise ValueError(f"slots must be a list, tuple or 1-D array of slot indices, got "
                              f"{slots!r}"[:200])
-        if not values:
+        if k is not None:  # (checked before the cast: uint64 2**64-1 must not become -1)
+            raise ValueError(f"slots[{k}]: slot {slots[k]} is outside 0..{n - 1}")
+        rows = np.array(slots, dtype=np.int64)
+        if not rows.size:
             raise ValueError("slots must name at least one slot to keep")
-        seen = set()
-        for k, slot in enumerate(values):
-            if not 0 <= slot < n:
-                raise ValueError(f"slots[{k}]: slot {slot} is outside 0..{n - 1}")
-            if slot in seen:
-                raise ValueError(f"slots[{k}]: slot {slot} is named twice")
-            seen.add(slot)
-        return np.array(values, dtype=np.int64)
+        again = np.ones(rows.size, dtype=bool)
+        again[np.unique(rows, return_index=True)[1]] = False  # each slot's first place
+        if again.any():
+            k = int(np.flatnonzero(again)[0])
+            raise ValueError(f"slots[{k}]: slot {rows[k]} is named twice")
+        return rows
 
     # --- stepping -------------------------------------------------------------------------
 

@@ -358,7 +358,9 @@ class DagongBatch:
         """Hold only slots ``rows`` (distinct, checked by the caller), in that order
         (``core.protocol.BatchEngine.keep``). The buffer's rows are permuted in place, kept
         slots first and dropped ones after, so that every state, kept or dropped, takes the
-        row views its new position already has (making views costs more than the move); the
+        row views its new position already has (new views cost ~9 us a row: more than the
+        whole keep, which measured 3.5 ms for 768 of 1,024 slots under load, the 256 dropped
+        states synced included, against 19 ms for a VectorGame rebuilt of the 768 states); the
         engine then reads only the kept prefix, and the dropped states own the rows past it."""
         rows = np.asarray(rows, dtype=np.int64)
         gone = np.ones(len(self.states), dtype=bool)
