@@ -399,12 +399,10 @@ class VectorGame:
         self._variant_of = self._variant_of[rows]
         self._over = self._over[rows]
         self._hands = self._hands[rows]
+        self.engine.keep(rows)
         if not isinstance(self.engine, SlotBatch) \
                 and rows.size < getattr(self.engine, "min_batch", 1):
-            # the dropped states are left behind with the old engine: nothing steps them
-            self.engine = SlotBatch([self.engine.state(i) for i in rows.tolist()])
-        else:
-            self.engine.keep(rows)
+            self.engine = SlotBatch([self.engine.state(i) for i in range(rows.size)])
 
     def _slot_indices(self, slots) -> np.ndarray:
         """``slots`` as ``(m,)`` int64 distinct slot indices, else ``ValueError`` naming the

@@ -461,7 +461,11 @@ def test_keep_answers_as_the_kept_slots_of_a_twin(name, runs):
         def keep(slots, keeps):
             """Keep a random subset; the twin's slots the kept ones are."""
             rows = _subset(rng, len(slots), minimum if not keeps else 1)
+            dropped = [(games.engine.states[j], slots[j]) for j in range(len(slots))
+                       if j not in set(rows.tolist())]  # (not brought up to date)
             games.keep(rows if rng.random() < 0.5 else rows.tolist())
+            for state, i in dropped:  # handed back up to date
+                assert state.to_dict() == twin.slots[int(i)].to_dict()
             slots = slots[rows]
             engines.add(type(games.engine).__name__)
             assert games.seeds == [twin.seeds[i] for i in slots]
