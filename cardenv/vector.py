@@ -40,7 +40,10 @@ each played once): its record comes in the step's answer as always, and from the
 reads as over (``current()`` -1, an all-False mask, its observation the one of seat 0, zero
 rewards), its action is ignored (any int in range; ``masks().argmax(1)`` will do), ``step``
 reports it ended only at the step its game ended, and stepping it costs nothing: no new game is
-dealt, and the engines leave an over slot alone.
+dealt, and the engines leave an over slot alone. ``keep(slots)`` then drops the slots a caller is
+done with (``refill=False`` only): the batch goes on with the slots named, in that order, each
+with its game, seed and options, without rebuilding their states (the engine contract's
+``keep``), so that the rows of finished games stop costing observations and masks.
 
 Rewards are the env's: each hand's reward when it ends (``Finished.returns`` sums them), zero on
 other steps. ``step`` checks every slot's action before applying any: a wrong shape or type (an
@@ -198,6 +201,10 @@ class SlotBatch:
     def replace(self, i: int, state) -> None:
         self.states[i] = state
 
+    def keep(self, rows: np.ndarray) -> None:
+        # the states are their own truth: the dropped ones are already up to date
+        self.states = [self.states[i] for i in rows.tolist()]
+
 
 class Slots(Sequence):
     """The states of a batched engine as a read-only sequence: ``slots[i]`` brings only slot
@@ -296,6 +303,9 @@ class VectorGame:
             raise ValueError("refill=False keeps ended games in their slots: it takes no queue")
         self.queue = iter(queue)
         self._over = np.zeros(len(seeds), dtype=bool)  # refill=False: the slots whose game ended
+        # each slot's rules variant (its index in ``variants``): ``i % len(variants)`` until
+        # ``keep`` renumbers the slots, each taking its variant along
+        self._variant_of = np.arange(len(seeds)) % len(self.variants)
         engine = getattr(self.game, "batch_engine", None) if batched else None
         if engine is not None and len(seeds) < getattr(engine, "min_batch", 1):
             engine = None  # too few games for numpy's per-call cost to pay off
@@ -326,7 +336,7 @@ class VectorGame:
     def variant(self, slot: int):
         """The game (rules options) that slot ``slot`` plays."""
         slot = check_int(slot, "slot", 0, len(self.seeds) - 1, error=ValueError)
-        return self.variants[slot % len(self.variants)]
+        return self.variants[self._variant_of[slot]]
 
     # --- batched queries ------------------------------------------------------------------
 
@@ -364,6 +374,68 @@ class VectorGame:
         index = legal_indices(self.masks())
         rows, actions = np.divmod(index, self.num_actions)
         return index, function(self.observations(), rows, actions)
+
+    # --- fewer slots ----------------------------------------------------------------------
+
+    def keep(self, slots) -> None:
+        """Go on with only the slots ``slots`` (distinct slot indices, a list, tuple or 1-D
+        integer array, at least one), in that order: slot ``j`` is then the former slot
+        ``slots[j]``, with its game, seed (``seeds[j]``), rules variant (``variant(j)``) and
+        over flag, and every query and step answers for the kept slots only, as they would
+        have answered (e.g. a search agent's rollouts dropping the ones whose hand ended). The
+        states of the dropped slots, up to date, are no longer stepped. Only with
+        ``refill=False``: with refill a slot's games follow its number (its first seed ``seed
+        + i``, its options ``options[i % len(options)]``), which renumbering would break.
+        ``ValueError`` naming the problem, nothing changed, for a bad ``slots``.
+
+        The engine keeps the slots without rebuilding their states (``BatchEngine.keep``);
+        below the game's engine's ``min_batch`` the kept states go on in a ``SlotBatch``, as a
+        ``VectorGame`` of that many would step them."""
+        if self.refill:
+            raise ValueError("keep goes with refill=False: with refill, slot i's games follow "
+                             "its number (seed + i, options[i % len(options)])")
+        rows = self._slot_indices(slots)
+        self.seeds = [self.seeds[i] for i in rows.tolist()]
+        self._variant_of = self._variant_of[rows]
+        self._over = self._over[rows]
+        self._hands = self._hands[rows]
+        self.engine.keep(rows)
+        if not isinstance(self.engine, SlotBatch) \
+                and rows.size < getattr(self.engine, "min_batch", 1):
+            self.engine = SlotBatch([self.engine.state(i) for i in range(rows.size)])
+
+    def _slot_indices(self, slots) -> np.ndarray:
+        """``slots`` as ``(m,)`` int64 distinct slot indices, else ``ValueError`` naming the
+        problem (in numpy for an array: the rollouts keep thousands of slots)."""
+        n = len(self.seeds)
+        if isinstance(slots, np.ndarray):
+            if slots.ndim != 1 or (slots.size and slots.dtype.kind not in "iu"):
+                raise ValueError(f"slots must be a 1-D array of slot indices (ints), got shape "
+                                 f"{slots.shape} of {slots.dtype}")
+            outside = np.flatnonzero((slots < 0) | (slots >= n))
+            k = int(outside[0]) if outside.size else None
+        elif isinstance(slots, (list, tuple)):
+            k = None
+            for j, slot in enumerate(slots):
+                if not is_int(slot):
+                    raise ValueError(f"slots[{j}] must be a slot index (an int), got {slot!r}"
+                                     [:200])
+                if k is None and not 0 <= slot < n:
+                    k = j
+        else:
+            raise ValueError(f"slots must be a list, tuple or 1-D array of slot indices, got "
+                             f"{slots!r}"[:200])
+        if k is not None:  # (checked before the cast: uint64 2**64-1 must not become -1)
+            raise ValueError(f"slots[{k}]: slot {slots[k]} is outside 0..{n - 1}")
+        rows = np.array(slots, dtype=np.int64)
+        if not rows.size:
+            raise ValueError("slots must name at least one slot to keep")
+        again = np.ones(rows.size, dtype=bool)
+        again[np.unique(rows, return_index=True)[1]] = False  # each slot's first place
+        if again.any():
+            k = int(np.flatnonzero(again)[0])
+            raise ValueError(f"slots[{k}]: slot {rows[k]} is named twice")
+        return rows
 
     # --- stepping -------------------------------------------------------------------------
 
@@ -429,7 +501,7 @@ class VectorGame:
             raise ValueError(f"states must hold num_envs ({num_envs}) states, at most "
                              f"{MAX_NUM_ENVS}, got {len(states)}")
         for i, state in enumerate(states, slot or 0):
-            variant = self.variants[i % len(self.variants)]
+            variant = self.variants[i % len(self.variants)] if slot is None else self.variant(i)
             same = (state.game.name, state.game.options) == (variant.name, variant.options)
             if started and (not same or state.is_over):
                 raise ValueError(f"states[{i}] is not a game of slot {i}'s game in progress")

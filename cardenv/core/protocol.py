@@ -173,3 +173,11 @@ class BatchEngine(Protocol):
 
     def replace(self, i: int, state: GameState) -> None:
         """Slot ``i`` holds ``state`` (a new game) from now on."""
+
+    def keep(self, rows: np.ndarray) -> None:
+        """Hold only the slots ``rows`` (``(m,)`` int64, distinct, in ``0..B-1``, ``m >= 1``;
+        the caller checks them, as ``VectorGame.keep`` does), in that order: slot ``j`` is then
+        the former slot ``rows[j]``, its game, caches and pending moves with it, and every
+        answer after is the one the former slots give (``B`` becomes ``m``). No state object
+        is rebuilt for a kept slot. A dropped slot's state is brought up to date and handed
+        back (it keeps its content; the engine no longer reads or steps it)."""

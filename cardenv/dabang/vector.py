@@ -87,8 +87,7 @@ class DabangBatch:
         n = len(states)
         self.states = list(states)
         self.buffer = np.zeros((n, _L), dtype=np.int16)
-        self._flat = self.buffer.reshape(-1)  # a view: flat indices row * L + column
-        self.hands = self.buffer[:, _HAND:_HAND + 4 * _K].reshape(n, 4, _K)  # a view
+        self._view_buffer()
         self.cur = np.full(n, -1, dtype=np.int64)  # seat to act, -1 once over
         self.in_play = np.zeros(n, dtype=bool)  # in the play phase: the arrays are the truth
         self.burying = np.zeros(n, dtype=bool)  # in the bury phase (masks from the buffer)
@@ -124,8 +123,47 @@ class DabangBatch:
             self.buffer[i] = state.buffer
             self._adopt(i, state)
 
+    # the (B, ...) arrays of the slots besides the buffer, its views, the states and the
+    # caches: ``keep`` takes their rows (a test checks that every per-slot attribute is here
+    # or handled there, so that a new one cannot be missed)
+    _PER_SLOT = ("cur", "in_play", "burying", "results_n", "dirty", "trump", "level", "dead",
+                 "cards_left", "points", "last_team", "leader", "led", "k", "part_kind",
+                 "part_count", "part_n", "play_seat", "play_ident", "play_void", "play_kind",
+                 "play_count", "num_plays", "order", "order_n", "history", "history_n")
+
+    def _view_buffer(self) -> None:
+        self._flat = self.buffer.reshape(-1)  # a view: flat indices row * L + column
+        self.hands = self.buffer[:, _HAND:_HAND + 4 * _K].reshape(-1, 4, _K)  # a view
+
     def __len__(self) -> int:
         return len(self.states)
+
+    def keep(self, rows: np.ndarray) -> None:
+        """Hold only slots ``rows`` (distinct, checked by the caller), in that order
+        (``core.protocol.BatchEngine.keep``). The buffer's rows are permuted in place, kept
+        slots first and dropped ones after, so that every state, kept or dropped, takes the
+        row views its new position already has (as ``replace`` swaps views rather than make
+        them); the engine then reads only the kept prefix, and the dropped states own the rows
+        past it."""
+        rows = np.asarray(rows, dtype=np.int64)
+        gone = np.ones(len(self.states), dtype=bool)
+        gone[rows] = False
+        dropped = np.flatnonzero(gone)
+        for i in dropped[self.dirty[dropped]].tolist():
+            self._sync(i)  # handed back up to date
+        order = np.concatenate([rows, dropped])
+        self.buffer[:] = self.buffer[order]
+        self.states = [self.states[i] for i in order.tolist()]
+        for state, row, views in zip(self.states, self._rows, self._views):
+            state.buffer, state.v = row, views
+        m = rows.size
+        del self.states[m:], self._rows[m:], self._views[m:]
+        self.buffer = self.buffer[:m]
+        self._view_buffer()
+        for name in self._PER_SLOT:
+            setattr(self, name, getattr(self, name)[rows])
+        if self._mask is not None:  # the masks are the kept slots' still
+            self._mask = self._mask[rows]
 
     # --- queries ---------------------------------------------------------------------------
 

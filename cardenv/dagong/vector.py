@@ -330,17 +330,57 @@ class DagongBatch:
         self.dirty = np.zeros(b, dtype=bool)
         self._packed = None
         self._views = [None] * b
-        # (B, 4, 54) views of the hands and played cards: (row, seat) fancy indexing
+        self._view_buffer()
+        for i, state in enumerate(self.states):
+            self._adopt(i, state)
+
+    # the (B, ...) arrays of the slots besides the buffer, its views, the states and the
+    # caches: ``keep`` takes their rows (a test checks that every per-slot attribute is here
+    # or handled there, so that a new one cannot be missed)
+    _PER_SLOT = ("phase", "cur", "standing", "standing_seat", "trick_points", "called",
+                 "dealer", "partner", "solo", "out", "n_out", "feas", "feas_ok", "rewards",
+                 "results_n", "history", "history_n", "dirty")
+
+    def _view_buffer(self) -> None:
+        """The (B, 4, 54) views of the hands, played cards and counting pieces in the buffer:
+        (row, seat) fancy indexing."""
+        b = self.buffer.shape[0]
         self.hands = self.buffer[:, _HAND:_HAND + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
         self.played = self.buffer[:, _PLAYED:_PLAYED + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
         self.unseen = self.buffer[:, _UNSEEN:_UNSEEN + 4 * NUM_KINDS].reshape(b, 4, NUM_KINDS)
         self.unseen_ranks = self.buffer[:, _UNSEEN_RANKS:_UNSEEN_RANKS + 4 * counting.NUM_GROUPS] \
             .reshape(b, 4, counting.NUM_GROUPS)
-        for i, state in enumerate(self.states):
-            self._adopt(i, state)
 
     def __len__(self) -> int:
         return len(self.states)
+
+    def keep(self, rows: np.ndarray) -> None:
+        """Hold only slots ``rows`` (distinct, checked by the caller), in that order
+        (``core.protocol.BatchEngine.keep``). The buffer's rows are permuted in place, kept
+        slots first and dropped ones after, so that every state, kept or dropped, takes the
+        row views its new position already has (new views cost ~9 us a row: more than the
+        whole keep, which measured 3.5 ms for 768 of 1,024 slots under load, the 256 dropped
+        states synced included, against 19 ms for a VectorGame rebuilt of the 768 states); the
+        engine then reads only the kept prefix, and the dropped states own the rows past it."""
+        rows = np.asarray(rows, dtype=np.int64)
+        gone = np.ones(len(self.states), dtype=bool)
+        gone[rows] = False
+        dropped = np.flatnonzero(gone)
+        for i in dropped[self.dirty[dropped]].tolist():
+            self._sync(i)  # handed back up to date
+        order = np.concatenate([rows, dropped])
+        self.buffer[:] = self.buffer[order]
+        self.states = [self.states[i] for i in order.tolist()]
+        for state, views in zip(self.states, self._views):
+            state.buffer, state.v = views
+        m = rows.size
+        del self.states[m:], self._views[m:]
+        self.buffer = self.buffer[:m]
+        self._view_buffer()
+        for name in self._PER_SLOT:
+            setattr(self, name, getattr(self, name)[rows])
+        if self._packed is not None:  # the masks are the kept slots' still
+            self._packed = self._packed[rows]
 
     # --- objects <-> arrays ----------------------------------------------------------------
 

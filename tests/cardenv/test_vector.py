@@ -1,6 +1,8 @@
 """cardenv.vector.VectorGame: slot for slot the game that raw_env().reset(seed) plays (property
 test over 16 games per game and option set, 300 under -m slow), seeds and replacement, bad
-input refused naming the slot with no game changed."""
+input refused naming the slot with no game changed; ``keep`` (fewer slots, refill=False): the
+kept slots against an uncompacted twin, each engine made directly against the single engine,
+every per-slot attribute taken, bad slots refused."""
 
 import zlib
 
@@ -407,3 +409,247 @@ def test_ended_games_take_the_queue_in_order_then_new_seeds():
     assert started == sorted(started)  # the queue in order
     assert taken == [100, 101, 102] and games.next_seed > 3  # then new seeds: 3, 4, ...
     assert set(seeds) <= {1, 2, 100, 101, 102, 3, 4, 5}
+
+
+# --- keep: fewer slots, without rebuilding their states -----------------------------------------
+
+KEEP_CASES = {
+    "dagong": [{}],
+    # first hands, later hands (random situations) and match episodes (a hand ends, the game
+    # goes on)
+    "dabang": [{}, {"dealer": "random", "levels": "random", "blood": "random"},
+               {"episode": "match", "max_hands": 2}],
+}
+
+
+def _random_legal(masks, rng) -> np.ndarray:
+    """A uniformly random legal action per row; 0 where nothing is legal (an over slot)."""
+    counts = masks.sum(axis=1)
+    choice = (rng.random(len(masks)) * counts).astype(int)
+    return np.array([np.flatnonzero(m)[c] if n else 0 for m, c, n in zip(masks, choice, counts)])
+
+
+def _subset(rng, n: int, low: int) -> np.ndarray:
+    """Between ``low`` and ``n - 1`` of ``n`` slots (at least one), in a random order."""
+    size = int(rng.integers(max(1, min(low, n - 1)), n)) if n > 1 else 1
+    return rng.permutation(n)[:size]
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+@sizes("runs", 2, 24)
+def test_keep_answers_as_the_kept_slots_of_a_twin(name, runs):
+    """``VectorGame.keep`` (refill=False): random legal play on 48 slots, with random subsets
+    in random orders kept at random steps (the first one large enough to stay on the game's
+    batched engine, later ones down to SlotBatch); after every step the kept slots answer as
+    the same slots of an uncompacted twin stepped with the same actions: observations (also
+    of given seats), masks, global states, seats to act, action features, hands played,
+    rewards, ends, hand results and finished records (renumbered), seeds and variants; their
+    states equal the twin's at every keep and at the end."""
+    from cardenv.games import make_game
+
+    options, envs = KEEP_CASES[name], 48
+    minimum = make_game(name).batch_engine.min_batch
+    engines = set()
+    for run in range(runs):
+        seed = 100 * run
+        games = VectorGame(name, envs, seed=seed, options=options, refill=False)
+        twin = VectorGame(name, envs, seed=seed, options=options, refill=False)
+        rng = np.random.default_rng(run)
+        slots = np.arange(envs)  # the twin's slot each kept slot is
+        keeps = 0
+
+        def keep(slots, keeps):
+            """Keep a random subset; the twin's slots the kept ones are."""
+            rows = _subset(rng, len(slots), minimum if not keeps else 1)
+            dropped = [(games.engine.states[j], slots[j]) for j in range(len(slots))
+                       if j not in set(rows.tolist())]  # (not brought up to date)
+            games.keep(rows if rng.random() < 0.5 else rows.tolist())
+            for state, i in dropped:  # handed back up to date
+                assert state.to_dict() == twin.slots[int(i)].to_dict()
+            slots = slots[rows]
+            engines.add(type(games.engine).__name__)
+            assert games.seeds == [twin.seeds[i] for i in slots]
+            assert [games.variant(j).options for j in range(len(slots))] == \
+                [twin.variant(int(i)).options for i in slots]
+            for j, i in enumerate(slots.tolist()):
+                assert games.slots[j].to_dict() == twin.slots[i].to_dict()
+            return slots
+
+        while (games.current() >= 0).any():
+            masks = twin.masks()
+            assert np.array_equal(games.masks(), masks[slots])
+            assert np.array_equal(games.current(), twin.current()[slots])
+            assert np.array_equal(games.observations(), twin.observations()[slots])
+            seats = rng.integers(4, size=envs)
+            assert np.array_equal(games.observations(seats[slots]),
+                                  twin.observations(seats)[slots])
+            assert np.array_equal(games.states(), twin.states()[slots])
+            assert np.array_equal(games.hands_played(), twin.hands_played()[slots])
+            index, features = games.action_features()
+            want_index, want_features = _features_of(twin, slots)
+            assert np.array_equal(index, want_index)
+            assert np.array_equal(features, want_features)
+            actions = _random_legal(masks, rng)
+            if rng.random() < 0.02 and len(slots) > 1:  # (the engine's masks are cached now)
+                slots, keeps = keep(slots, keeps), keeps + 1
+            got, want = games.step(actions[slots]), twin.step(actions)
+            assert np.array_equal(got.rewards, want.rewards[slots])
+            assert np.array_equal(got.ended, want.ended[slots])
+            back = {int(t): j for j, t in enumerate(slots)}
+            assert got.hands == sorted((back[i], r) for i, r in want.hands if i in back)
+            theirs = sorted((back[f.index], f.seed, f.returns, f.results, f.truncated)
+                            for f in want.games if f.index in back)
+            assert [(f.index, f.seed, f.returns, f.results, f.truncated)
+                    for f in got.games] == theirs
+            if rng.random() < 0.02 and len(slots) > 1:
+                slots, keeps = keep(slots, keeps), keeps + 1
+        assert [s.to_dict() for s in games.slots] == [twin.slots[i].to_dict() for i in slots]
+    assert engines == {make_game(name).batch_engine.__name__, "SlotBatch"}  # both kept
+
+
+def _features_of(games, slots):
+    """``games.action_features()`` of the slots ``slots`` only, in that order, renumbered."""
+    index, features = games.action_features()
+    rows, actions = np.divmod(index, games.num_actions)
+    pick = [np.flatnonzero(rows == slot) for slot in slots]
+    return (np.concatenate([actions[p] + j * games.num_actions for j, p in enumerate(pick)]),
+            features[np.concatenate(pick)])
+
+
+ENGINES = [("dagong", "batch"), ("dabang", "batch"), ("dagong", "slots"), ("dabang", "slots")]
+
+
+def _engine(name: str, kind: str, states):
+    """The game's batched engine (made directly: numpy whatever the size) or SlotBatch."""
+    from cardenv.games import make_game
+    from cardenv.vector import SlotBatch
+
+    return (make_game(name).batch_engine if kind == "batch" else SlotBatch)(states)
+
+
+def _started(name, count: int, rng, moves: int = 150) -> list:
+    """``count`` games of the name's keep variants, each up to ``moves`` random moves in."""
+    from cardenv.vector import game_variants
+
+    variants = game_variants(name, KEEP_CASES[name])
+    states = []
+    while len(states) < count:
+        state = variants[len(states) % len(variants)].new_state(len(states))
+        for _ in range(int(rng.integers(0, moves))):
+            if state.is_over:
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("name, kind", ENGINES)
+@sizes("runs", 3, 30)
+def test_an_engine_keeps_slots_as_the_single_engine_plays_them(name, kind, runs):
+    """``BatchEngine.keep`` made directly on 16 games in progress (the batched engines in numpy
+    at any size): random play, random subsets kept in random orders, some while the engine's
+    masks are cached; every query and step of the kept slots equals the states' own (the
+    single engine, ``apply``); a dropped slot's state is handed back up to date and stays so
+    (the engine no longer writes to it)."""
+    for run in range(runs):
+        rng = np.random.default_rng(run)
+        refs = _started(name, 16, rng)
+        engine = _engine(name, kind, [r.clone() for r in refs])
+        game = refs[0].game
+        dropped = []  # (state handed back, its to_dict then)
+        while True:
+            over = np.array([r.is_over for r in refs])
+            masks = engine.masks()
+            assert np.array_equal(masks[~over], game.legal_masks([r for r in refs
+                                                                  if not r.is_over]))
+            assert engine.current().tolist() == [r.current_player for r in refs]
+            assert np.array_equal(engine.observations(), game.observations(refs))
+            seats = rng.integers(4, size=len(refs))
+            assert np.array_equal(engine.observations(seats), game.observations(refs, seats))
+            assert np.array_equal(engine.global_states(), game.global_states(refs))
+            assert engine.hands_played().tolist() == [len(r.results) for r in refs]
+            if rng.random() < 0.05 or over.all():
+                if len(refs) == 1:  # (an engine holds one slot at least)
+                    assert engine.state(0).to_dict() == refs[0].to_dict()
+                    break
+                rows = _subset(rng, len(refs), 1)
+                gone = [i for i in range(len(refs)) if i not in set(rows.tolist())]
+                states = [engine.states[i] for i in gone]  # (not brought up to date)
+                engine.keep(rows)
+                assert len(engine) == rows.size
+                for state, i in zip(states, gone):
+                    assert state.to_dict() == refs[i].to_dict()
+                    assert list(state.last_rewards) == list(refs[i].last_rewards)
+                    dropped.append((state, state.to_dict()))
+                refs = [refs[i] for i in rows.tolist()]
+                continue
+            actions = _random_legal(masks, rng)
+            rewards, ended = engine.step(actions)
+            for i, ref in enumerate(refs):
+                if not over[i]:
+                    ref.apply(int(actions[i]))
+                    assert list(rewards[i]) == list(ref.last_rewards)
+            assert ended.tolist() == [r.is_over for r in refs]
+            for i in rng.choice(len(refs), size=min(2, len(refs)), replace=False).tolist():
+                assert engine.state(i).to_dict() == refs[i].to_dict()
+            assert all(state.to_dict() == saved for state, saved in dropped)
+
+
+@pytest.mark.parametrize("name, kind", ENGINES)
+def test_keep_takes_every_per_slot_attribute(name, kind):
+    """After ``keep``, no attribute of the engine is left with the former number of slots: each
+    per-slot array, list and cache (a missed one would pair a slot with another's data) holds
+    the kept slots only, and the engine answers as one made of the kept states."""
+    rng = np.random.default_rng(4)
+    states = _started(name, 7, rng, moves=120)  # 7: no other dimension of the engines
+    engine = _engine(name, kind, [s.clone() for s in states])
+    engine.masks()  # the caches filled
+    engine.observations()
+    sized = {key for key, value in vars(engine).items()
+             if isinstance(value, (np.ndarray, list)) and len(value) == 7}
+    assert "states" in sized and (kind == "slots" or len(sized) > 20)
+    rows = np.array([5, 0, 3])
+    engine.keep(rows)
+    left = {key: len(value) for key, value in vars(engine).items()
+            if isinstance(value, (np.ndarray, list)) and key in sized}
+    assert left == dict.fromkeys(sized, 3)
+    fresh = _engine(name, kind, [states[i].clone() for i in rows.tolist()])
+    assert np.array_equal(engine.masks(), fresh.masks())
+    assert np.array_equal(engine.observations(), fresh.observations())
+    assert np.array_equal(engine.global_states(), fresh.global_states())
+    assert np.array_equal(engine.current(), fresh.current())
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_bad_keeps_name_the_problem_and_change_nothing(name):
+    games = VectorGame(name, 40, seed=3, refill=False)
+    for _ in range(30):
+        games.step(games.masks().argmax(axis=1))
+    variants = [games.variant(i).options for i in range(40)]
+    before = _snapshot(games), games.masks(), games.observations(), variants
+    cases = [
+        ([0, 40], r"slots\[1\]: slot 40 is outside 0..39"),
+        (np.array([2, 2**64 - 1], dtype=np.uint64), r"slots\[1\]: slot 18446744073709551615 "
+                                                     "is outside"),
+        ((1, 2**70), r"slots\[1\]: slot 1180591620717411303424 is outside"),
+        ([-1], r"slots\[0\]: slot -1 is outside"),
+        (np.array([3, 1, 3]), r"slots\[2\]: slot 3 is named twice"),
+        ([], "at least one slot"),
+        (np.array([[0, 1]]), "1-D array"),
+        (np.array([0.0, 1.0]), "1-D array of slot indices"),
+        (np.array([True, False]), "1-D array of slot indices"),
+        ([0, 1.0], r"slots\[1\] must be a slot index \(an int\), got 1.0"),
+        ([True], r"slots\[0\] must be a slot index"),
+        (3, "list, tuple or 1-D array"),
+        ("01", "list, tuple or 1-D array"),
+        ({0, 1}, "list, tuple or 1-D array"),
+    ]
+    for slots, message in cases:
+        with pytest.raises(ValueError, match=message):
+            games.keep(slots)
+        variants = [games.variant(i).options for i in range(40)]
+        after = _snapshot(games), games.masks(), games.observations(), variants
+        assert after[0] == before[0] and after[3] == before[3]
+        assert np.array_equal(after[1], before[1]) and np.array_equal(after[2], before[2])
+    with pytest.raises(ValueError, match="keep goes with refill=False"):
+        VectorGame(name, 4, seed=3).keep([0, 1])
