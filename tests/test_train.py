@@ -19,7 +19,8 @@ def run(tmp_path, name, *overrides, config="configs/smoke.yaml"):
                        f"run_name={name}", *overrides])
 
 
-@pytest.mark.parametrize("game, critic", [("dagong", "local"), ("dabang", "global")])
+@pytest.mark.parametrize("game, critic", [("dagong", "local"), ("dabang", "global"),
+                                          ("dagong", "relative")])
 def test_smoke_run_trains_evaluates_and_resumes(tmp_path, capsys, game, critic):
     """Each game once, Dabang's with a global critic: collection keeps the global states, the
     update and the imitation feed them to the critic, the checkpoint says so and the shipped

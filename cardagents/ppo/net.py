@@ -8,7 +8,12 @@ a large negative number before the softmax) and a value head. With ``critic="glo
 PerfectDou) the value comes from a separate MLP over the *global* state (every hand: the
 engine's ``state()``), which only training needs; the policy, and so every agent playing from a
 checkpoint, reads the seat's observation alone. With ``head="features"`` each legal action's
-logit also gets a score of what the action does (the game's ``action_features``).
+logit also gets a score of what the action does (the game's ``action_features``). With
+``critic="relative"`` the global critic reads that state as the seat to act would hold it if it
+saw everything (``Layout.seat_state_index``: every seat axis rotated so that row 0 is the seat to
+act, which the state's ``turn`` piece tells), so that one function values every seat; a
+"global" critic reads the seats as the engine numbers them and must learn each seat's value
+apart (where partnerships change from hand to hand, as in Dagong, that is most of its job).
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ MASKED = -1e9
 COLUMN_STEP = 64  # the policy head's columns are taken in multiples of this (_legal_logits)
 
 
-CRITICS = ("local", "global")
+CRITICS = ("local", "global", "relative")
+STATE_CRITICS = ("global", "relative")  # the critics that read the global state
 HEADS = ("fixed", "features")
 FEATURE_WIDTH = 64  # the features head's context and hidden width
 MAX_HIDDEN, MAX_LAYERS = 16384, 16  # a checkpoint's hidden sizes (train.py's bounds)
@@ -39,7 +45,8 @@ def game_sizes(game: str) -> tuple[int, int, np.ndarray]:
 def make_net(game: str, hidden, critic: str = "local", obs_size: int | None = None,
              state_size: int | None = None, head: str = "fixed") -> "PolicyNet":
     """A fresh ``PolicyNet`` for ``game``: MLP sizes ``hidden``; ``critic`` "local" (value
-    head on the policy's trunk) or "global" (a critic MLP over the global state); ``head``
+    head on the policy's trunk), "global" (a critic MLP over the global state) or "relative"
+    (the same over the global state seen from the seat to act); ``head``
     "fixed" (one logit per action id) or "features" (that, plus a score of what each legal
     action does: the game's ``action_features``). ``obs_size`` / ``state_size``: the input
     sizes of a network trained before pieces were added at the end of the game's layout (it
@@ -51,9 +58,15 @@ def make_net(game: str, hidden, critic: str = "local", obs_size: int | None = No
     made = make_game(check_game(game))
     if head == "features" and made.action_features is None:
         raise ValueError(f"head 'features' needs a game with action features; {game} has none")
+    relative = None
+    if critic == "relative":
+        if state_size is not None and state_size != made.state_size:
+            raise ValueError(f"a relative critic reads the whole global state ({made.state_size} "
+                             f"entries), not its first {state_size}")
+        relative = (made.layout.seat_state_index(), made.layout.turn_span())
     return PolicyNet(made.observation_high[:obs_size], made.num_actions, tuple(hidden),
-                     state_high=made.state_high[:state_size] if critic == "global" else None,
-                     features=made if head == "features" else None)
+                     state_high=made.state_high[:state_size] if critic != "local" else None,
+                     features=made if head == "features" else None, relative=relative)
 
 
 def _mlp(width: int, hidden) -> tuple[nn.Sequential, int]:
@@ -81,7 +94,7 @@ class PolicyNet(nn.Module):
     fresh features network plays like a fixed one."""
 
     def __init__(self, obs_high, num_actions: int, hidden=(256, 256), state_high=None,
-                 features=None):
+                 features=None, relative=None):
         super().__init__()
         high = torch.as_tensor(np.asarray(obs_high, dtype=np.float32))
         self.register_buffer("scale", 1.0 / torch.clamp(high, min=1.0))
@@ -99,7 +112,12 @@ class PolicyNet(nn.Module):
                                               nn.Tanh(), nn.Linear(FEATURE_WIDTH, 1))
             nn.init.orthogonal_(self.action_score[2].weight, gain=0.01)
             nn.init.zeros_(self.action_score[2].bias)
-        self.critic = "local" if state_high is None else "global"
+        self.critic = "local" if state_high is None else \
+            "global" if relative is None else "relative"
+        if relative is not None:  # (seat_state_index, turn_span): made again on load, not saved
+            index, (self._turn, self._turn_end) = relative
+            self.register_buffer("state_index", torch.as_tensor(index, dtype=torch.int64),
+                                 persistent=False)
         if state_high is not None:
             state_high = torch.as_tensor(np.asarray(state_high, dtype=np.float32))
             self.register_buffer("state_scale", 1.0 / torch.clamp(state_high, min=1.0))
@@ -123,7 +141,7 @@ class PolicyNet(nn.Module):
             logits = logits.index_put((rows, cols), self._scores(obs, features, rows, cols),
                                       accumulate=True)
         logits = logits.masked_fill(~mask, MASKED)
-        if self.critic == "global":
+        if self.critic != "local":
             if state is None:
                 return logits, None
             features = self._critic(state)
@@ -155,7 +173,7 @@ class PolicyNet(nn.Module):
         features = self._trunk(obs)
         rows, cols, logits = self._legal_logits(features, mask, obs)
         logp = segment_log_softmax(rows, logits, len(obs))
-        if self.critic == "global":
+        if self.critic != "local":
             if state is None:
                 return rows, cols, logp, None
             features = self._critic(state)
@@ -167,7 +185,11 @@ class PolicyNet(nn.Module):
         size = self.state_scale.numel()
         if state.shape[-1] != size:
             state = state[..., :size]
-        return self.critic_trunk(state * self.state_scale)
+        state = state * self.state_scale
+        if self.critic == "relative":  # each row seen from its seat to act
+            seat = state[:, self._turn:self._turn_end].argmax(dim=-1)
+            state = torch.gather(state, 1, self.state_index[seat])
+        return self.critic_trunk(state)
 
     def _trunk(self, obs: torch.Tensor) -> torch.Tensor:
         """The trunk's output; it reads the observation's first ``obs_size`` entries (a
@@ -240,7 +262,7 @@ class PolicyNet(nn.Module):
                 score = logp.double() + exponential_race(len(rows), generator, logp.device)
             pick = segment_first_max(rows, score, len(obs))
             action, logp = cols[pick], logp[pick]
-            if self.critic == "global":
+            if self.critic != "local":
                 value = None if state is None else \
                     self.value(self._critic(state)).squeeze(-1).float()
             else:

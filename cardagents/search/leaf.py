@@ -324,7 +324,7 @@ def global_critic(agent):
     to act, from a ``PPOAgent`` with a global critic (``critic="global"``: the value of the
     global state for the seat to act, as training fits it); ``ValueError`` for another agent."""
     net = getattr(agent, "net", None)
-    if getattr(net, "critic", None) != "global":
+    if getattr(net, "critic", "local") == "local":
         raise ValueError("the critic must be a PPO checkpoint with a global critic "
                          "(critic=\"global\"), whose values read global states")
     import torch

@@ -62,9 +62,9 @@ class Collector:
             self.games, self.rng, settings.opponents, self.players, settings.gamma,
             settings.gae_lambda, shaping=shaping_for(settings.game),
             shaping_weight=settings.score_shaping,
-            with_states=settings.critic == "global",
+            with_states=settings.critic != "local",
             # a critic of its own: its values come from the learner, batch by batch
-            values_later=settings.critic == "global",
+            values_later=settings.critic != "local",
             match_value=match_value_for(settings.reward, settings.games))
         self.selfplay.frozen = self.frozen
 

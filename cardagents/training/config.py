@@ -62,9 +62,11 @@ class Config:
     hidden: list = field(default_factory=lambda: [256, 256])
     """sizes of the MLP trunk (and of the critic's, with critic: global)."""
     critic: str = "local"
-    """value function: "local" (a head on the policy's trunk, reading the seat's observation) or
+    """value function: "local" (a head on the policy's trunk, reading the seat's observation),
     "global" (a critic MLP of its own reading the global state, every hand included, as in
-    PerfectDou; the policy still reads only the observation)."""
+    PerfectDou; the policy still reads only the observation) or "relative" (the same MLP over
+    the global state seen from the seat to act: every seat axis rotated so that row 0 is that
+    seat, as observations are; ``cardagents.ppo.net``)."""
     observation_size: int | None = None
     """read only the first N entries of the observation (null: all of it): an ablation of the
     pieces appended later, e.g. 1073, Dabang's observation before the counting pieces (issue
@@ -454,7 +456,7 @@ def _check_reward(cfg: Config) -> None:
 def _check_network(cfg: Config) -> None:
     """The networks: ``critic``, ``head``, ``observation_size`` and ``hidden``."""
     _need(cfg.critic in CRITICS if torch is not None else isinstance(cfg.critic, str),
-          f"critic must be one of local, global, got {cfg.critic!r}")
+          f"critic must be one of local, global, relative, got {cfg.critic!r}")
     _need(cfg.head in ("fixed", "features"),
           f"head must be fixed or features, got {cfg.head!r}")
     _need(cfg.observation_size is None or (is_int(cfg.observation_size)

@@ -94,7 +94,7 @@ class Imitation:
         console line and the values of its log record."""
         cfg, net, dev = self.cfg, learner.net, learner.compute.device
         optimizer = torch.optim.Adam(net.parameters(), lr=cfg.imitation_lr)
-        demonstrator = Demonstrator(games, self.player, net.critic == "global")
+        demonstrator = Demonstrator(games, self.player, net.critic != "local")
         first = imitated
         clock.start("imitation")
         while imitated < cfg.imitation_samples:

@@ -26,10 +26,12 @@ class InitialWeights:
     def __init__(self, path: str, game: str, widen: bool = False):
         self.path, self.game, self.widen = path, game, widen
 
-    def sizes(self, observation_size: int | None) -> tuple[int | None, int | None]:
+    def sizes(self, observation_size: int | None, critic: str = "global"
+              ) -> tuple[int | None, int | None]:
         """The observation and global-state sizes the checkpoint reads (``None``: today's;
         ``observation_size``, the config's, where the checkpoint does not load: ``load_into``
-        then says what is wrong; with ``widen``, today's)."""
+        then says what is wrong; with ``widen``, today's). A ``relative`` critic (the run's
+        ``critic``) reads today's whole state: one of another view starts fresh anyway."""
         if self.widen:
             return observation_size, None
         try:
@@ -37,7 +39,8 @@ class InitialWeights:
         except CheckpointError:
             return observation_size, None
         state = getattr(net, "state_scale", None)
-        return net.scale.numel(), None if state is None else state.numel()
+        whole = state is None or critic == "relative"
+        return net.scale.numel(), None if whole else state.numel()
 
     def load_into(self, net, hidden, critic: str, device) -> None:
         """Load the checkpoint's weights into ``net`` (on ``device``); its network must be the
@@ -63,6 +66,12 @@ class InitialWeights:
             weights = {k: torch.zeros_like(v) if k.startswith(last) else v
                        for k, v in weights.items()}
         widened = self.widen and _widen(weights, mine)
+        # a critic that reads the state from another view (global <-> relative) learned another
+        # function of the same inputs: the run's critic starts fresh, the policy from the file
+        fresh = agent.net.critic != net.critic and "local" not in (agent.net.critic, net.critic)
+        if fresh:
+            weights.update({k: v for k, v in mine.items()
+                            if k.startswith(("critic_trunk.", "value.")) or k == "state_scale"})
         if set(weights) != set(mine) or any(weights[k].shape != mine[k].shape for k in mine):
             raise ConfigError(f"config: init {path}: a network with hidden {agent.net.hidden} "
                               f"and a {agent.net.critic} critic over another observation or "
@@ -72,7 +81,9 @@ class InitialWeights:
         print(f"starting from the weights of {path}"
               + (" (its fixed head; the action scorer starts at zero)" if grown else "")
               + (f" (widened to read {widened}; the new entries' weights start at zero)"
-                 if widened else ""), flush=True)
+                 if widened else "")
+              + (f" (its {agent.net.critic} critic left out: the run's {net.critic} critic "
+                 f"starts fresh)" if fresh else ""), flush=True)
 
 
 # each first layer that reads an input, and the buffer that scales that input

@@ -31,7 +31,7 @@ class Learner:
 
     def __init__(self, cfg: Config, where: compute.Compute, init=None, load: bool = True):
         self.cfg, self.compute = cfg, where
-        obs_size, state_size = init.sizes(cfg.observation_size) if init is not None \
+        obs_size, state_size = init.sizes(cfg.observation_size, cfg.critic) if init is not None \
             else (cfg.observation_size, None)
         self.make_net = lambda: make_net(cfg.game, cfg.hidden, cfg.critic, head=cfg.head,
                                          obs_size=obs_size, state_size=state_size)

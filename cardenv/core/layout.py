@@ -55,8 +55,9 @@ class Layout:
     observations: ``views`` maps every observation piece's name to a ``(B, *shape)`` float32
     view of it, the stored pieces already filled, the derived ones zero."""
 
-    def __init__(self, pieces: list[Piece], derive=None):
+    def __init__(self, pieces: list[Piece], derive=None, turn: str | None = None):
         self.pieces = pieces
+        self.turn = turn
         self.stored = [p for p in pieces if not p.derived]
         self.derived = [p for p in pieces if p.derived]
         self.derive = derive
@@ -93,6 +94,11 @@ class Layout:
         self._stored_prefix = bool(np.array_equal(self.stored_columns,
                                                   np.arange(self.stored_columns.size)))
         self.observation_index = np.stack([self._gather(seat) for seat in range(NUM_SEATS)])
+        if turn is not None:
+            piece = next((p for p in self.stored if p.name == turn), None)
+            if piece is None or piece.rule != "seats" or piece.shape != (NUM_SEATS,):
+                raise ValueError(f"turn must name a stored piece of rule seats and shape (4,), "
+                                 f"got {turn!r}")
         self.state_high = np.concatenate(
             [np.full(p.size, p.high, dtype=np.float32) for p in self.stored])
         self.observation_high = np.concatenate(
@@ -149,6 +155,35 @@ class Layout:
             elif p.rule == "own_seats":
                 parts.append(idx[seat][rotation].ravel())
         return np.concatenate(parts)
+
+    def turn_span(self) -> tuple[int, int]:
+        """Where the ``turn`` piece (the one-hot of the seat to act) lies in the global state."""
+        if self.turn is None:
+            raise ValueError("this layout declares no turn piece")
+        start = self.offsets[self.turn]
+        return start, start + NUM_SEATS
+
+    def seat_state_index(self) -> np.ndarray:
+        """``(4, size)`` int64: row ``s`` gathers the global state as seat ``s`` would hold it
+        if it saw everything: every piece kept (nothing is hidden from a critic), with each
+        seat axis rotated so that row 0 is seat ``s`` -- ``seats`` and ``own`` pieces by their
+        leading axis, ``own_seats`` by both -- as its observation rotates them. ``public`` and
+        ``hidden`` pieces stay as they are. A critic reading this view values "the seat to
+        act" the same way from every seat, instead of learning each absolute seat apart."""
+        rows = []
+        for seat in range(NUM_SEATS):
+            rotation = (seat + np.arange(NUM_SEATS)) % NUM_SEATS
+            parts = []
+            for p in self.stored:
+                idx = np.arange(self.offsets[p.name], self.offsets[p.name] + p.size) \
+                    .reshape(p.shape)
+                if p.rule in ("seats", "own"):
+                    idx = idx[rotation]
+                elif p.rule == "own_seats":
+                    idx = idx[rotation][:, rotation]
+                parts.append(idx.ravel())
+            rows.append(np.concatenate(parts))
+        return np.stack(rows)
 
     def observation_pieces(self) -> list[tuple[str, int, int, tuple[int, ...], str]]:
         """``(name, start, stop, shape as seen, doc)`` of each piece in an observation."""

@@ -118,4 +118,4 @@ PIECES = [
           "points not yet won in a trick: in the hands, on the table or in the kitty", 400),
 ]
 
-LAYOUT = Layout(PIECES)
+LAYOUT = Layout(PIECES, turn="to_play")

@@ -70,4 +70,4 @@ PIECES = [
           "had it); zeros once it is played"),
 ]
 
-LAYOUT = Layout(PIECES)
+LAYOUT = Layout(PIECES, turn="to_play")

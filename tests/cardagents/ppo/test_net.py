@@ -331,3 +331,42 @@ def test_a_features_checkpoint_round_trips_and_old_checkpoints_keep_the_fixed_he
         PPOAgent.load(str(path))
     with pytest.raises(ValueError, match="head must be one of"):
         make_net("dabang", [16], head="oracle")
+
+
+@pytest.mark.parametrize("game", ["dagong", "dabang"])
+def test_a_relative_critic_values_the_seat_to_act_the_same_from_every_seat(game, tmp_path):
+    # the same position with every seat renumbered (the state as seat k would hold it, turn
+    # included) has the same value for its seat to act; a global critic's value moves
+    from cardagents.ppo.net import make_net
+    from cardenv.games import make_game
+    from cardenv.vector import VectorGame
+    torch.manual_seed(0)
+    games = VectorGame(game, 8, seed=2)
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        games.step(np.array([rng.choice(np.flatnonzero(row)) for row in games.masks()]))
+    states = games.states()
+    index = make_game(game).layout.seat_state_index()
+    relative, absolute = make_net(game, [32], "relative"), make_net(game, [32], "global")
+    with torch.no_grad():
+        for k in (1, 2, 3):
+            renumbered = torch.as_tensor(states[:, index[k]])
+            same = torch.as_tensor(states)
+            assert torch.allclose(relative.values(same), relative.values(renumbered), atol=1e-6)
+            assert not torch.allclose(absolute.values(same), absolute.values(renumbered))
+    # saved and loaded: the rotation is made again from the game, not stored
+    path = tmp_path / "r.pt"
+    torch.save({"game": game, "net": {"hidden": [32], "critic": "relative"},
+                "model": relative.state_dict()}, path)
+    assert "state_index" not in relative.state_dict()
+    loaded = PPOAgent.load(str(path)).net
+    assert loaded.critic == "relative"
+    with torch.no_grad():
+        assert torch.equal(loaded.values(torch.as_tensor(states)),
+                           relative.values(torch.as_tensor(states)))
+
+
+def test_a_relative_critic_reads_the_whole_state():
+    from cardagents.ppo.net import make_net
+    with pytest.raises(ValueError, match="relative critic reads the whole global state"):
+        make_net("dagong", [16], "relative", state_size=688)

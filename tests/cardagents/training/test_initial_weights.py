@@ -108,3 +108,18 @@ def test_init_widen_needs_init_and_the_whole_observation():
     with pytest.raises(ConfigError, match="leave observation_size null"):
         load_config(None, ["game=dagong", f"init={SHIPPED}", "init_widen=true",
                            "observation_size=514"])
+
+
+def test_a_global_critics_checkpoint_starts_a_relative_critic_fresh(tmp_path):
+    # the policy comes from the file; the critic, which read the seats as numbered, does not
+    shipped = "checkpoints/dagong_ppo.pt"
+    cfg = load_config(None, ["game=dagong", f"init={shipped}", "init_widen=true",
+                             "imitation_samples=0", "eval_deals=0", "num_envs=2", "device=cpu",
+                             "hidden=[512, 512]", "critic=relative", "head=features",
+                             f"run_dir={tmp_path}", "seed=3"])
+    net, old = Trainer(cfg).learner.net, PPOAgent.load(shipped).net
+    assert net.critic == "relative"
+    got, want = net.state_dict(), old.state_dict()
+    assert torch.equal(got["policy.weight"], want["policy.weight"])
+    assert torch.equal(got["trunk.2.weight"], want["trunk.2.weight"])
+    assert not torch.equal(got["critic_trunk.2.weight"], want["critic_trunk.2.weight"])

@@ -77,3 +77,55 @@ def test_a_layout_without_derived_pieces_is_a_plain_gather():
 def test_bad_declarations_are_refused(pieces, message):
     with pytest.raises(ValueError, match=message):
         Layout(pieces, derive=None if pieces is PIECES else _sum_of_hand)
+
+
+def test_the_seat_state_index_rotates_every_seat_axis():
+    layout = Layout(PIECES, derive=_sum_of_hand)
+    buf = _buffer(layout)
+    index = layout.seat_state_index()
+    assert index.shape == (4, layout.size)
+    for seat in range(4):
+        view = layout.views(buf[index[seat]])
+        rotation = (seat + np.arange(4)) % 4
+        assert np.array_equal(view["hand"], np.arange(12).reshape(4, 3)[rotation])
+        assert np.array_equal(view["score"], np.array([5, 9, 1, 7])[rotation])
+        assert view["secret"].tolist() == [1, 1] and view["round"][0] == 3
+
+
+def test_a_turn_piece_must_be_a_stored_one_hot_of_the_seats():
+    with pytest.raises(ValueError, match="turn must name"):
+        Layout(PIECES, derive=_sum_of_hand, turn="round")
+    with pytest.raises(ValueError, match="declares no turn"):
+        Layout(PIECES, derive=_sum_of_hand).turn_span()
+    layout = Layout(PIECES, derive=_sum_of_hand, turn="score")
+    assert layout.turn_span() == (12, 16)
+
+
+@pytest.mark.parametrize("name", ["dagong", "dabang"])
+def test_a_seat_state_agrees_with_that_seats_observation(name):
+    # the global state seen from the seat to act holds that seat's observation: each public or
+    # seats piece as observed, each own / own_seats piece as its row 0
+    from cardenv.games import make_game
+    from cardenv.vector import VectorGame
+    layout = make_game(name).layout
+    index = layout.seat_state_index()
+    obs_span = {p[0]: p[1:4] for p in layout.observation_pieces()}
+    rules = {p.name: p.rule for p in layout.stored}
+    games = VectorGame(name, 24, seed=11, options=[{}, {"hands": 2}] if name == "dagong" else {})
+    rng = np.random.default_rng(4)
+    for _ in range(120):
+        states, obs, seats = games.states(), games.observations(), games.current()
+        turn = slice(*layout.turn_span())
+        assert (states[np.arange(len(seats)), turn.start + seats] == 1).all()
+        seen = states[np.arange(len(seats))[:, None], index[seats]]
+        assert (seen[:, turn] == np.eye(4)[0]).all()  # row 0 is the seat to act
+        for piece, start, stop, shape, _ in layout.state_pieces():
+            if rules[piece] == "hidden":
+                continue
+            mine = seen[:, start:stop].reshape(len(seats), *shape)
+            o0, o1, _ = obs_span[piece]
+            want = obs[:, o0:o1]
+            got = mine[:, 0] if rules[piece] in ("own", "own_seats") else mine
+            assert np.array_equal(got.reshape(len(seats), -1), want), piece
+        legal = games.masks()
+        games.step(np.array([rng.choice(np.flatnonzero(row)) for row in legal]))
