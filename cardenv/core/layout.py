@@ -53,7 +53,9 @@ class Layout:
 
     ``derive(views)``, needed when a piece is derived, fills the derived pieces of a batch of
     observations: ``views`` maps every observation piece's name to a ``(B, *shape)`` float32
-    view of it, the stored pieces already filled, the derived ones zero."""
+    view of it, the stored pieces already filled, the derived ones zero. ``turn`` names the
+    stored ``seats`` piece of shape (4,) that one-hot marks the seat to act, which a critic
+    reading the state from that seat needs (``turn_span``, ``seat_state_index``)."""
 
     def __init__(self, pieces: list[Piece], derive=None, turn: str | None = None):
         self.pieces = pieces

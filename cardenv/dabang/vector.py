@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenv.core.cards import BIG_JOKER, KIND_POINTS, NUM_KINDS, SMALL_JOKER
+from cardenv.core.batch_rows import kept_first, take_rows
 from cardenv.dabang import catalogue as cat
 from cardenv.dabang import counting
 from cardenv.dabang.follow import groups, play_mask_groups, trick_winner
@@ -146,12 +147,7 @@ class DabangBatch:
         them); the engine then reads only the kept prefix, and the dropped states own the rows
         past it."""
         rows = np.asarray(rows, dtype=np.int64)
-        gone = np.ones(len(self.states), dtype=bool)
-        gone[rows] = False
-        dropped = np.flatnonzero(gone)
-        for i in dropped[self.dirty[dropped]].tolist():
-            self._sync(i)  # handed back up to date
-        order = np.concatenate([rows, dropped])
+        order = kept_first(rows, len(self.states), self.dirty, self._sync)
         self.buffer[:] = self.buffer[order]
         self.states = [self.states[i] for i in order.tolist()]
         for state, row, views in zip(self.states, self._rows, self._views):
@@ -160,8 +156,7 @@ class DabangBatch:
         del self.states[m:], self._rows[m:], self._views[m:]
         self.buffer = self.buffer[:m]
         self._view_buffer()
-        for name in self._PER_SLOT:
-            setattr(self, name, getattr(self, name)[rows])
+        take_rows(self, self._PER_SLOT, rows)
         if self._mask is not None:  # the masks are the kept slots' still
             self._mask = self._mask[rows]
 
