@@ -22,11 +22,15 @@ batch (its own ``act_batch``) on the same positions, at batch 64 and 1024.
 for both games: the sampler's worlds/s at the default number of worlds, each call at another
 position of heuristic play (``python -m cardenv.bench worlds`` measures it at early, middle and late
 positions of random play); rollouts/s through the batched engine (heuristic rollouts from positions
-met in heuristic play, each to the end of its hand) at batch 1, 64 and 1024 rollouts; and PIMC
-decisions/s at its default budget (and, with torch and the shipped checkpoint, at the budget with
-the PPO prior, ``cardagents.search.parse.PRIOR_BUDGET``) on positions with more than one legal
-action, one decision at a time, when the game has a sampler of hidden cards (``game.sample_worlds``;
-otherwise it says the sampler is missing).
+met in heuristic play, each to the end of its hand) at batch 1, 64 and 1024 rollouts; and each named
+budget's seconds per PIMC decision (``cardagents.search.parse.BUDGETS``: fast, default, strong) on
+positions with more than one legal action, side by side: one decision at a time (what a search
+did before it searched many decisions at once, and what a person's table still asks) and
+``TOGETHER`` decisions in one call (what an evaluation's games in lockstep ask: all their worlds'
+rollouts in one batch), with heuristic rollouts and, with torch and the shipped checkpoint, the PPO
+agent as rollout policy and prior (to the end of the hand, and cut at depth 16 with its critic as
+the leaf value). A game without a sampler of hidden cards
+(``game.sample_worlds``) is said to miss it.
 
 The timings of training runs (their collection, their PPO phase before and now, Ray workers) are
 ``python -m cardagents bench train|ray|collection|frozen`` (``cardagents.bench.training``).
@@ -206,9 +210,12 @@ def sampler_worlds_per_second(name: str, seconds: float, worlds: int) -> float |
     return done / (time.perf_counter() - start)
 
 
-def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> float | None:
-    """PIMC decisions/s at the budget ``spec`` (default: the default budget), one at a time
-    (``None``: no sampler)."""
+def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc",
+                              together: int = 1) -> float | None:
+    """PIMC decisions/s at the budget ``spec`` (default: the default budget) on positions of
+    heuristic play with more than one legal action (``None``: no sampler): ``together``
+    decisions a call (``act_states``), as an evaluation's lockstep games ask them (1: one at a
+    time, as a person's table asks). At least one call is timed."""
     from cardagents.search.pimc import sampler_of
     from cardagents.search.parse import make_search
     from cardenv.games import make_game
@@ -219,22 +226,27 @@ def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc") -> 
     except ValueError:
         return None
     agent = make_search(spec, name)
-    positions = search_positions(game, 64, seed=1)
+    positions = search_positions(game, max(64, together), seed=1)
     done, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        agent.act_states([positions[done % len(positions)]])
-        done += 1
+    while time.perf_counter() - start < seconds or not done:
+        first = done % len(positions)
+        agent.act_states(positions[first:first + together])
+        done += len(positions[first:first + together])
     return done / (time.perf_counter() - start)
 
 
+TOGETHER = 64  # decisions searched together in the benchmark's batched figure
+
+
 def bench_search(seconds: float) -> dict:
-    """Sampler worlds/s, rollouts/s at batch 1, 64 and 1024, and PIMC decisions/s, for both
-    games."""
-    from cardagents.search.parse import DEFAULTS
+    """Sampler worlds/s, rollouts/s at batch 1, 64 and 1024, and each named budget's seconds per
+    PIMC decision, one at a time and ``TOGETHER`` at a time, with heuristic rollouts and (with
+    torch and the shipped checkpoint) the PPO agent's, for both games."""
+    from cardagents.search.parse import BUDGETS, DEFAULTS
 
     results = {}
-    print(f"cardagents bench search: {seconds:g} s per figure; heuristic rollouts to the end "
-          f"of the hand; PIMC default budget {DEFAULTS}")
+    print(f"cardagents bench search: {seconds:g} s per figure (at least one call); rollouts to "
+          f"the end of the hand; PIMC default budget {DEFAULTS}; named budgets {BUDGETS}")
     for game in GAMES:
         rate = sampler_worlds_per_second(game, seconds, DEFAULTS["worlds"])
         results[f"{game}_sampler_worlds"] = rate
@@ -245,31 +257,39 @@ def bench_search(seconds: float) -> dict:
             rate = rollouts_per_second(game, batch, seconds)
             results[f"{game}_rollouts_b{batch}"] = rate
             print(f"{game + ' rollouts/s, batch ' + str(batch):<42} {rate:>10,.0f}", flush=True)
-        rate = pimc_decisions_per_second(game, seconds)
-        results[f"{game}_pimc_decisions"] = rate
-        print(f"{game + ' PIMC decisions/s, one at a time':<42} "
-              + (f"{rate:>10,.1f}" if rate is not None else
-                 "   missing: the game has no sampler (sample_worlds)"), flush=True)
-        fast = fast_spec(game)
-        if rate is not None and fast is not None:  # the budget with a prior (needs torch)
-            rate = pimc_decisions_per_second(game, seconds, fast)
-            results[f"{game}_pimc_prior_decisions"] = rate
-            print(f"{game + ' PIMC decisions/s, top 2 of the PPO prior':<42} {rate:>10,.1f}",
-                  flush=True)
+        if pimc_decisions_per_second(game, 1e-9) is None:
+            print(f"{game} PIMC: missing: the game has no sampler (sample_worlds)")
+            continue
+        print(f"{game} PIMC seconds per decision: {'budget':<8} {'rollouts':<10} "
+              f"{'one at a time':>14} {str(TOGETHER) + ' together':>12} {'ratio':>6}")
+        for rollout, spec in search_specs(game):
+            for budget in BUDGETS:
+                full = f"pimc:{budget}{spec}"
+                one = 1 / pimc_decisions_per_second(game, seconds, full)
+                many = 1 / pimc_decisions_per_second(game, seconds, full, TOGETHER)
+                results[f"{game}_{budget}_{rollout}_s_per_decision"] = {"one": one, "many": many}
+                print(f"{'':<27} {budget:<8} {rollout:<10} {one:>14.3f} {many:>12.3f} "
+                      f"{one / many:>5.1f}x", flush=True)
     return results
 
 
-def fast_spec(game: str) -> str | None:
-    """The search agent's budget with the shipped PPO checkpoint as its prior
-    (``cardagents.search.parse.PRIOR_BUDGET``), or ``None`` without torch or the checkpoint."""
-    from cardagents.search.parse import PRIOR_BUDGET
-
+def search_specs(game: str) -> list[tuple[str, str]]:
+    """The rollout policies the search benchmark times, each with what a spec adds for it:
+    the heuristic, and (with torch and the shipped checkpoint) the PPO agent as rollout policy
+    and prior, with rollouts to the end of the hand and cut at depth 16 (its critic the leaf
+    value)."""
+    out = [("heuristic", "")]
     path = f"checkpoints/{game}_ppo.pt"
     try:
         import torch  # noqa: F401
     except ImportError:
-        return None
-    return PRIOR_BUDGET.format(path=path) if os.path.isfile(path) else None
+        return out
+    if not os.path.isfile(path):
+        return out
+    ppo = f",rollout={path},prior={path}"
+    # and the rollouts cut at depth 16, valued by the agent's own critic (Dabang's evaluated
+    # budgets: docs/results.md, "Search budgets")
+    return out + [("ppo", ppo), ("ppo-d16", f"{ppo},depth=16,critic={path}")]
 
 
 def main(argv=None) -> None:
@@ -298,15 +318,15 @@ def main(argv=None) -> None:
     if args.game is None:  # (the heuristics are numpy: no torch)
         bench_heuristics(args.seconds)
         return
-    if args.game == "search":
-        bench_search(args.seconds)
-        return
     try:
         import torch
         torch.set_num_threads(args.threads)
     except ImportError:
         print("torch is not installed (pip install -e '.[train]'): PPO is not timed",
               file=sys.stderr)
+    if args.game == "search":
+        bench_search(args.seconds)
+        return
     try:  # the checkpoint is read before anything is timed
         measured = players(args.game, args.checkpoint)
     except ValueError as exc:  # CheckpointError: one line naming the file

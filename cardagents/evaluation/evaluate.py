@@ -200,6 +200,11 @@ def main(argv=None) -> dict:
     stats.update(game=args.game, agent_a=args.agent_a, agent_b=args.agent_b, seed=args.seed,
                  options=options, unit="match" if args.match else "hand",
                  seconds=time.perf_counter() - start)
+    for side, agent in (("a", a), ("b", b)):
+        if getattr(agent, "searched", 0) and not args.workers:  # (Ray: counted remotely)
+            stats[f"search_{side}"] = {
+                "decisions": agent.searched, "seconds": agent.search_seconds,
+                "seconds_per_decision": agent.search_seconds / agent.searched}
     _report(args, stats, options)
     return stats
 
@@ -294,6 +299,12 @@ def _report(args, stats: dict, options: dict) -> None:
           f"{stats['wins']} wins, {stats['ties']} ties, {stats['losses']} losses)\n"
           f"  mean payoff per game {stats['mean_payoff_per_game']:+.3f}  "
           f"(95% CI {mlow:+.3f}..{mhigh:+.3f})")
+    for side, spec in (("a", args.agent_a), ("b", args.agent_b)):
+        if f"search_{side}" in stats:  # a search agent: what its decisions cost here
+            search = stats[f"search_{side}"]
+            print(f"  {spec} searched {search['decisions']:,} decisions, "
+                  f"{search['seconds_per_decision']:.3f} s a decision on average "
+                  f"({search['seconds']:.0f} s of search)")
     if args.out:
         with open(args.out, "w", encoding="utf-8") as f:
             json.dump(stats, f, indent=2)

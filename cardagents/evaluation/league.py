@@ -7,8 +7,9 @@ matches, under any rules options (later Dabang hands: ``--set blood=random --set
 levels=random``). Players are named as everywhere else (``cardagents.specs.make_agent``, the
 ``cardenv.players`` entry point): ``random``, ``heuristic``, ``pimc[:key=value,...]`` or a PPO
 checkpoint path. With no players named, the league is random, heuristic, the shipped PPO checkpoint,
-the previous one (``checkpoints/previous/``) and PIMC at two budgets (``pimc:worlds=4`` and the
-default ``pimc``); a default checkpoint that is missing is left out, with a note.
+the previous one (``checkpoints/previous/``) and PIMC at its fast budget (``pimc:fast``, heuristic
+rollouts; ``cardagents.search.parse.BUDGETS``); a default checkpoint that is missing is left out,
+with a note.
 
 It prints the ratings (Bradley-Terry over deal pairs, Elo scale, with bootstrap intervals that
 resample the deals: ``cardagents.evaluation.ratings``) and the matrix of pairwise win rates with 95%
@@ -69,7 +70,7 @@ from cardenv.core.options import parse_assignments
 from cardenv.games import names
 
 FORMAT = "cardenv-league/1"
-DEFAULT_PAIRS = {"hand": 20, "match": 4}  # small: PIMC takes about a second per decision
+DEFAULT_PAIRS = {"hand": 20, "match": 4}  # small: a Dabang match pair is thousands of searches
 MAX_PAIRS = 10 ** 7
 MAX_PLAYERS = 64
 BOOTSTRAP = 1000  # replicates
@@ -81,7 +82,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def default_players(game: str, note=None) -> list[str]:
     """random, heuristic, the shipped and the previous PPO checkpoint of ``game`` (from
     ``checkpoints/`` here, else the repository's; ``note(line)`` hears about one that is
-    missing) and PIMC at two budgets."""
+    missing) and PIMC at its fast budget."""
     players = ["random", "heuristic"]
     for folder in ("checkpoints", os.path.join("checkpoints", "previous")):
         path = os.path.join(folder, f"{game}_ppo.pt")
@@ -91,7 +92,7 @@ def default_players(game: str, note=None) -> list[str]:
             players.append(path)
         elif note is not None:
             note(f"note: {path} not found, left out of the league")
-    return players + ["pimc:worlds=4", "pimc"]
+    return players + ["pimc:fast"]
 
 
 def player_files(spec: str) -> dict:
@@ -318,7 +319,7 @@ def _parser() -> cli.ArgumentParser:
     parser.add_argument("players", nargs="*",
                         help="random, heuristic, pimc[:key=value,...], PPO checkpoint paths "
                              "(default: random, heuristic, the shipped and previous PPO, "
-                             "pimc:worlds=4, pimc)")
+                             "pimc:fast)")
     parser.add_argument("--pairs", type=int,
                         help=f"duplicate deal pairs per pairing (default "
                              f"{DEFAULT_PAIRS['hand']}, with --match {DEFAULT_PAIRS['match']})")

@@ -53,7 +53,8 @@ class Budget:
     - ``rollouts``: rollouts per world and candidate;
     - ``top_k``: candidates, the ``top_k`` most likely under the prior (else the rollout
       policy, if it offers probabilities) and the rollout policy's own choice; 0: every legal
-      action;
+      action (as it is anyway where neither offers probabilities, e.g. heuristic rollouts
+      without a prior);
     - ``depth``: rollouts stop after ``depth`` steps once the acting seat is to act again, valued
       by the leaf value; 0: to the end of the hand;
     - ``time_limit``: seconds per searched decision (``None``: none; then the search is
@@ -63,7 +64,7 @@ class Budget:
 
     worlds: int = 8
     rollouts: int = 1
-    top_k: int = 0
+    top_k: int = 2
     depth: int = 0
     time_limit: float | None = None
     batch: int = 4096

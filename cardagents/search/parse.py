@@ -1,9 +1,10 @@
-"""A PIMC search from text: the spec a player is named by (``parse_spec``: ``pimc`` or
-``pimc:worlds=32,rollout=heuristic,top_k=8,...``, with its options' defaults, ``DEFAULTS``, and
-the named budgets) and the one place such text becomes the objects
-``cardagents.search.pimc.PIMCAgent`` takes (``make_search``: the rollout policy, the prior, the
-leaf value and the ``Budget``; ``rollout_policy``, ``prior_policy`` and ``leaf_value`` each make
-one). No torch and no game until a search is made (a PPO checkpoint read).
+"""A PIMC search from text: the spec a player is named by (``parse_spec``: ``pimc``,
+``pimc:worlds=32,rollout=heuristic,top_k=8,...`` or a named budget with options over it,
+``pimc:fast,rollout=...``; the options' defaults are ``DEFAULTS``, the named budgets ``BUDGETS``)
+and the one place such text becomes the objects ``cardagents.search.pimc.PIMCAgent`` takes
+(``make_search``: the rollout policy, the prior, the leaf value and the ``Budget``;
+``rollout_policy``, ``prior_policy`` and ``leaf_value`` each make one). No torch and no
+game until a search is made (a PPO checkpoint read).
 """
 
 from __future__ import annotations
@@ -12,14 +13,24 @@ import os
 
 from cardagents.search.budget import BOUNDS, MARGIN, Budget, checked
 
-__all__ = ["DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "leaf_value", "make_search", "parse_spec",
-           "prior_policy", "rollout_policy"]
+__all__ = ["BUDGETS", "DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "leaf_value", "make_search",
+           "parse_spec", "prior_policy", "rollout_policy"]
 
 # a spec's options and their defaults: the budget's (cardagents.search.budget) and the parts'
 _BUDGET = Budget()
 DEFAULTS = {"worlds": _BUDGET.worlds, "rollouts": _BUDGET.rollouts, "top_k": _BUDGET.top_k,
             "rollout": "heuristic", "time": _BUDGET.time_limit, "margin": MARGIN,
             "prior": None, "depth": _BUDGET.depth, "critic": None}
+# The named budgets: what a search spends, by name, the same in both games ("default" is the
+# bare "pimc"). A spec names one first and may set options over it: "pimc:fast",
+# "pimc:strong,rollout=checkpoints/dabang_ppo.pt,prior=checkpoints/dabang_ppo.pt". What each
+# costs a decision in each game, one at a time and in an evaluation's batch, and what it wins:
+# docs/results.md, "Search budgets" (python -m cardagents bench search). top_k takes effect
+# where the prior or the rollout policy gives probabilities (a PPO checkpoint); with heuristic
+# rollouts and no prior every legal action is a candidate.
+BUDGETS = {"fast": {"worlds": 4, "top_k": 2},
+           "default": {"worlds": _BUDGET.worlds, "top_k": _BUDGET.top_k},
+           "strong": {"worlds": 16, "top_k": 3}}
 # the budget with a PPO prior (see cardagents.search.pimc's docstring): format with path=
 PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
 # the budget with a leaf value (cardagents.search.leaf): format with path= the game's leaf
@@ -40,13 +51,22 @@ def _number(value: str):
 
 
 def parse_spec(spec: str) -> dict:
-    """The options of a spec ``pimc`` or ``pimc:key=value,...`` (the keys of ``DEFAULTS``),
-    the defaults filled in; ``ValueError`` naming the problem for anything else."""
+    """The options of a spec ``pimc``, ``pimc:key=value,...`` (the keys of ``DEFAULTS``) or
+    ``pimc:NAME[,key=value,...]`` (a budget of ``BUDGETS``, then options over it), the defaults
+    filled in; ``ValueError`` naming the problem for anything else."""
     if not isinstance(spec, str) or not (spec == "pimc" or spec.startswith("pimc:")):
         raise ValueError(f"a PIMC spec is 'pimc' or 'pimc:key=value,...', got {spec!r}")
     options = dict(DEFAULTS)
     body = spec[len("pimc:"):] if spec != "pimc" else ""
-    for part in body.split(",") if body else []:
+    parts = body.split(",") if body else []
+    if parts and "=" not in parts[0] and parts[0].strip() not in DEFAULTS:
+        # a named budget, then options over it
+        name = parts.pop(0).strip()
+        if name not in BUDGETS:
+            raise ValueError(f"{spec}: unknown budget {name!r} (budgets: {', '.join(BUDGETS)}; "
+                             f"or options key=value)")
+        options.update(BUDGETS[name])
+    for part in parts:
         key, eq, value = part.partition("=")
         key = key.strip()
         if not eq or not key or not value.strip():

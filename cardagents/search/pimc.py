@@ -84,19 +84,26 @@ episode (``test_a_match_episode_position_is_searched_for_the_hands_worth``), not
 points that only the last hand pays. The levels' worth later in the match (the level reached,
 who deals next, the blood owed) is not weighed.
 
-Budgets: the default (``Budget()``, the spec ``pimc``) is 8 worlds, all legal actions,
-heuristic rollouts to the end of the hand, torch-free; ``PRIOR_BUDGET``
+Budgets: the default (``Budget()``, the spec ``pimc`` or ``pimc:default``) is 8 worlds, the top
+2 candidates where the prior or the rollout policy gives probabilities (with the default heuristic
+rollouts and no prior: all legal actions), rollouts to the end of the hand, torch-free; the named
+budgets ``pimc:fast`` and ``pimc:strong`` (``cardagents.search.parse.BUDGETS``) spend less and more,
+and take options over them (``pimc:fast,rollout=PATH,prior=PATH``); ``PRIOR_BUDGET``
 (``cardagents.search.parse``) takes the top 2 of the shipped PPO policy at 16 worlds;
 ``LEAF_BUDGET`` cuts rollouts at depth 16 with the shipped leaf value (torch-free
-too). What the budgets cost and how strong they are (against the heuristic and the shipped
-PPO agent, on up to 100 deal pairs) is in docs/results.md, "Search agent (PIMC)". In short: a
-decision's time is mostly the rollouts' lockstep steps (a Dagong hand's rest is ~80 steps, a
-Dabang hand's ~170, each paying the rollout policy's, the engine's and the masks' fixed
-per-call costs whatever the batch) and, in Dabang, the sampler; so fewer worlds or candidates
-save less than their share, and only cut-short rollouts (``depth``) approach 0.1 s. Their leaf
-value decides their strength: the shipped PPO critics predict heuristic rollouts poorly; the
-leaves fitted to them (``cardagents.search.leaf``, ``checkpoints/*_leaf.npz``) keep the default's
-strength at depth 16 but not, in Dagong, at depth 8 (docs/results.md, "A leaf value for
+too). What the named budgets cost a decision, one at a time and many together, and how
+strong they are over the shipped PPO agent: docs/results.md, "Search budgets (issue 45)"; the
+older budgets: "Search agent (PIMC)". In short: a decision's time is mostly the rollouts'
+lockstep steps (a Dagong hand's rest is ~80 steps, a Dabang hand's ~170, each paying the
+rollout policy's, the engine's and the masks' fixed per-call costs whatever the batch) and, in
+Dabang, the sampler (its cost is per decision, not shared). Searching many decisions in one
+call (an evaluation's games in lockstep) shares the per-step costs among all their rollouts,
+which is what brings a decision to hundredths of a second; one decision alone (a person's table)
+stays at tenths. Cut-short rollouts (``depth``) save most in Dabang. Their leaf value decides
+their strength: the shipped PPO critics predict heuristic rollouts poorly but their own agent's
+play well enough (Dabang); the leaves fitted to heuristic rollouts (``cardagents.search.leaf``,
+``checkpoints/*_leaf.npz``) keep the default's strength at depth 16 but not, in Dagong, at
+depth 8 (docs/results.md, "A leaf value for
 depth-limited rollouts").
 """
 
@@ -199,6 +206,8 @@ class PIMCAgent(Agent):
         self.seed = 0 if seed is None else int(seed)
         self.spec: str | None = None  # the text the agent was made from (make_search)
         self.searched = 0  # decisions searched (for benchmarks)
+        # seconds (on ``clock``) spent searching them: an evaluation's seconds a decision
+        self.search_seconds = 0.0
         self.unsampled = 0  # decisions left to the rollout policy: the sampler gave up
         # the contract promises each world the seat's legal mask: check_worlds also checks it
         # (once per world; for a new game's sampler), where otherwise only the seat is
@@ -264,8 +273,10 @@ class PIMCAgent(Agent):
                                     self.budget.depth, self.leaf, self.clock)
             index = np.array([j for _, _, j in owners])
             values[index >= 0] = played[index[index >= 0]]
+        results = self._results(owners, values, candidates)
         self.searched += len(states)
-        return self._results(owners, values, candidates)
+        self.search_seconds += self.clock() - start
+        return results
 
     def _first_plies(self, states, masks, keys, candidates, deadline) -> tuple:
         """Each decision's worlds with each candidate applied (``rollouts`` times per world):

@@ -94,9 +94,9 @@ BUILT_IN_PLAYERS = ("random", "heuristic")
 # follow of several cards is a decision a card. Dabang's rollouts stop after 8 steps, valued by the
 # shipped leaf value (stronger there than rollouts to the end of the hand: docs/results.md).
 SEARCH_PLAYERS = {
-    "dabang": [("pimc:depth=8,critic={checkpoints}/dabang_leaf.npz,time=1",
+    "dabang": [("pimc:fast,depth=8,critic={checkpoints}/dabang_leaf.npz,time=1",
                 "search (PIMC, 1 s a decision)")],
-    "": [("pimc:time=1", "search (PIMC, 1 s a decision)")],
+    "": [("pimc:fast,time=1", "search (PIMC, 1 s a decision)")],
 }
 SEARCH_NAME = "search (PIMC)"  # a search player's label at the table and in the viewer
 SHIPPED = "{game}_ppo.pt"  # the shipped agent of each game, in the checkpoints folder

@@ -205,9 +205,9 @@ def test_more_or_fewer_pairs_keep_the_chunks_with_the_same_deals(tmp_path, monke
     assert shrunk["pairings"][0]["a_scores"] == fresh["pairings"][0]["a_scores"][:4]
 
 
-def test_the_default_players_are_random_heuristic_both_ppo_and_two_pimc_budgets():
+def test_the_default_players_are_random_heuristic_both_ppo_and_the_fast_pimc_budget():
     players = league.default_players("dabang")
-    assert players[:2] == ["random", "heuristic"] and players[-2:] == ["pimc:worlds=4", "pimc"]
+    assert players[:2] == ["random", "heuristic"] and players[4:] == ["pimc:fast"]
     assert [p.replace("\\", "/").split("checkpoints/")[-1] for p in players[2:4]] == \
         ["dabang_ppo.pt", "previous/dabang_ppo.pt"]
 

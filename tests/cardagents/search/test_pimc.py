@@ -22,7 +22,7 @@ from cardagents.players.random import RandomAgent
 from cardagents.search.pimc import PIMCAgent, choose
 from cardagents.search.rollouts import rollout_values
 from cardagents.search.budget import Budget
-from cardagents.search.parse import DEFAULTS, leaf_value, parse_spec
+from cardagents.search.parse import BUDGETS, DEFAULTS, leaf_value, parse_spec
 from cardagents.specs import make_agent
 from cardenv import games as registry
 from cardenv.core.errors import StateError
@@ -352,7 +352,8 @@ def test_the_time_limit_drops_the_rollouts_still_running(oracle_worlds):
     clock = ScriptedClock(readings)
     agent = pimc("dagong", worlds=24, time_limit=0.05, clock=clock)
     found = agent.search([state])[0]
-    assert clock.reads == 24 + steps + 1  # nothing is read (or stepped) after the limit
+    # nothing is stepped after the limit, and the clock is read once more: the search's time
+    assert clock.reads == 24 + steps + 1 + 1
     assert found.counts.tolist() == [0] * len(found.candidates)
     assert np.isnan(found.means).all()
     # with no rollout finished, the rollout policy's choice (the first candidate) is played
@@ -602,6 +603,23 @@ def test_evaluate_plays_pimc(perfect_information_evaluations):
     assert stats["pairs"] == PERFECT_PAIRS
     assert stats["agent_a"] == f"pimc:worlds={PERFECT_WORLDS},margin=0"
     assert stats["agent_b"] == "heuristic" and "win rate" in printed
+    # what the search cost: its decisions (at least one a game) and seconds, B not searching
+    search = stats["search_a"]
+    assert search["decisions"] >= 2 * PERFECT_PAIRS and "search_b" not in stats
+    assert search["seconds_per_decision"] == search["seconds"] / search["decisions"]
+    assert f"searched {search['decisions']:,} decisions" in printed
+
+
+def test_search_seconds_count_on_the_agents_clock(oracle_worlds):
+    """``search_seconds`` adds each call's time read on the agent's clock (injected here: one
+    reading at the start and one at the end of each call), so an evaluation's seconds a
+    decision are what the search spent, whatever the machine's speed."""
+    state = _limited_position(make_game("dagong"))
+    agent = pimc("dagong", worlds=2, clock=ScriptedClock([1.0, 3.5, 10.0, 10.25]))
+    agent.search([state])
+    assert (agent.searched, agent.search_seconds) == (1, 2.5)
+    agent.search([state, state])
+    assert (agent.searched, agent.search_seconds) == (3, 2.75)
 
 
 # --- specs and errors ----------------------------------------------------------------------
@@ -617,7 +635,36 @@ def test_specs(oracle_worlds):
         (32, 8, "random", 3)
 
 
+@pytest.mark.parametrize("spec, worlds, top_k, rollout", [
+    ("pimc", 8, 2, "heuristic"),  # the bare spec is the default budget
+    ("pimc:default", 8, 2, "heuristic"),
+    ("pimc:fast", 4, 2, "heuristic"),
+    ("pimc:strong", 16, 3, "heuristic"),
+    ("pimc:fast,worlds=6", 6, 2, "heuristic"),  # options over a named budget
+    ("pimc: strong ,rollout=random,top_k=0", 16, 0, "random"),
+])
+def test_named_budgets(oracle_worlds, spec, worlds, top_k, rollout):
+    """``pimc:NAME`` is the budget ``BUDGETS[NAME]``, options after it set over it."""
+    options = parse_spec(spec)
+    assert (options["worlds"], options["top_k"], options["rollout"]) == (worlds, top_k, rollout)
+    assert {k: v for k, v in options.items() if k not in ("worlds", "top_k", "rollout")} == \
+        {k: v for k, v in DEFAULTS.items() if k not in ("worlds", "top_k", "rollout")}
+    agent = make_agent(spec, "dagong")
+    assert (agent.budget.worlds, agent.budget.top_k, agent.spec) == (worlds, top_k, spec)
+
+
+def test_the_named_budgets_spend_in_order():
+    """fast spends less than the default, strong more (worlds, then candidates)."""
+    names = ["fast", "default", "strong"]
+    assert list(BUDGETS) == names and parse_spec("pimc:default") == DEFAULTS
+    spend = [(BUDGETS[n]["worlds"], BUDGETS[n]["top_k"]) for n in names]
+    assert spend == sorted(spend) and len(set(spend)) == 3
+
+
 @pytest.mark.parametrize("spec, message", [
+    ("pimc:quick", "unknown budget 'quick' (budgets: fast, default, strong; or options "
+                   "key=value)"),
+    ("pimc:worlds=4,fast", "'fast' is not key=value"),  # a budget is named first
     ("pimc:worlds=0", "worlds must be an int in 1..4096, got '0'"),
     ("pimc:worlds=many", "worlds must be an int"),
     ("pimc:dpeth=3", "unknown option 'dpeth' (options: worlds, rollouts, top_k, rollout, time, "
@@ -692,15 +739,20 @@ def test_the_search_benchmark_measures(oracle_worlds, few_bench_positions):
         registry.unregister("toy_plain")
 
 
-def test_the_search_benchmark_times_the_prior_budget(oracle_worlds, few_bench_positions):
-    """With torch and the shipped checkpoint the benchmark also times ``PRIOR_BUDGET``."""
+def test_the_search_benchmark_times_the_budgets_with_ppo_rollouts(oracle_worlds,
+                                                                  few_bench_positions):
+    """With torch and the shipped checkpoint the benchmark also times each named budget with the
+    PPO agent as rollout policy and prior, one decision a call and several together."""
     pytest.importorskip("torch")
     from cardagents.bench import players as bench
-    from cardagents.search.parse import PRIOR_BUDGET
 
-    spec = bench.fast_spec("dagong")
-    assert spec == PRIOR_BUDGET.format(path="checkpoints/dagong_ppo.pt")
+    path = "checkpoints/dagong_ppo.pt"
+    ppo = f",rollout={path},prior={path}"
+    assert bench.search_specs("dagong") == [("heuristic", ""), ("ppo", ppo),
+                                            ("ppo-d16", f"{ppo},depth=16,critic={path}")]
+    spec = "pimc:fast" + bench.search_specs("dagong")[1][1]
     assert bench.pimc_decisions_per_second("dagong", 0.01, spec) > 0
+    assert bench.pimc_decisions_per_second("dagong", 0.01, spec, together=3) > 0
 
 
 def test_pimc_plays_in_the_terminal_and_as_the_gymnasium_envs_opponents(oracle_worlds):

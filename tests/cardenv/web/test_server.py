@@ -529,7 +529,9 @@ def test_each_game_offers_a_search_player_with_its_budget_named(tmp_path):
             assert entry["label"] == f"search (PIMC, {seconds:g} s a decision)"
         leafed = folder is not None and os.path.exists(leaf)
         assert ("critic=" in search["dabang"]["spec"]) == leafed
-        assert search["dagong"]["spec"] == "pimc:time=1"
+        # the fast named budget (issue 45): what the page asks of a search by default
+        assert search["dagong"]["spec"] == "pimc:fast,time=1"
+        assert search["dabang"]["spec"].startswith("pimc:fast,")
 
 
 def test_a_game_seated_with_the_search_player_plays_legal_moves_through_the_api():
