@@ -230,8 +230,9 @@ def pimc_decisions_per_second(name: str, seconds: float, spec: str = "pimc",
     done, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds or not done:
         first = done % len(positions)
-        agent.act_states(positions[first:first + together])
-        done += len(positions[first:first + together])
+        asked = positions[first:first + together]
+        agent.act_states(asked)
+        done += len(asked)
     return done / (time.perf_counter() - start)
 
 

@@ -13,7 +13,7 @@ import os
 
 from cardagents.search.budget import BOUNDS, MARGIN, Budget, checked
 
-__all__ = ["BUDGETS", "DEFAULTS", "LEAF_BUDGET", "PRIOR_BUDGET", "leaf_value", "make_search",
+__all__ = ["BUDGETS", "DEFAULTS", "LEAF_BUDGET", "leaf_value", "make_search",
            "parse_spec", "prior_policy", "rollout_policy"]
 
 # a spec's options and their defaults: the budget's (cardagents.search.budget) and the parts'
@@ -31,8 +31,6 @@ DEFAULTS = {"worlds": _BUDGET.worlds, "rollouts": _BUDGET.rollouts, "top_k": _BU
 BUDGETS = {"fast": {"worlds": 4, "top_k": 2},
            "default": {"worlds": _BUDGET.worlds, "top_k": _BUDGET.top_k},
            "strong": {"worlds": 16, "top_k": 3}}
-# the budget with a PPO prior (see cardagents.search.pimc's docstring): format with path=
-PRIOR_BUDGET = "pimc:worlds=16,top_k=2,prior={path}"
 # the budget with a leaf value (cardagents.search.leaf): format with path= the game's leaf
 # (checkpoints/<game>_leaf.npz); what it costs and wins against the default, and why Dabang's
 # better budget is depth 8: docs/results.md, "Search agent (PIMC)"

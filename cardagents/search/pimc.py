@@ -88,9 +88,8 @@ Budgets: the default (``Budget()``, the spec ``pimc`` or ``pimc:default``) is 8 
 2 candidates where the prior or the rollout policy gives probabilities (with the default heuristic
 rollouts and no prior: all legal actions), rollouts to the end of the hand, torch-free; the named
 budgets ``pimc:fast`` and ``pimc:strong`` (``cardagents.search.parse.BUDGETS``) spend less and more,
-and take options over them (``pimc:fast,rollout=PATH,prior=PATH``); ``PRIOR_BUDGET``
-(``cardagents.search.parse``) takes the top 2 of the shipped PPO policy at 16 worlds;
-``LEAF_BUDGET`` cuts rollouts at depth 16 with the shipped leaf value (torch-free
+and take options over them (``pimc:fast,rollout=PATH,prior=PATH``); ``LEAF_BUDGET``
+(``cardagents.search.parse``) cuts rollouts at depth 16 with the shipped leaf value (torch-free
 too). What the named budgets cost a decision, one at a time and many together, and how
 strong they are over the shipped PPO agent: docs/results.md, "Search budgets (issue 45)"; the
 older budgets: "Search agent (PIMC)". In short: a decision's time is mostly the rollouts'
