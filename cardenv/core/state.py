@@ -203,7 +203,12 @@ class CardState:
 
     def observation(self, seat: int) -> np.ndarray:
         """What ``seat`` may know, as float32 (layout: the game's ``layout``)."""
-        seat = check_int(seat, "seat", 0, self.game.num_players - 1, error=ValueError)
+        return self.seat_observation(check_int(seat, "seat", 0, self.game.num_players - 1,
+                                               error=ValueError))
+
+    def seat_observation(self, seat: int) -> np.ndarray:
+        """``observation`` of ``seat`` known to be a seat number (an int in 0..3), unchecked:
+        what the env, which numbers its agents itself, asks at every step."""
         layout = self.game.layout
         gathered = self.buffer[layout.observation_index[seat]].astype(np.float32)
         return layout.complete(gathered[None])[0] if layout.derived else gathered

@@ -130,7 +130,9 @@ def _score(state) -> None:
     v, points, dealer = state.v, state.points, state.dealer
     attack = 0 if dealer is None else points[(dealer + 1) % 4] + points[(dealer + 3) % 4]
     v["attack_points"][0] = attack
-    v["thresholds"][:] = [attack >= t for t in THRESHOLDS]
+    thresholds = v["thresholds"]
+    for i, threshold in enumerate(THRESHOLDS):
+        thresholds[i] = attack >= threshold
     v["points_out"][0] = TOTAL_POINTS - sum(points)
 
 
@@ -138,8 +140,10 @@ def at_trick_start(state) -> None:
     """A trick opens in one state: the trick's pieces start over, the score pieces follow the
     points won so far."""
     v = state.v
-    v["trick_winner"][:] = 0
+    v["trick_winner"].fill(0)
     v["trick_points"][0] = 0
-    v["still_to_play"][:] = 0
-    v["still_to_play"][state.trick.to_play] = 1
+    still = v["still_to_play"]
+    still.fill(0)
+    for seat in state.trick.to_play:  # (scalar writes: cheaper than a fancy index of <= 4)
+        still[seat] = 1
     _score(state)

@@ -345,7 +345,7 @@ class DabangState(CardState):
             if self.trick.to_play:  # the hand goes on: enter(self, _PLAY, self.current), but
                 # the phase piece already shows play, so only to_play moves (the hot path)
                 to_play = self.v["to_play"]
-                to_play[:] = 0
+                to_play.fill(0)
                 to_play[self.current] = 1
                 return
             if not self._end_hand():

@@ -4,9 +4,10 @@
 engine interface of ``cardenv.vector`` (``current``, ``observations``, ``masks``,
 ``global_states``, ``legal``, ``step``, ``state``, ``replace``). Trick play (``Phase.PLAY``) is
 most of a hand's decisions, so the games in that phase are stepped together by numpy calls over
-struct-of-arrays (SoA) copies of their trick state, with no Python loop over games or cards; the
-rarer phases (the deal and declarations, tribute, burial, 扣王) and the end of a hand (scoring,
-the next deal, the end of the episode) run game by game through the reference code
+struct-of-arrays (SoA) copies of their trick state, with no Python loop over games or cards, and
+so are the dealer's burials but the last (``_step_bury``: a card from the hand to the kitty); the
+rarer phases (the deal and declarations, tribute, the last burial, 扣王) and the end of a hand
+(scoring, the next deal, the end of the episode) run game by game through the reference code
 (``game.py``, ``phases/*.py``), which stays the definition of the rules: a property test
 (``tests/cardenv/dabang/test_vector_engine.py``) steps both side by side. The masks of the play rows
 come from ``follow.play_mask_groups`` over the arrays (the one batched follow rule), those of
@@ -46,6 +47,7 @@ from cardenv.dabang import counting
 from cardenv.dabang.follow import groups, play_mask_groups, trick_winner
 from cardenv.dabang.observation import CLASSES, LAYOUT
 from cardenv.dabang.phase import Phase
+from cardenv.dabang.phases.burial import KITTY_SIZE
 from cardenv.dabang.phases.deal import DEALT
 from cardenv.dabang.phases.trick import Trick
 from cardenv.dabang.strength import NUM_LEVELS, SUIT_CLASS
@@ -61,6 +63,7 @@ _UNSEEN, _DEALER = _OFF["unseen"], _OFF["dealer"]
 _TRICK_WINNER, _TRICK_POINTS = _OFF["trick_winner"], _OFF["trick_points"]
 _STILL_TO_PLAY, _ATTACK_POINTS = _OFF["still_to_play"], _OFF["attack_points"]
 _THRESHOLDS, _POINTS_OUT = _OFF["thresholds"], _OFF["points_out"]
+_KITTY, _KITTY_KNOWN, _KITTY_POINTS = _OFF["kitty"], _OFF["kitty_known"], _OFF["kitty_points"]
 _GROUPS = np.arange(4)  # a play holds at most 4 groups of identical cards
 _PLAY = cat.PLAY
 _KIND_POINTS = KIND_POINTS.astype(np.int64)
@@ -92,6 +95,7 @@ class DabangBatch:
         self.cur = np.full(n, -1, dtype=np.int64)  # seat to act, -1 once over
         self.in_play = np.zeros(n, dtype=bool)  # in the play phase: the arrays are the truth
         self.burying = np.zeros(n, dtype=bool)  # in the bury phase (masks from the buffer)
+        self.buried_n = np.zeros(n, dtype=np.int64)  # cards the dealer has buried (if burying)
         self.results_n = np.zeros(n, dtype=np.int64)  # hands finished (results change only
         # in the reference code's steps, after each of which the row is loaded)
         self.dirty = np.zeros(n, dtype=bool)  # the object lags behind the arrays
@@ -127,8 +131,8 @@ class DabangBatch:
     # the (B, ...) arrays of the slots besides the buffer, its views, the states and the
     # caches: ``keep`` takes their rows (a test checks that every per-slot attribute is here
     # or handled there, so that a new one cannot be missed)
-    _PER_SLOT = ("cur", "in_play", "burying", "results_n", "dirty", "trump", "level", "dead",
-                 "cards_left", "points", "last_team", "leader", "led", "k", "part_kind",
+    _PER_SLOT = ("cur", "in_play", "burying", "buried_n", "results_n", "dirty", "trump", "level",
+                 "dead", "cards_left", "points", "last_team", "leader", "led", "k", "part_kind",
                  "part_count", "part_n", "play_seat", "play_ident", "play_void", "play_kind",
                  "play_count", "num_plays", "order", "order_n", "history", "history_n")
 
@@ -257,9 +261,14 @@ class DabangBatch:
         self._mask = None
         rows = np.flatnonzero(self.in_play)
         hand_ends = self._step_play(rows, actions[rows]) if rows.size else rows
+        # burials but the last of each (which ends the phase) in numpy too
+        batched = self.in_play | (self.burying & (self.buried_n < KITTY_SIZE - 1))
+        rows = np.flatnonzero(self.burying & batched)
+        if rows.size:
+            self._step_bury(rows, actions[rows])
         # the rest game by game: the other phases, and a hand's last card (scoring, next deal)
         # (an over slot, cur -1, is left alone: VectorGame's refill=False keeps it)
-        rest = np.flatnonzero(~self.in_play & (self.cur >= 0))
+        rest = np.flatnonzero(~batched & (self.cur >= 0))
         for i in np.concatenate([rest, hand_ends]).tolist():
             state = self.states[i]
             self._sync(i)
@@ -300,6 +309,24 @@ class DabangBatch:
         to_play[np.arange(rows.size), cur] = 1
         self.buffer[rows, _TO_PLAY:_TO_PLAY + 4] = to_play
         return hand_ends
+
+    def _step_bury(self, rows: np.ndarray, actions: np.ndarray) -> None:
+        """``burial.apply_bury`` of ``rows`` whose burial goes on after this card (the dealer,
+        to act, moves it from the hand to the kitty, where the dealer knows it), and the
+        counting pieces it changes: only the dealer's ``kitty_points`` (``counting.refresh``:
+        the dealer's unseen counts lose the card from the hand and gain it in the known kitty).
+        The objects' kitty lists and ``cards_left`` follow at ``_sync``."""
+        card = actions - cat.BURY
+        dealer = self.cur[rows]
+        base = rows * _L
+        flat = self._flat
+        flat[base + _HAND + dealer * _K + card] -= 1
+        flat[base + _CARDS_LEFT + dealer] -= 1
+        flat[base + _KITTY + card] += 1
+        flat[base + _KITTY_KNOWN + dealer * _K + card] += 1
+        flat[base + _KITTY_POINTS + dealer] += _KIND_POINTS[card].astype(np.int16)
+        self.buried_n[rows] += 1
+        self._record(rows, actions)
 
     def _record(self, rows, actions) -> None:
         """Append the actions to the pending histories; the states now lag behind."""
@@ -467,6 +494,8 @@ class DabangBatch:
         self.results_n[i] = len(state.results)
         self.in_play[i] = state.phase == Phase.PLAY
         self.burying[i] = state.phase == Phase.BURY
+        if self.burying[i]:
+            self.buried_n[i] = len(state.kitty.buried)
         if not self.in_play[i]:
             return
         t = state.trick
@@ -496,6 +525,9 @@ class DabangBatch:
         """Bring slot ``i``'s object up to date with the arrays (after numpy play steps)."""
         if not self.dirty[i]:
             return
+        if self.burying[i]:
+            self._sync_bury(i)
+            return
         state = self.states[i]
         plays = []
         for at in range(int(self.num_plays[i])):
@@ -514,6 +546,21 @@ class DabangBatch:
         state.last_trick_team = None if team < 0 else team
         state.last_rewards = [0.0] * 4  # a play step that does not end the hand rewards nothing
         state.history.extend(self.history[i, :self.history_n[i]].tolist())
+        state.position_changed()
+        self.history_n[i] = 0
+        self.dirty[i] = False
+
+    def _sync_bury(self, i: int) -> None:
+        """``_sync`` of a slot burying: the cards ``_step_bury`` moved, into the object's kitty
+        lists and cards left, as ``burial.apply_bury`` appends them."""
+        state = self.states[i]
+        actions = self.history[i, :self.history_n[i]].tolist()
+        cards = [action - cat.BURY for action in actions]
+        state.kitty.cards.extend(cards)
+        state.kitty.buried.extend(cards)
+        state.cards_left[state.dealer] -= len(cards)
+        state.last_rewards = [0.0] * 4
+        state.history.extend(actions)
         state.position_changed()
         self.history_n[i] = 0
         self.dirty[i] = False

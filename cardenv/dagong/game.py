@@ -303,7 +303,7 @@ class DagongState(CardState):
         # a play is a handful of cards: one precomputed whole-buffer delta per card (out of
         # the hand into the seat's played cards and the standing play, and the counting
         # pieces) beats the numpy calls of per-piece updates
-        v["standing_cards"][:] = 0
+        v["standing_cards"].fill(0)
         buffer, deltas = self.buffer, _CARD_DELTAS[seat]
         for kind in cards:
             buffer += deltas[kind]
@@ -336,11 +336,14 @@ class DagongState(CardState):
         seat = self.current
         self.passed[seat] = True
         self.v["passed"][seat] = 1
-        if all(self.passed[s] for s in range(4)
-               if s != self.standing_seat and self.cards_left[s] > 0):
-            self._end_trick()
+        passed, cards_left, standing = self.passed, self.cards_left, self.standing_seat
+        for s in range(4):  # (a loop, not all() over a generator: every pass runs this)
+            if not passed[s] and s != standing and cards_left[s] > 0:
+                break
         else:
-            self._set_current(self._next_active(seat))
+            self._end_trick()
+            return
+        self._set_current(self._next_active(seat))
 
     def _end_trick(self) -> None:
         winner = self.standing_seat
@@ -362,7 +365,7 @@ class DagongState(CardState):
         self.passed = [False] * 4
         for name in ("standing_cards", "standing_seat", "standing_type", "standing_rank",
                      "standing_length", "passed"):
-            self.v[name][...] = 0
+            self.v[name].fill(0)
         self.v["trick_points"][0] = 0
 
     def _hand_is_decided(self) -> bool:
@@ -478,7 +481,7 @@ class DagongState(CardState):
         """The standing play's pieces (its cards are already in ``standing_cards``)."""
         v = self.v
         for name in ("standing_seat", "standing_type", "standing_rank", "passed"):
-            v[name][:] = 0
+            v[name].fill(0)
         v["standing_seat"][self.standing_seat] = 1
         v["standing_type"][_TYPE_INDEX[info.type]] = 1
         if info.key_rank is not None:

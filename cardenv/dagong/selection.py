@@ -29,6 +29,9 @@ from cardenv.core.cards import BIG_JOKER, NUM_NATURAL, SMALL_JOKER, kind_of, ran
 from cardenv.dagong import catalogue as cat
 
 _POINT_RANKS = cat.POINT_RANKS
+# per combination: whether it takes naturals of a 5/10/K rank (rule 3's protected cards matter)
+_PROTECTS = [any(r in _POINT_RANKS for r in combo.ranks) for combo in cat.COMBOS]
+_RANK_KINDS = [tuple(range(4 * r, 4 * r + 4)) for r in range(NUM_NATURAL // 4)]  # suits in order
 
 
 def protected_copies(hand) -> list[int]:
@@ -87,11 +90,14 @@ def _take_one_rank(avail, rank, per_rank_cap, total, taken, last_resort=None):
     of most ranks: the bulk of the plays), without building the candidate list: the suits in
     order, the ``last_resort`` kind's copies last. Same cards, same errors (tests/cardenv/dagong/
     test_selection.py compares both)."""
-    room = per_rank_cap - sum(1 for k in taken if k < NUM_NATURAL and k // 4 == rank)
+    room = per_rank_cap
+    for k in taken:  # (at most the called card and jokers)
+        if k < NUM_NATURAL and k // 4 == rank:
+            room -= 1
     need = total
-    kinds = [k for k in range(4 * rank, 4 * rank + 4) if k != last_resort]
+    kinds = _RANK_KINDS[rank]
     if last_resort is not None and 4 * rank <= last_resort < 4 * rank + 4:
-        kinds.append(last_resort)
+        kinds = [k for k in kinds if k != last_resort] + [last_resort]
     for k in kinds:
         use = min(avail[k], need, room)
         if use:
@@ -160,17 +166,20 @@ def select_cards(hand, action: int, called: int) -> list[int]:
     else:
         avail[called] = 0
 
-    jokers_needed = combo.jokers - sum(1 for k in taken if k >= NUM_NATURAL)
+    # ``taken`` holds at most the called card so far: a joker or a natural
+    called_joker = bool(taken) and called >= NUM_NATURAL
+    jokers_needed = combo.jokers - called_joker
     if jokers_needed < 0:
         raise ValueError("the called joker cannot be part of this action")
-    _take_jokers(avail, jokers_needed, taken, last_resort=called)
+    if jokers_needed:
+        _take_jokers(avail, jokers_needed, taken, last_resort=called)
 
     if combo.type == cat.K510:
         return _select_k510(hand, avail, combo, taken)
     naturals = combo.length - combo.jokers
     if naturals:
-        protect = any(r in _POINT_RANKS for r in combo.ranks)
-        need = naturals - sum(1 for k in taken if k < NUM_NATURAL)
+        protect = _PROTECTS[info.combo]
+        need = naturals - (bool(info.called) and not called_joker)
         if len(combo.ranks) == 1 and not protect:
             _take_one_rank(avail, combo.ranks[0], combo.per_rank, need, taken,
                            last_resort=called)

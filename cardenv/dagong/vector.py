@@ -441,12 +441,17 @@ class DagongBatch:
         return self.results_n.copy()
 
     def replace(self, i: int, state) -> None:
-        """Slot ``i`` now holds ``state``; the state it held keeps a buffer of its own."""
+        """Slot ``i`` now holds ``state``; the state it held keeps its content in a buffer of
+        its own: the one ``state`` brings, with its views (as Dabang's batch swaps them, so
+        that no views are built)."""
         old = self.states[i]
         self._sync(i)
         if old is not state:
-            old.buffer = old.buffer.copy()
-            old.v = LAYOUT.views(old.buffer)
+            own, views = state.buffer, state.v
+            content = own.copy()
+            own[:] = self.buffer[i]
+            old.buffer, old.v = own, views
+            state.buffer = content  # copied into the row by _adopt
         self._adopt(i, state)
         self._packed = None
 

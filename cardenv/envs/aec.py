@@ -112,12 +112,18 @@ class CardGameEnv(AECEnv):
         if self.game_state is None:
             raise RuntimeError("observe() before reset(): call env.reset(seed=...) first")
         state = self.game_state
-        seat = self._seat[self._agent(agent)]
+        seat = self._seat.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            self._agent(agent)  # raises, naming the agents
         if agent == self.agent_selection and not state.is_over:
             mask = state.legal_mask().view(np.int8)
         else:
             mask = self._zero_mask.copy()
-        return {"observation": state.observation(seat), "action_mask": mask}
+        # a state may offer the observation of a seat known to be one, unchecked (CardState's
+        # seat_observation: the env numbered the seat itself); the contract's is observation
+        unchecked = getattr(state, "seat_observation", None)
+        observation = state.observation(seat) if unchecked is None else unchecked(seat)
+        return {"observation": observation, "action_mask": mask}
 
     def action_features(self, agent: str | None = None) -> np.ndarray:
         """``(L, F)`` float32: what each legal action of ``agent`` (default: the agent to act)

@@ -20,6 +20,7 @@ _PLAY = cat.PLAY
 _STRENGTH = STRENGTH.tolist()
 _SUIT_CLASS = SUIT_CLASS.tolist()
 _POINTS = KIND_POINTS.tolist()
+_ROTATION = [[(leader + i) % 4 for i in range(4)] for leader in range(4)]  # from each seat on
 
 
 @dataclass(slots=True)
@@ -52,11 +53,11 @@ def start(state, leader: int) -> None:
     t.partial = {}
     t.plays = []
     t.best = -1
-    t.to_play = [s for s in ((leader + i) % 4 for i in range(4)) if cards_left[s]]
+    t.to_play = [s for s in _ROTATION[leader] if cards_left[s]]
     counting.at_trick_start(state)
     v = state.v
-    v["trick"][:] = 0
-    v["leader"][:] = 0
+    v["trick"].fill(0)
+    v["leader"].fill(0)
     v["leader"][leader] = 1
     v["led_count"][0] = 0
     state.current = leader
@@ -96,14 +97,23 @@ def _complete(state, t: Trick, seat: int, play: dict) -> None:
         # when short), so "void" is "the play holds no led-suit card": no look at the hand.
         cls = _SUIT_CLASS[state.trump][state.level - 3]
         led_cls = cls[t.led_kind]
-        void = not any(cls[kind] == led_cls for kind in play)
+        void, other = True, False  # (loops, not any() over generators: the hot path)
+        for kind in play:
+            if cls[kind] == led_cls:
+                void = False
+            else:
+                other = True
         # public: a follow holding a card of another suit (none of the led suit, or fewer than
         # k of it) shows the seat has no more of the led suit: the duty plays min(k, held)
-        if any(cls[kind] != led_cls for kind in play):
+        if other:
             v["voids"][seat, led_cls] = 1
     else:
         void = False
-    identical = next(iter(play)) if len(play) == 1 and next(iter(play.values())) == t.k else -1
+    identical = -1
+    if len(play) == 1:
+        for kind, count in play.items():
+            if count == t.k:
+                identical = kind
     hands, played, trick, unseen = v["hand"], v["played"], v["trick"], v["unseen"]
     seen = counting.SEEN_BY_OTHERS[seat]
     points = 0
@@ -118,7 +128,7 @@ def _complete(state, t: Trick, seat: int, play: dict) -> None:
     if identical >= 0 and _takes_lead(state, t, identical, void):
         t.best = len(t.plays)
         winner = v["trick_winner"]
-        winner[:] = 0
+        winner.fill(0)
         winner[seat] = 1
     cards_left = state.cards_left
     cards_left[seat] -= sum(play.values())
@@ -147,8 +157,10 @@ def _takes_lead(state, t: Trick, kind: int, void: bool) -> bool:
 def _end(state, t: Trick) -> None:
     """The trick is complete: its winner takes its points and leads the next one, if any (with
     no cards left, ``to_play`` stays empty: the hand is over)."""
-    winner = _winner(state, t)
-    points = sum(_POINTS[k] * c for _, play, _, _ in t.plays for k, c in play.items())
+    # the winner as the plays went (``_takes_lead`` kept ``best``, ``_winner`` of the plays as
+    # tests/cardenv/dabang/test_counting.py holds), the points as ``_complete`` added them up
+    winner = t.plays[t.best][0]
+    points = int(state.v["trick_points"][0])
     state.points[winner] += points
     state.v["points"][winner] = state.points[winner]
     state.last_trick_team = winner % 2

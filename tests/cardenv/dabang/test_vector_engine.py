@@ -42,6 +42,7 @@ class SideBySide:
         self.refs = [ref for ref, _ in pairs]
         self.batch = DabangBatch([mine for _, mine in pairs])
         self.ended = 0
+        self.buried_in_numpy = 0  # burial steps the batch took in numpy (_step_bury)
 
     def fresh(self, slot: int):
         game = GAMES[slot % len(GAMES)]
@@ -86,6 +87,7 @@ class SideBySide:
         if not ref.is_over:
             assert np.array_equal(mine.legal_mask(), ref.legal_mask())
             assert repr(mine.trick) == repr(ref.trick)  # repr: the order of its dicts too
+            assert repr(mine.kitty) == repr(ref.kitty) and mine.cards_left == ref.cards_left
 
     def step(self) -> None:
         masks = self.check_queries()
@@ -95,6 +97,8 @@ class SideBySide:
         else:
             actions = self.agent.act_batch(self.refs[0].game.observations(self.refs), masks)
         assert self.batch.legal(actions).all()
+        batch = self.batch
+        self.buried_in_numpy += int((batch.burying & (batch.buried_n < 7)).sum())
         rewards, over = self.batch.step(actions)
         for ref, action in zip(self.refs, actions.tolist()):
             ref.apply(action)
@@ -126,6 +130,7 @@ def test_batch_plays_exactly_the_reference_games(mid_hand, games):
     while run.ended < games:
         run.step()
     assert Phase.PLAY in {ref.phase for ref in run.refs}
+    assert run.buried_in_numpy > 100  # (and each buried card checked as the states are read)
 
 
 @sizes("games", 40, 400)
