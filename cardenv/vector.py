@@ -107,14 +107,10 @@ class Step(NamedTuple):
 
 def legal_indices(masks: np.ndarray) -> np.ndarray:
     """The flat indices of the True entries of ``(B, N)`` masks, in order (row ``i``'s legal
-    actions are ``index - i * N``): ``np.flatnonzero`` reading eight entries at a time. Legal
-    actions are sparse, so most 8-byte words are zero, and skipping them is four times faster
-    at batch 1024 than scanning every byte."""
-    flat = np.ascontiguousarray(masks, dtype=bool).reshape(-1)
-    n8 = flat.size - flat.size % 8
-    words = np.flatnonzero(flat[:n8].view(np.uint64))
-    word, byte = np.nonzero(flat[:n8].reshape(-1, 8)[words])
-    return np.concatenate([words[word] * 8 + byte, np.flatnonzero(flat[n8:]) + n8])
+    actions are ``index - i * N``). numpy 2's ``flatnonzero`` of a bool array scans it in SIMD
+    words: measured 2026-12-07 (numpy 2.4, AMD EPYC) 2.5-8x faster than reading 8-byte words
+    and their bytes in numpy calls, this function's way before (docs/speed.md)."""
+    return np.flatnonzero(np.ascontiguousarray(masks, dtype=bool))
 
 
 def game_variants(game: str, options: dict | list | None = None) -> list:
