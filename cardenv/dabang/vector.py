@@ -49,7 +49,7 @@ from cardenv.dabang.observation import CLASSES, LAYOUT
 from cardenv.dabang.phase import Phase
 from cardenv.dabang.phases.burial import KITTY_SIZE
 from cardenv.dabang.phases.deal import DEALT
-from cardenv.dabang.phases.trick import Trick
+from cardenv.dabang.phases.trick import ROTATION, Trick
 from cardenv.dabang.strength import NUM_LEVELS, SUIT_CLASS
 
 _K = NUM_KINDS
@@ -68,7 +68,7 @@ _GROUPS = np.arange(4)  # a play holds at most 4 groups of identical cards
 _PLAY = cat.PLAY
 _KIND_POINTS = KIND_POINTS.astype(np.int64)
 _CLASS_ROWS = SUIT_CLASS.reshape(-1, _K).astype(np.int64)  # [trump * NUM_LEVELS + level - 3]
-_TURN = (np.arange(4)[:, None] + np.arange(4)) % 4  # _TURN[seat]: the seats in turn from it
+_TURN = np.array(ROTATION)  # _TURN[seat]: the seats in turn from it (the trick code's table)
 # pending play actions per game: at most a hand's, and each play step plays a card or more
 _HISTORY = DEALT
 

@@ -20,7 +20,7 @@ _PLAY = cat.PLAY
 _STRENGTH = STRENGTH.tolist()
 _SUIT_CLASS = SUIT_CLASS.tolist()
 _POINTS = KIND_POINTS.tolist()
-_ROTATION = [[(leader + i) % 4 for i in range(4)] for leader in range(4)]  # from each seat on
+ROTATION = [[(leader + i) % 4 for i in range(4)] for leader in range(4)]  # seats in turn from each
 
 
 @dataclass(slots=True)
@@ -53,7 +53,7 @@ def start(state, leader: int) -> None:
     t.partial = {}
     t.plays = []
     t.best = -1
-    t.to_play = [s for s in _ROTATION[leader] if cards_left[s]]
+    t.to_play = [s for s in ROTATION[leader] if cards_left[s]]
     counting.at_trick_start(state)
     v = state.v
     v["trick"].fill(0)
