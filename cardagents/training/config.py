@@ -104,11 +104,12 @@ class Config:
     max_grad_norm: float = 0.5
     """gradient clipping."""
     score_shaping: float = 0.0
-    """weight of the game's reward shaping (cardagents.training.rewards; Dabang only): at each
-    hand's end every learner seat also gets ``score_shaping * (S - 160) / 80`` where S is the
-    attackers' score, with the sign of its side (attackers +, defenders -). The levels a hand moves
-    are a step function of S, so this adds a dense, aligned signal to the many hands whose level
-    change is the same either way. Evaluation never sees it."""
+    """weight of the game's reward shaping (cardagents.training.rewards), added at each hand's end
+    to every learner seat's reward. Dabang: ``score_shaping * (S - 160) / 80`` where S is the
+    attackers' score, with the sign of its side (attackers +, defenders -): the levels a hand
+    moves are a step function of S, so this adds a dense, aligned signal to the many hands whose
+    level change is the same either way. Dagong: ``score_shaping * sign(payoff)``, a bonus for
+    winning the hand whatever its multiplier. Evaluation never sees it."""
     reward: str = "hand"
     """what the learner learns from (Dabang; ``cardagents.training.rewards.match_value``,
     docs/match_reward.md): "hand", the game's own rewards (a hand episode's level change and deal

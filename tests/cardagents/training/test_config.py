@@ -31,7 +31,6 @@ def test_overrides_are_typed(tmp_path):
     (["total_samples"], "key=value"),
     (["score_shaping=-1"], "score_shaping must be a finite number >= 0"),
     (["score_shaping=.nan"], "score_shaping must be a finite number >= 0"),
-    (["score_shaping=0.5"], "score_shaping applies to dabang only"),
 ])
 def test_bad_config_is_a_clear_error(overrides, message):
     with pytest.raises(ConfigError, match=message):

@@ -144,9 +144,22 @@ def test_dabang_shaping_signs_by_side():
     from types import SimpleNamespace
 
     from cardagents.training.rewards import dabang_score, shaping_for
-    assert shaping_for("dagong") is None and shaping_for("dabang") is dabang_score
+    assert shaping_for("dabang") is dabang_score
     got = dabang_score(SimpleNamespace(score=200, attackers=1), 0.5)
     assert got.tolist() == [-0.25, 0.25, -0.25, 0.25]
+
+
+@pytest.mark.parametrize("payoff,expected", [
+    ([2, -2, 2, -2], [1.5, -1.5, 1.5, -1.5]),  # a 绑 (x2): the sign alone
+    ([-2, 6, -2, -2], [-1.5, 1.5, -1.5, -1.5]),  # 硬牌 won: one against three
+    ([-12, 4, 4, 4], [-1.5, 1.5, 1.5, 1.5]),  # 硬牌 lost, doubled by a 摇摆
+])
+def test_dagong_shaping_rewards_winning_the_hand_whatever_its_multiplier(payoff, expected):
+    from types import SimpleNamespace
+
+    from cardagents.training.rewards import dagong_win, shaping_for
+    assert shaping_for("dagong") is dagong_win
+    assert dagong_win(SimpleNamespace(payoff=payoff), 1.5).tolist() == expected
 
 
 @pytest.mark.parametrize("game,seed,shaping", [("dagong", 1, 0.0), ("dabang", 4, 0.5),

@@ -56,6 +56,37 @@ def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
     assert min(checked.values()) >= 4, checked
 
 
+def test_dagong_score_shaping_gives_each_seat_the_sign_of_its_payoff(tmp_path):
+    """score_shaping in Dagong: at a hand's end every seat gets coef * sign(its payoff), the
+    hand's winners +coef and its losers -coef; nothing while a hand is still running."""
+    import numpy as np
+
+    cfg = load_config(None, ["game=dagong", "score_shaping=0.75", "num_envs=4",
+                             "imitation_samples=0", "eval_deals=0", f"run_dir={tmp_path}",
+                             "options={hands: 2}"])
+    trainer = Trainer(cfg)
+    games, rng = trainer.collector.games, np.random.default_rng(1)
+    checked = {"episode goes on": 0, "episode ended": 0}
+    for _ in range(20_000):
+        hands = np.array([len(state.results) for state in games.slots])
+        masks = games.masks()
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        rewards, _, hand_ends, finished = games.step(actions)
+        shaped = trainer.collector.selfplay._shaped(hand_ends, rewards)
+        for i, state in enumerate(games.slots):
+            done = next((f for f in finished if f.index == i), None)
+            if done is None and len(state.results) == hands[i]:
+                assert not shaped[i].any()
+                continue
+            result = (done.results if done else state.results)[-1]
+            assert shaped[i].tolist() == [0.75 * np.sign(p) for p in result.payoff]
+            assert sorted(set(shaped[i].tolist())) == [-0.75, 0.75]  # a winner and a loser
+            checked["episode ended" if done else "episode goes on"] += 1
+        if min(checked.values()) >= 4:
+            break
+    assert min(checked.values()) >= 4, checked
+
+
 def test_an_unknown_critic_is_refused(tmp_path):
     # (a global critic trains in test_smoke_run_trains_evaluates_and_resumes[dabang-global])
     with pytest.raises(ConfigError, match="critic"):
