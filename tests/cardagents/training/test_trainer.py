@@ -23,49 +23,15 @@ def test_seeded_runs_are_reproducible(tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
-    """score_shaping: every seat of the side that attacked gets coef * (S - 160) / 80 at the
-    hand's end, the defenders the negative; nothing while a hand is still running."""
+def _check_shaping_at_hand_ends(tmp_path, overrides, seed, check) -> None:
+    """Random play on a trainer's games: no shaping while a hand runs; at each hand's end
+    ``check(shaped_row, result)``, at least 4 times with the episode going on and 4 ended."""
     import numpy as np
 
-    cfg = load_config(None, ["game=dabang", "score_shaping=0.5", "num_envs=4",
-                             "imitation_samples=0", "eval_deals=0", f"run_dir={tmp_path}",
-                             "options={episode: match, max_hands: 3}"])
+    cfg = load_config(None, overrides + ["num_envs=4", "imitation_samples=0", "eval_deals=0",
+                                         f"run_dir={tmp_path}"])
     trainer = Trainer(cfg)
-    games, rng = trainer.collector.games, np.random.default_rng(0)
-    checked = {"match goes on": 0, "game ended": 0}
-    for _ in range(20_000):
-        hands = np.array([len(state.results) for state in games.slots])
-        masks = games.masks()
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        rewards, _, hand_ends, finished = games.step(actions)
-        shaped = trainer.collector.selfplay._shaped(hand_ends, rewards)
-        for i, state in enumerate(games.slots):
-            done = next((f for f in finished if f.index == i), None)
-            if done is None and len(state.results) == hands[i]:
-                assert not shaped[i].any()
-                continue
-            result = (done.results if done else state.results)[-1]
-            expected = 0.5 * (result.score - 160) / 80
-            for seat in range(4):
-                sign = 1 if seat % 2 == result.attackers else -1
-                assert shaped[i, seat] == pytest.approx(sign * expected)
-            checked["game ended" if done else "match goes on"] += 1
-        if min(checked.values()) >= 4:
-            break
-    assert min(checked.values()) >= 4, checked
-
-
-def test_dagong_score_shaping_gives_each_seat_the_sign_of_its_payoff(tmp_path):
-    """score_shaping in Dagong: at a hand's end every seat gets coef * sign(its payoff), the
-    hand's winners +coef and its losers -coef; nothing while a hand is still running."""
-    import numpy as np
-
-    cfg = load_config(None, ["game=dagong", "score_shaping=0.75", "num_envs=4",
-                             "imitation_samples=0", "eval_deals=0", f"run_dir={tmp_path}",
-                             "options={hands: 2}"])
-    trainer = Trainer(cfg)
-    games, rng = trainer.collector.games, np.random.default_rng(1)
+    games, rng = trainer.collector.games, np.random.default_rng(seed)
     checked = {"episode goes on": 0, "episode ended": 0}
     for _ in range(20_000):
         hands = np.array([len(state.results) for state in games.slots])
@@ -78,13 +44,37 @@ def test_dagong_score_shaping_gives_each_seat_the_sign_of_its_payoff(tmp_path):
             if done is None and len(state.results) == hands[i]:
                 assert not shaped[i].any()
                 continue
-            result = (done.results if done else state.results)[-1]
-            assert shaped[i].tolist() == [0.75 * np.sign(p) for p in result.payoff]
-            assert sorted(set(shaped[i].tolist())) == [-0.75, 0.75]  # a winner and a loser
+            check(shaped[i], (done.results if done else state.results)[-1])
             checked["episode ended" if done else "episode goes on"] += 1
         if min(checked.values()) >= 4:
             break
     assert min(checked.values()) >= 4, checked
+
+
+def test_score_shaping_rewards_each_side_by_the_attackers_score(tmp_path):
+    """score_shaping: every seat of the side that attacked gets coef * (S - 160) / 80 at the
+    hand's end, the defenders the negative; nothing while a hand is still running."""
+    def check(row, result):
+        expected = 0.5 * (result.score - 160) / 80
+        for seat in range(4):
+            sign = 1 if seat % 2 == result.attackers else -1
+            assert row[seat] == pytest.approx(sign * expected)
+
+    _check_shaping_at_hand_ends(tmp_path, ["game=dabang", "score_shaping=0.5",
+                                           "options={episode: match, max_hands: 3}"], 0, check)
+
+
+def test_dagong_score_shaping_gives_each_seat_the_sign_of_its_payoff(tmp_path):
+    """score_shaping in Dagong: at a hand's end every seat gets coef * sign(its payoff), the
+    hand's winners +coef and its losers -coef; nothing while a hand is still running."""
+    import numpy as np
+
+    def check(row, result):
+        assert row.tolist() == [0.75 * np.sign(p) for p in result.payoff]
+        assert sorted(set(row.tolist())) == [-0.75, 0.75]  # a winner and a loser
+
+    _check_shaping_at_hand_ends(tmp_path, ["game=dagong", "score_shaping=0.75",
+                                           "options={hands: 2}"], 1, check)
 
 
 def test_an_unknown_critic_is_refused(tmp_path):
