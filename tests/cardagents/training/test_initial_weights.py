@@ -73,13 +73,13 @@ def test_a_network_of_an_earlier_layout_reads_the_state_prefix_everywhere():
 
 
 def test_init_widen_reads_the_whole_observation_and_plays_as_the_checkpoint(tmp_path):
-    # the shipped Dagong agent reads the 514 observation entries before the counting pieces and
+    # issue 35's Dagong agent reads the 514 observation entries before the counting pieces and
     # an earlier, shorter global state: widened, the run reads today's whole observation and
     # state, and gives the same logits and values while the new columns are zero
     import numpy as np
 
     from cardenv.vector import VectorGame
-    shipped = "checkpoints/dagong_ppo.pt"
+    shipped = "checkpoints/previous/dagong_ppo_issue35.pt"
     cfg = load_config(None, ["game=dagong", f"init={shipped}", "init_widen=true",
                              "imitation_samples=0", "eval_deals=0", "num_envs=2", "device=cpu",
                              "hidden=[512, 512]", "critic=global", "head=features",
@@ -112,7 +112,7 @@ def test_init_widen_needs_init_and_the_whole_observation():
 
 def test_a_global_critics_checkpoint_starts_a_relative_critic_fresh(tmp_path):
     # the policy comes from the file; the critic, which read the seats as numbered, does not
-    shipped = "checkpoints/dagong_ppo.pt"
+    shipped = "checkpoints/previous/dagong_ppo_issue35.pt"
     cfg = load_config(None, ["game=dagong", f"init={shipped}", "init_widen=true",
                              "imitation_samples=0", "eval_deals=0", "num_envs=2", "device=cpu",
                              "hidden=[512, 512]", "critic=relative", "head=features",
