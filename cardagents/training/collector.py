@@ -57,7 +57,7 @@ class Collector:
         self.settings = settings
         self._meet(settings.opponents)
         self.games = VectorGame(list(settings.games), settings.num_envs, seed=first_seed,
-                                batched=batched)
+                                batched=batched, refill=not settings.pair_bonus)
         self.selfplay = SelfPlay(
             self.games, self.rng, settings.opponents, self.players, settings.gamma,
             settings.gae_lambda, shaping=shaping_for(settings.game),
@@ -65,19 +65,23 @@ class Collector:
             with_states=settings.critic != "local",
             # a critic of its own: its values come from the learner, batch by batch
             values_later=settings.critic != "local",
-            match_value=match_value_for(settings.reward, settings.games))
+            match_value=match_value_for(settings.reward, settings.games),
+            pair_bonus=settings.pair_bonus)
         self.selfplay.frozen = self.frozen
 
     def enter(self, settings: CollectorSettings) -> None:
         """Switch to a stage's ``settings``: its opponent mix and shaping from the next game
-        seated on; new games if it changes the options (the hands in progress are dropped)."""
-        if settings.options != self.settings.options:
-            self.deal(settings, self.games.next_seed)
+        seated on; new games if it changes the options or turns deal pairs on or off (the hands in
+        progress are dropped)."""
+        if settings.options != self.settings.options \
+                or bool(settings.pair_bonus) != bool(self.settings.pair_bonus):
+            self.deal(settings, self.games.next_seed)  # (deal pairs or not: new games too)
             return
         self.settings = settings
         self._meet(settings.opponents)
         self.selfplay.opponents = dict(settings.opponents)
         self.selfplay.shaping_weight = settings.score_shaping
+        self.selfplay.pair_bonus = float(settings.pair_bonus)
         self.selfplay.shaping = shaping_for(settings.game) if settings.score_shaping \
             else None
         reward = settings.reward

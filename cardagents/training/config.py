@@ -110,6 +110,14 @@ class Config:
     moves are a step function of S, so this adds a dense, aligned signal to the many hands whose
     level change is the same either way. Dagong: ``score_shaping * sign(payoff)``, a bonus for
     winning the hand whatever its multiplier. Evaluation never sees it."""
+    pair_bonus: float = 0.0
+    """games in deal pairs, as the duplicate evaluation plays them
+    (``cardagents.training.selfplay``): two slots hold the same deal, the learner on one side in
+    the first and on the other in the second, the same opponent in the seats left; when both
+    games are over, ``pair_bonus * sign(score)`` goes to every learner seat of both, ``score``
+    the learner's summed rewards over the two (above 0: the pair won). The luck of the cards
+    cancels in it. 0: no pairs. Needs an even ``num_envs`` and ``reward: hand``; evaluation never
+    sees it."""
     reward: str = "hand"
     """what the learner learns from (Dabang; ``cardagents.training.rewards.match_value``,
     docs/match_reward.md): "hand", the game's own rewards (a hand episode's level change and deal
@@ -207,10 +215,11 @@ class Config:
     starts a local instance."""
     stages: list = field(default_factory=list)
     """training phases, in order: a list of mappings, each with ``samples`` (the stage's PPO
-    samples) and any of ``opponents``, ``score_shaping``, ``reward``, ``lr``, ``ent_coef``,
-    ``options`` set over the config's for that stage (e.g. first against the heuristic only,
-    then a mix with frozen snapshots; first hands, then matches). ``total_samples`` is then
-    their sum. Games are dealt anew when a stage changes the options. Empty: one stage, the
+    samples) and any of ``opponents``, ``score_shaping``, ``pair_bonus``, ``reward``, ``lr``,
+    ``ent_coef``, ``options`` set over the config's for that stage (e.g. first against the
+    heuristic only, then a mix with frozen snapshots; first hands, then matches).
+    ``total_samples`` is then their sum. Games are dealt anew when a stage changes the options
+    or turns deal pairs on or off. Empty: one stage, the
     config itself.
     A stage may also set ``kind`` and the distillation fields below (``kind: distill``; in a
     stage ``search``, ``labels``, ``select``, ``focus``, ``max_legal``, ``pool``,
@@ -273,8 +282,8 @@ MAX_HIDDEN, MAX_LAYERS = 16384, 16
 LIMITS = {"num_envs": MAX_NUM_ENVS, "epochs": 10_000, "imitation_epochs": 10_000,
           "snapshot_every": 10 ** 6, "pool_size": 10_000, "checkpoint_every": 10 ** 6,
           "log_every": 10 ** 6}
-STAGE_FIELDS = ("opponents", "score_shaping", "lr", "ent_coef", "options", "lr_schedule",
-                "lr_floor", "lr_warmup", "reward")
+STAGE_FIELDS = ("opponents", "score_shaping", "pair_bonus", "lr", "ent_coef", "options",
+                "lr_schedule", "lr_floor", "lr_warmup", "reward")
 # distillation (cardagents.training.distill): a stage's short names of its fields, and the checks
 DISTILL_ALIASES = {"search": "distill_search", "labels": "distill_labels",
                    "select": "distill_select", "focus": "distill_focus", "pool": "distill_pool",
@@ -446,6 +455,12 @@ def _check_reward(cfg: Config) -> None:
           f"score_shaping applies to {', '.join(SHAPING)} only")
     _need(cfg.reward in REWARDS, f"reward must be one of {', '.join(REWARDS)}, got "
                                  f"{cfg.reward!r}")
+    _need(is_number(cfg.pair_bonus) and cfg.pair_bonus >= 0,
+          "pair_bonus must be a finite number >= 0")
+    _need(cfg.pair_bonus == 0 or cfg.reward == "hand",
+          "pair_bonus goes with reward: hand (the game's own rewards)")
+    _need(cfg.pair_bonus == 0 or (is_int(cfg.num_envs) and cfg.num_envs % 2 == 0),
+          f"pair_bonus plays deal pairs: num_envs must be even, got {cfg.num_envs!r}")
     if cfg.reward == "match":  # a game with a table, which is there and was fitted under the
         # game's rules (cardagents.training.rewards.match_value says which games have one)
         try:
@@ -568,6 +583,7 @@ class CollectorSettings:
     gae_lambda: float
     score_shaping: float
     critic: str
+    pair_bonus: float = 0.0
     head: str = "fixed"
     observation_size: int | None = None
     reward: str = "hand"

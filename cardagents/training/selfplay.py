@@ -9,6 +9,14 @@ side's seats (a side drawn at random among the hand's two partnerships as dealt)
 drawn from the weighted mix takes the others, for the whole game; each opponent acts once per
 step on all the rows where it is to move.
 
+With ``pair_bonus`` the games come in deal pairs, as the duplicate evaluation plays them: slots
+``2k`` and ``2k + 1`` hold the same deal, the learner on one side in the first and on the other
+side in the second, the same opponent in the seats left. A slot whose game ends waits, over,
+for its twin (``VectorGame(refill=False)``); when both are over, every learner seat of both games
+gets ``pair_bonus * sign(score)`` on its last decision, ``score`` the learner's summed rewards
+over the two games (above 0: the pair won, as the evaluation counts it; the luck of the cards
+cancels in it), and the pair's episodes close and the two slots take the next deal.
+
 An *episode* is one learner seat's decisions in one game of a slot of a ``VectorGame`` (a hand,
 or a whole Dabang match), ending when the game ends. ``Episodes`` records each step's learner
 decisions (``record``), adds each step's rewards to the last decision of the seats they go to
@@ -29,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cardagents.players.lockstep import LearnerSeats, draw_side
+from cardagents.players.lockstep import LearnerSeats, draw_side, partnership
 
 
 @dataclass
@@ -321,6 +329,9 @@ class SelfPlay:
         from the match
             reward (each hand's change in its team's chance to win the match) instead of the
             game's own rewards, which still make the reported returns; ``None``: the game's.
+        pair_bonus: play deal pairs and reward each pair's outcome with this weight (see the
+            module docstring; ``games`` made with ``refill=False``, an even number of slots;
+            0: every slot deals its own games).
         with_states: hand the policy the global states of its rows and keep them in the
             batch (a critic reading the global state).
         values_later: the policy gives no values (``policy(obs, masks) -> (actions, logp,
@@ -334,8 +345,16 @@ class SelfPlay:
 
     def __init__(self, games, rng: np.random.Generator, opponents: dict, players: dict,
                  gamma: float, lam: float, shaping=None, shaping_weight: float = 0.0,
-                 with_states: bool = False, values_later: bool = False, match_value=None):
+                 with_states: bool = False, values_later: bool = False, match_value=None,
+                 pair_bonus: float = 0.0):
         self.games, self.rng = games, rng
+        self.pair_bonus = float(pair_bonus)
+        self.paired = self.pair_bonus > 0
+        if self.paired and (games.refill or len(games) % 2):
+            raise ValueError("pair_bonus needs games made with refill=False, an even number "
+                             f"of slots (got {len(games)}, refill={games.refill})")
+        if self.paired and match_value is not None:
+            raise ValueError("pair_bonus goes with the game's own rewards, not a match value")
         self.opponents, self.players = dict(opponents), players  # (the caller's: it grows)
         self.frozen: list = []
         self.shaping = shaping if shaping_weight else None
@@ -346,8 +365,16 @@ class SelfPlay:
         self.kind: list = [None] * n  # per slot: the opponent kind
         # the learner's seats, the agent in the others (frozen: the pool, and its snapshot)
         self.seating = LearnerSeats(n, 4)
-        for i in range(n):
-            self.seat(i)
+        if self.paired:
+            # the learner's summed rewards in each slot's game, and the slots over (waiting)
+            self.pair_score = np.zeros(n)
+            self.pair_over = np.zeros(n, dtype=bool)
+            for k in range(n // 2):
+                games.restart(2 * k + 1, games.seeds[2 * k])  # the twin: the same deal
+                self.seat_pair(k)
+        else:
+            for i in range(n):
+                self.seat(i)
         self.with_states, self.values_later = with_states, values_later
         self.match_value = None
         self.set_match_value(match_value)
@@ -367,6 +394,44 @@ class SelfPlay:
         side = draw_side(self.games.slots[slot], self.rng)
         self.kind[slot] = kind
         self.seating.seat(slot, side, opponent, snapshot)
+        return side
+
+    def seat_pair(self, k: int) -> None:
+        """Seat deal pair ``k`` (slots ``2k`` and ``2k + 1``, the same deal): the first as
+        ``seat`` draws it, the twin with the same opponent and the learner on the other side."""
+        first, twin = 2 * k, 2 * k + 1
+        side = self.seat(first)
+        sides = partnership(self.games.slots[twin])
+        other = sides[1] if list(side) == list(sides[0]) else sides[0]
+        self.kind[twin] = self.kind[first]
+        self.seating.seat(twin, other, self.seating.opponent[first],
+                          int(self.seating.snapshot[first]))
+        self.pair_score[[first, twin]] = 0.0
+        self.pair_over[[first, twin]] = False
+
+    def _close_pairs(self, ended: np.ndarray) -> None:
+        """Note the games that ``ended`` this step; close the deal pairs whose two games are
+        over, each learner seat's last decision rewarded with the pair's bonus, and deal the
+        next pair into their slots."""
+        self.pair_over[ended] = True
+        pairs = sorted({i // 2 for i in ended.tolist() if self.pair_over[i ^ 1]})
+        if not pairs:
+            return
+        slots = np.array([[2 * k, 2 * k + 1] for k in pairs]).reshape(-1)
+        score = self.pair_score[slots].reshape(-1, 2).sum(axis=1)
+        bonus = np.zeros((len(self.games), 4))
+        bonus[slots] = np.repeat(self.pair_bonus * np.sign(score), 2)[:, None] \
+            * self.seating.learner[slots]
+        self.episodes.add_rewards(np.zeros_like(bonus), bonus)
+        for i, team_return in zip(slots.tolist(), self.episodes.close(slots)):
+            self.recent.append((self.kind[i], team_return))
+            self.games_done += 1
+        for k in pairs:
+            seed = self.games.next_seed
+            self.games.next_seed += 1
+            self.games.restart(2 * k, seed)
+            self.games.restart(2 * k + 1, seed)
+            self.seat_pair(k)
 
     def set_match_value(self, match_value) -> None:
         """Learn from ``match_value``'s match reward from now on (``None``: the game's own
@@ -411,7 +476,9 @@ class SelfPlay:
         while book.closed_count < samples:
             obs, masks, seats = games.observations(), games.masks(), games.current()
             actions = np.zeros(len(games), dtype=np.int64)
-            learner = self.seating.to_act(seats)
+            # a slot over waits for its twin (paired): nobody acts there
+            live = ~self.pair_over if self.paired else np.ones(len(games), dtype=bool)
+            learner = self.seating.to_act(np.where(live, seats, 0)) & live
             mine = np.flatnonzero(learner)
             if len(mine):
                 if self.with_states:
@@ -426,14 +493,18 @@ class SelfPlay:
                 book.record(mine, seats[mine], obs[mine], masks[mine], actions[mine], logp,
                             values, states)
             # each opponent acts once on all its rows, in first-row order
-            self.seating.opponents_act(actions, np.flatnonzero(~learner).tolist(), obs, masks,
-                                       lambda i: games.slots[i])
+            self.seating.opponents_act(actions, np.flatnonzero(~learner & live).tolist(), obs,
+                                       masks, lambda i: games.slots[i])
             step = games.step(actions)
             rewards, ended = step.rewards, step.ended
             extra = self.shaping is not None or self.match_value is not None
             shaped = self._shaped(step.hands, rewards) if extra else np.zeros_like(rewards)
             book.add_rewards(rewards, shaped)
             closing = np.flatnonzero(ended)
+            if self.paired:
+                self.pair_score += (rewards * self.seating.learner).sum(axis=1)
+                self._close_pairs(closing)
+                continue
             for i, team_return in zip(closing.tolist(), book.close(closing)):
                 self.recent.append((self.kind[i], team_return))
                 self.games_done += 1

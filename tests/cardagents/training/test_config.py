@@ -31,6 +31,9 @@ def test_overrides_are_typed(tmp_path):
     (["total_samples"], "key=value"),
     (["score_shaping=-1"], "score_shaping must be a finite number >= 0"),
     (["score_shaping=.nan"], "score_shaping must be a finite number >= 0"),
+    (["pair_bonus=-1"], "pair_bonus must be a finite number >= 0"),
+    (["pair_bonus=1", "num_envs=7"], "num_envs must be even, got 7"),
+    (["game=dabang", "pair_bonus=1", "reward=match"], "pair_bonus goes with reward: hand"),
 ])
 def test_bad_config_is_a_clear_error(overrides, message):
     with pytest.raises(ConfigError, match=message):

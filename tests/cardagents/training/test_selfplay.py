@@ -208,3 +208,62 @@ def test_values_later_complete_to_the_batch_of_values_at_once(game, seed, shapin
             assert np.allclose(getattr(direct, field), getattr(done, field), atol=1e-5), field
         merged = Batch.concat([pending, pending], 1, 1, 1)
         assert np.array_equal(merged.lengths, np.concatenate([pending.lengths] * 2))
+
+
+@pytest.mark.parametrize("game,seed", [("dagong", 2), ("dagong", 7), ("dabang", 3)])
+def test_deal_pairs_reward_each_pair_as_the_duplicate_evaluation_counts_it(game, seed):
+    """pair_bonus: twin slots hold the same deal with the learner on the two sides and the same
+    opponent; a pair closes when both games are over, each learner seat's last decision in
+    both carrying pair_bonus * sign(the learner's summed rewards over the two games); then
+    both slots take the next deal, paired again."""
+    from cardagents.players.heuristics import heuristic_for
+    from cardagents.players.random import RandomAgent
+    from cardagents.players.lockstep import partnership
+    from cardagents.training.selfplay import SelfPlay
+    from cardenv.vector import VectorGame
+
+    games = VectorGame(game, 6, seed=seed, refill=False)
+    chooser = RandomAgent(game, seed)
+
+    def policy(obs, masks):
+        return chooser.act_batch(obs, masks), np.zeros(len(obs)), np.zeros(len(obs))
+
+    play = SelfPlay(games, np.random.default_rng(seed), {"heuristic": 0.5, "random": 0.5},
+                    {"heuristic": heuristic_for(game, seed), "random": RandomAgent(game, 1)},
+                    gamma=1.0, lam=1.0, pair_bonus=100.0)
+    book, seating = play.episodes, play.seating
+
+    def check_paired():
+        for k in range(len(games) // 2):
+            a, b = 2 * k, 2 * k + 1
+            assert games.seeds[a] == games.seeds[b]
+            assert seating.opponent[a] is seating.opponent[b] and play.kind[a] == play.kind[b]
+            sides = [sorted(side) for side in partnership(games.slots[a])]
+            got = sorted([sorted(np.flatnonzero(seating.learner[s]).tolist()) for s in (a, b)])
+            assert got == sorted(sides)
+
+    check_paired()
+    closed, original = [], book.close
+
+    def close(slots):
+        slots = np.asarray(slots)
+        assert len(slots) % 2 == 0 and (slots[0::2] % 2 == 0).all()
+        assert (slots[1::2] == slots[0::2] + 1).all()
+        live = book.owner[:book.size]
+        for a in slots[0::2].tolist():
+            seats = {s: np.flatnonzero(seating.learner[s]) for s in (a, a + 1)}
+            ids = {(s, seat): live == book.episode[s, seat] for s in seats for seat in seats[s]}
+            score = sum(book.reward[:book.size][m].sum() for m in ids.values())
+            bonus = 100.0 * np.sign(score)
+            for (s, seat), m in ids.items():
+                if m.any():  # the bonus, on the seat's last decision, and nothing else
+                    shaped = book.shaped[:book.size][m]
+                    assert shaped[-1] == bonus and not shaped[:-1].any()
+            closed.append(score)
+        return original(slots)
+
+    book.close = close
+    batch = play.collect(policy, 1500)
+    assert len(batch) >= 1500 and len(closed) >= 3
+    assert play.games_done == 2 * len(closed)
+    check_paired()  # the slots refilled with the next deals, paired again

@@ -107,6 +107,22 @@ def test_stages_run_in_order_from_one_command(tmp_path, capsys):
             run(tmp_path, "bad", bad)
 
 
+def test_a_stage_with_a_pair_bonus_plays_deal_pairs_and_a_resume_keeps_them(tmp_path):
+    """pair_bonus in a stage: from it on, the games are new deal pairs (twin slots, one deal,
+    no refill: a slot waits for its twin); a run resumed in that stage deals pairs again."""
+    stages = "stages=[{samples: 1500}, {samples: 1500, pair_bonus: 1.0}]"
+    result = run(tmp_path, "paired", stages, "imitation_samples=0", "eval_deals=0",
+                 "num_envs=4")
+    assert result["samples"] >= 3000
+    saved = torch.load(tmp_path / "paired" / "checkpoint.pt", weights_only=False)
+    trainer = Trainer(load_config(None, [], base=saved["config"]), saved)
+    games, play = trainer.collector.games, trainer.collector.selfplay
+    assert trainer.stage == 1 and play.paired and play.pair_bonus == 1.0 and not games.refill
+    assert games.seeds[0] == games.seeds[1] and games.seeds[2] == games.seeds[3] != games.seeds[0]
+    assert (play.seating.learner[0] != play.seating.learner[1]).any()
+    trainer.runlog.close()
+
+
 def test_the_metrics_log_holds_every_phase_and_a_resume_keeps_it_whole(tmp_path):
     """metrics.jsonl: imitation chunks, a curve point where PPO starts and after each
     ``curve_every`` iterations (one per option set), every iteration, the final evaluations;
