@@ -423,15 +423,19 @@ class SelfPlay:
         bonus[slots] = np.repeat(self.pair_bonus * np.sign(score), 2)[:, None] \
             * self.seating.learner[slots]
         self.episodes.add_rewards(np.zeros_like(bonus), bonus)
-        for i, team_return in zip(slots.tolist(), self.episodes.close(slots)):
-            self.recent.append((self.kind[i], team_return))
-            self.games_done += 1
+        self._close(slots)
         for k in pairs:
             seed = self.games.next_seed
             self.games.next_seed += 1
             self.games.restart(2 * k, seed)
             self.games.restart(2 * k + 1, seed)
             self.seat_pair(k)
+
+    def _close(self, slots: np.ndarray) -> None:
+        """Close the episodes of the games that ended in ``slots`` and note their results."""
+        for i, team_return in zip(slots.tolist(), self.episodes.close(slots)):
+            self.recent.append((self.kind[i], team_return))
+            self.games_done += 1
 
     def set_match_value(self, match_value) -> None:
         """Learn from ``match_value``'s match reward from now on (``None``: the game's own
@@ -476,9 +480,13 @@ class SelfPlay:
         while book.closed_count < samples:
             obs, masks, seats = games.observations(), games.masks(), games.current()
             actions = np.zeros(len(games), dtype=np.int64)
-            # a slot over waits for its twin (paired): nobody acts there
-            live = ~self.pair_over if self.paired else np.ones(len(games), dtype=bool)
-            learner = self.seating.to_act(np.where(live, seats, 0)) & live
+            if self.paired:  # a slot over waits for its twin: nobody acts there
+                live = ~self.pair_over
+                learner = self.seating.to_act(np.where(live, seats, 0)) & live
+                others = np.flatnonzero(~learner & live)
+            else:
+                learner = self.seating.to_act(seats)
+                others = np.flatnonzero(~learner)
             mine = np.flatnonzero(learner)
             if len(mine):
                 if self.with_states:
@@ -493,8 +501,8 @@ class SelfPlay:
                 book.record(mine, seats[mine], obs[mine], masks[mine], actions[mine], logp,
                             values, states)
             # each opponent acts once on all its rows, in first-row order
-            self.seating.opponents_act(actions, np.flatnonzero(~learner & live).tolist(), obs,
-                                       masks, lambda i: games.slots[i])
+            self.seating.opponents_act(actions, others.tolist(), obs, masks,
+                                       lambda i: games.slots[i])
             step = games.step(actions)
             rewards, ended = step.rewards, step.ended
             extra = self.shaping is not None or self.match_value is not None
@@ -504,9 +512,8 @@ class SelfPlay:
             if self.paired:
                 self.pair_score += (rewards * self.seating.learner).sum(axis=1)
                 self._close_pairs(closing)
-                continue
-            for i, team_return in zip(closing.tolist(), book.close(closing)):
-                self.recent.append((self.kind[i], team_return))
-                self.games_done += 1
-                self.seat(i)
+            else:
+                self._close(closing)
+                for i in closing.tolist():
+                    self.seat(i)
         return book.take()
